@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+# Third-party libraries, all from Debian packages (see scripts/setup.sh).
+find_package(Threads REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+find_package(roaring REQUIRED)
+find_program(FLATC flatc REQUIRED)
+find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED)

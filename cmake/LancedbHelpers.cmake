@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+#
+# lancedb_add_layer(<layer> DEPS <targets...>)
+#   Builds src/<layer>/*.cc (tests, benchmarks and fuzz targets excluded) into the static
+#   library lancedb_<layer>, and src/<layer>/*_test.cc into one GoogleTest binary
+#   <layer>_test registered with ctest under the label "fast".
+function(lancedb_add_layer layer)
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  file(GLOB _all CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  set(_srcs)
+  set(_tests)
+  foreach(f ${_all})
+    if(f MATCHES "_test\\.cc$")
+      list(APPEND _tests ${f})
+    elseif(NOT f MATCHES "_(benchmark|fuzz)\\.cc$")
+      list(APPEND _srcs ${f})
+    endif()
+  endforeach()
+  if(NOT _srcs)
+    # A layer with no sources yet (while it is being built up) still takes part in the graph.
+    file(WRITE ${LANCEDB_GEN_DIR}/empty_${layer}.cc "// empty layer\n")
+    set(_srcs ${LANCEDB_GEN_DIR}/empty_${layer}.cc)
+  endif()
+  add_library(lancedb_${layer} STATIC ${_srcs})
+  target_include_directories(lancedb_${layer} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${LANCEDB_GEN_DIR}>
+    $<INSTALL_INTERFACE:include>)
+  target_link_libraries(lancedb_${layer} PUBLIC ${ARG_DEPS})
+  if(LANCEDB_BUILD_TESTS AND _tests)
+    add_executable(${layer}_test ${_tests})
+    target_link_libraries(${layer}_test PRIVATE lancedb_${layer} ${ARG_TEST_DEPS} GTest::gtest
+                          GTest::gtest_main)
+    add_test(NAME ${layer}_test COMMAND ${layer}_test)
+    set_tests_properties(${layer}_test PROPERTIES LABELS fast
+      ENVIRONMENT "LANCEDB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  endif()
+endfunction()
+
+# lancedb_add_protos(<target> <proto files relative to src/>...)
+#   Generate C++ for the protos (imports are resolved from src/) into the gen directory and
+#   add them to <target>.
+function(lancedb_add_protos target)
+  set(_abs)
+  foreach(p ${ARGN})
+    list(APPEND _abs ${PROJECT_SOURCE_DIR}/src/${p})
+  endforeach()
+  protobuf_generate(TARGET ${target} LANGUAGE cpp PROTOS ${_abs}
+    IMPORT_DIRS ${PROJECT_SOURCE_DIR}/src PROTOC_OUT_DIR ${LANCEDB_GEN_DIR})
+  target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
+endfunction()

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+#
+# Install everything lancedb-cpp needs to build and test on a fresh Debian machine.
+# Idempotent: packages already present are skipped quickly.
+set -euo pipefail
+
+APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
+  liblz4-dev libroaring-dev libflatbuffers-dev flatbuffers-compiler libgtest-dev googletest
+  libbenchmark-dev clang-format)
+PY_PACKAGES=(pytest pyarrow numpy pandas "pylance==12.0.0" "lancedb==0.39.0")
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${LANCEDB_SKIP_PIP:-0}" != "1" ]; then
+  python3 -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
+fi
