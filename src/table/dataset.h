@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Dataset: one Lance table (lance-format.md §1) at one version — an immutable snapshot of a
+// manifest — plus the write operations that commit new versions with the optimistic
+// put-if-absent protocol (§1.4). Thread-safety: a Dataset object is immutable; every write
+// returns a new Dataset for the version it committed, so many threads may share one.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array/array.h"
+#include "format/lance_schema.h"
+#include "io/file_system.h"
+
+namespace lancedb::table {
+
+class Manifest;  // wraps the lance.table.Manifest proto (manifest.h)
+
+struct VersionInfo {
+  uint64_t version = 0;
+  int64_t timestamp_micros = 0;  // commit time, microseconds since the epoch
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+enum class WriteMode { kCreate, kAppend, kOverwrite };
+
+struct WriteParams {
+  WriteMode mode = WriteMode::kCreate;
+  int64_t max_rows_per_file = 1024 * 1024;
+  int64_t max_rows_per_group = 1024;  // rows per batch handed to the file writer
+  /// Commit retries on conflict (with backoff) before giving up with CommitConflict.
+  int max_retries = 20;
+};
+
+struct ScanOptions {
+  /// Top-level columns to read, in order; empty means all.
+  std::vector<std::string> columns;
+  /// Append a `_rowid` (uint64 row address) column.
+  bool with_row_id = false;
+  int64_t batch_size = 8192;
+};
+
+class Dataset {
+ public:
+  /// Open the latest version (or `version`) of the dataset at `path` on `fs`.
+  /// NotFound when there is no dataset or no such version; NotSupported for unknown reader
+  /// feature flags; Corruption for a damaged manifest.
+  static Result<std::shared_ptr<const Dataset>> Open(io::FileSystemPtr fs, std::string path,
+                                                     std::optional<uint64_t> version = {});
+  /// Create (mode kCreate: AlreadyExists if a dataset is there; kOverwrite: new version over
+  /// any existing one) from a stream of batches. An empty stream with a schema creates an empty
+  /// table.
+  static Result<std::shared_ptr<const Dataset>> Write(io::FileSystemPtr fs, std::string path,
+                                                      array::RecordBatchReader* data,
+                                                      const WriteParams& params);
+
+  const std::string& path() const;
+  const io::FileSystemPtr& fs() const;
+  uint64_t version() const;
+  /// The version this snapshot is the latest of when it was opened (for checkout semantics).
+  const Manifest& manifest() const;
+  const format::LanceSchema& lance_schema() const;
+  array::SchemaPtr schema() const;
+  /// Rows not deleted.
+  Result<int64_t> CountRows() const;
+  /// Stream the rows of this version.
+  Result<std::unique_ptr<array::RecordBatchReader>> Scan(const ScanOptions& options) const;
+  /// Every version of the dataset, oldest first.
+  Result<std::vector<VersionInfo>> ListVersions() const;
+  /// The newest version number on storage.
+  Result<uint64_t> LatestVersion() const;
+
+  /// Append batches (schema must match; InvalidArgument naming the difference otherwise).
+  /// Commits version latest+1, rebasing over concurrent appends/deletes.
+  Result<std::shared_ptr<const Dataset>> Append(array::RecordBatchReader* data,
+                                                const WriteParams& params = {}) const;
+  /// Replace the table's content (and schema) with `data` as a new version.
+  Result<std::shared_ptr<const Dataset>> Overwrite(array::RecordBatchReader* data,
+                                                   const WriteParams& params = {}) const;
+  /// Delete rows by row address ((fragment_id << 32) | offset): writes deletion files, drops
+  /// fully deleted fragments. Returns the new dataset and the number of rows deleted.
+  Result<std::shared_ptr<const Dataset>> DeleteRows(const std::vector<uint64_t>& row_addresses,
+                                                    int64_t* num_deleted) const;
+  /// Commit this snapshot's content as the newest version (Restore operation).
+  Result<std::shared_ptr<const Dataset>> Restore() const;
+
+  ~Dataset();
+  struct Impl;
+  explicit Dataset(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+using DatasetPtr = std::shared_ptr<const Dataset>;
+
+}  // namespace lancedb::table
