@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "io/file_system.h"
+
+namespace lancedb::io {
+namespace {
+
+std::string MakeTempDir() {
+  char tmpl[] = "/tmp/lancedb-io-test-XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+struct FsCase {
+  std::string name;
+  FileSystemPtr fs;
+  std::string root;
+};
+
+class FileSystemTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == 0) {
+      fs_ = LocalFileSystem();
+      root_ = MakeTempDir();
+    } else {
+      fs_ = MemoryFileSystem();
+      root_ = "/memory/test-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    }
+  }
+  void TearDown() override { ASSERT_TRUE(fs_->DeleteDirRecursive(root_).ok()); }
+  std::string Path(const std::string& name) { return JoinPath(root_, name); }
+
+  FileSystemPtr fs_;
+  std::string root_;
+};
+
+TEST_P(FileSystemTest, WriteThenReadWholeAndRange) {
+  ASSERT_TRUE(fs_->WriteFile(Path("a/b.bin"), std::string_view("hello world")).ok());
+  auto whole = fs_->ReadFile(Path("a/b.bin"));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ((*whole)->view(), "hello world");
+  auto range = fs_->ReadRange(Path("a/b.bin"), 6, 5);
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ((*range)->view(), "world");
+  EXPECT_EQ(*fs_->GetSize(Path("a/b.bin")), 11);
+}
+
+TEST_P(FileSystemTest, RangePastEndIsAnError) {
+  ASSERT_TRUE(fs_->WriteFile(Path("f"), std::string_view("abc")).ok());
+  auto r = fs_->ReadRange(Path("f"), 2, 5);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsIOError());
+  EXPECT_NE(r.status().message().find("past the end"), std::string::npos);
+}
+
+TEST_P(FileSystemTest, MissingFileIsNotFound) {
+  auto r = fs_->ReadFile(Path("missing"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotFound()) << r.status().ToString();
+  EXPECT_FALSE(*fs_->Exists(Path("missing")));
+}
+
+TEST_P(FileSystemTest, PutIfAbsentRefusesExistingFile) {
+  ASSERT_TRUE(fs_->PutIfAbsent(Path("v/1.manifest"), std::string_view("one")).ok());
+  Status st = fs_->PutIfAbsent(Path("v/1.manifest"), std::string_view("two"));
+  EXPECT_TRUE(st.IsAlreadyExists()) << st.ToString();
+  EXPECT_EQ((*fs_->ReadFile(Path("v/1.manifest")))->view(), "one");
+}
+
+TEST_P(FileSystemTest, PutIfAbsentHasExactlyOneWinnerAcrossThreads) {
+  std::atomic<int> winners{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      std::string body = "writer" + std::to_string(i);
+      if (fs_->PutIfAbsent(Path("race"), std::string_view(body)).ok()) winners++;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(winners.load(), 1);
+}
+
+TEST_P(FileSystemTest, ListDirIsSortedAndShowsDirectories) {
+  ASSERT_TRUE(fs_->WriteFile(Path("d/b"), std::string_view("2")).ok());
+  ASSERT_TRUE(fs_->WriteFile(Path("d/a"), std::string_view("1")).ok());
+  ASSERT_TRUE(fs_->WriteFile(Path("d/sub/c"), std::string_view("3")).ok());
+  auto list = fs_->ListDir(Path("d"));
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[0].name, "a");
+  EXPECT_EQ((*list)[0].size, 1);
+  EXPECT_EQ((*list)[1].name, "b");
+  EXPECT_EQ((*list)[2].name, "sub");
+  EXPECT_TRUE((*list)[2].is_dir);
+  EXPECT_TRUE(fs_->ListDir(Path("nothing"))->empty());
+}
+
+TEST_P(FileSystemTest, OutputStreamPublishesOnCloseOnly) {
+  auto out = fs_->OpenOutputStream(Path("s/file"));
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE((*out)->Write("abc", 3).ok());
+  ASSERT_TRUE((*out)->Write("def", 3).ok());
+  EXPECT_EQ((*out)->Tell(), 6);
+  EXPECT_FALSE(*fs_->Exists(Path("s/file")));
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_EQ((*fs_->ReadFile(Path("s/file")))->view(), "abcdef");
+
+  auto aborted = fs_->OpenOutputStream(Path("s/aborted"));
+  ASSERT_TRUE(aborted.ok());
+  ASSERT_TRUE((*aborted)->Write("x", 1).ok());
+  (*aborted)->Abort();
+  EXPECT_FALSE(*fs_->Exists(Path("s/aborted")));
+  auto list = fs_->ListDir(Path("s"));
+  ASSERT_EQ(list->size(), 1u);  // no temp file left behind
+}
+
+TEST_P(FileSystemTest, DeleteFileAndDirectory) {
+  ASSERT_TRUE(fs_->WriteFile(Path("x/y/z"), std::string_view("1")).ok());
+  EXPECT_TRUE(fs_->DeleteFile(Path("missing")).IsNotFound());
+  ASSERT_TRUE(fs_->DeleteDirRecursive(Path("x")).ok());
+  EXPECT_FALSE(*fs_->Exists(Path("x/y/z")));
+}
+
+INSTANTIATE_TEST_SUITE_P(LocalAndMemory, FileSystemTest, ::testing::Values(0, 1),
+                         [](const auto& info) { return info.param == 0 ? "Local" : "Memory"; });
+
+TEST(ResolveUri, MapsSchemes) {
+  FileSystemPtr fs;
+  std::string path;
+  ASSERT_TRUE(ResolveUri("memory://db", &fs, &path).ok());
+  EXPECT_EQ(fs, MemoryFileSystem());
+  ASSERT_TRUE(ResolveUri("/tmp/db/", &fs, &path).ok());
+  EXPECT_EQ(fs, LocalFileSystem());
+  EXPECT_EQ(path, "/tmp/db");
+  ASSERT_TRUE(ResolveUri("file:///tmp/x", &fs, &path).ok());
+  EXPECT_EQ(path, "/tmp/x");
+  EXPECT_TRUE(ResolveUri("s3://bucket/db", &fs, &path).IsNotSupported());
+  EXPECT_TRUE(ResolveUri("", &fs, &path).IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace lancedb::io

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// The local-disk FileSystem. Whole-file writes go to a uniquely named temp file in the
+// target directory and are renamed into place, so readers never see a partial file.
+// PutIfAbsent links the finished temp file to its final name (link(2) fails with EEXIST when
+// the name is taken), which is the atomic commit primitive Lance uses on local disks.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <system_error>
+
+#include "io/file_system.h"
+
+namespace lancedb::io {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
+  std::string msg = what + " '" + path + "': " + std::strerror(err);
+  if (err == ENOENT) return Status::NotFound(msg);
+  if (err == EEXIST) return Status::AlreadyExists(msg);
+  return Status::IOError(msg);
+}
+
+std::string TempName(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+         std::to_string(rng() & 0xffffffff);
+}
+
+Status EnsureParent(const std::string& path) {
+  stdfs::path parent = stdfs::path(path).parent_path();
+  if (parent.empty()) return Status::OK();
+  std::error_code ec;
+  stdfs::create_directories(parent, ec);
+  if (ec) return Status::IOError("Cannot create directory '" + parent.string() + "': " + ec.message());
+  return Status::OK();
+}
+
+Status WriteAll(int fd, const uint8_t* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("Cannot write", path, errno);
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+// Write `data` to a fresh temp file next to `path`; return its name.
+Result<std::string> WriteTemp(const std::string& path, std::span<const uint8_t> data) {
+  LANCEDB_RETURN_NOT_OK(EnsureParent(path));
+  std::string tmp = TempName(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("Cannot create", tmp, errno);
+  Status st = WriteAll(fd, data.data(), data.size(), tmp);
+  if (::close(fd) != 0 && st.ok()) st = ErrnoStatus("Cannot close", tmp, errno);
+  if (!st.ok()) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return tmp;
+}
+
+class LocalOutputStream : public OutputStream {
+ public:
+  LocalOutputStream(std::string path, std::string tmp, int fd)
+      : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  ~LocalOutputStream() override { Abort(); }
+
+  Status Write(const void* data, int64_t size) override {
+    if (fd_ < 0) return Status::IOError("Write to a closed stream for '" + path_ + "'");
+    LANCEDB_RETURN_NOT_OK(WriteAll(fd_, static_cast<const uint8_t*>(data),
+                                   static_cast<size_t>(size), tmp_));
+    position_ += size;
+    return Status::OK();
+  }
+  int64_t Tell() const override { return position_; }
+  Status Close() override {
+    if (fd_ < 0) return Status::IOError("Stream for '" + path_ + "' is already closed");
+    int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) {
+      ::unlink(tmp_.c_str());
+      return ErrnoStatus("Cannot close", tmp_, errno);
+    }
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      int err = errno;
+      ::unlink(tmp_.c_str());
+      return ErrnoStatus("Cannot publish", path_, err);
+    }
+    return Status::OK();
+  }
+  void Abort() override {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+      ::unlink(tmp_.c_str());
+    }
+  }
+
+ private:
+  std::string path_;
+  std::string tmp_;
+  int fd_;
+  int64_t position_ = 0;
+};
+
+class LocalFs : public FileSystem {
+ public:
+  Result<BufferPtr> ReadFile(const std::string& path) override {
+    LANCEDB_ASSIGN_OR_RETURN(int64_t size, GetSize(path));
+    return ReadRange(path, 0, size);
+  }
+
+  Result<BufferPtr> ReadRange(const std::string& path, int64_t offset, int64_t length) override {
+    if (offset < 0 || length < 0) {
+      return Status::InvalidArgument("Invalid range read of '" + path + "'");
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("Cannot open", path, errno);
+    auto buffer = Buffer::Allocate(length);
+    int64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(fd, buffer->mutable_data() + done, static_cast<size_t>(length - done),
+                          offset + done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        return ErrnoStatus("Cannot read", path, err);
+      }
+      if (n == 0) break;
+      done += n;
+    }
+    ::close(fd);
+    if (done < length) {
+      return Status::IOError("Range [" + std::to_string(offset) + ", " +
+                             std::to_string(offset + length) + ") is past the end of '" + path +
+                             "' (" + std::to_string(offset + done) + " bytes)");
+    }
+    return buffer;
+  }
+
+  Result<int64_t> GetSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("Cannot stat", path, errno);
+    if (S_ISDIR(st.st_mode)) return Status::IOError("'" + path + "' is a directory");
+    return static_cast<int64_t>(st.st_size);
+  }
+
+  Result<bool> Exists(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) return true;
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    return ErrnoStatus("Cannot stat", path, errno);
+  }
+
+  Status WriteFile(const std::string& path, std::span<const uint8_t> data) override {
+    LANCEDB_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(path, data));
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      return ErrnoStatus("Cannot write", path, err);
+    }
+    return Status::OK();
+  }
+
+  Status PutIfAbsent(const std::string& path, std::span<const uint8_t> data) override {
+    LANCEDB_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(path, data));
+    int rc = ::link(tmp.c_str(), path.c_str());
+    int err = errno;
+    ::unlink(tmp.c_str());
+    if (rc != 0) return ErrnoStatus("Cannot create", path, err);
+    return Status::OK();
+  }
+
+  Result<std::vector<FileInfo>> ListDir(const std::string& dir) override {
+    std::vector<FileInfo> out;
+    std::error_code ec;
+    stdfs::directory_iterator it(dir, ec);
+    if (ec) {
+      if (ec == std::errc::no_such_file_or_directory) return out;
+      return Status::IOError("Cannot list '" + dir + "': " + ec.message());
+    }
+    for (const auto& entry : it) {
+      FileInfo info;
+      info.name = entry.path().filename().string();
+      std::error_code ec2;
+      info.is_dir = entry.is_directory(ec2);
+      if (!info.is_dir) {
+        auto size = entry.file_size(ec2);
+        info.size = ec2 ? 0 : static_cast<int64_t>(size);
+      }
+      out.push_back(std::move(info));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const FileInfo& a, const FileInfo& b) { return a.name < b.name; });
+    return out;
+  }
+
+  Status CreateDir(const std::string& dir) override {
+    std::error_code ec;
+    stdfs::create_directories(dir, ec);
+    if (ec) return Status::IOError("Cannot create directory '" + dir + "': " + ec.message());
+    return Status::OK();
+  }
+
+  Status DeleteFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return ErrnoStatus("Cannot delete", path, errno);
+    return Status::OK();
+  }
+
+  Status DeleteDirRecursive(const std::string& dir) override {
+    std::error_code ec;
+    stdfs::remove_all(dir, ec);
+    if (ec) return Status::IOError("Cannot delete '" + dir + "': " + ec.message());
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path) override {
+    LANCEDB_RETURN_NOT_OK(EnsureParent(path));
+    std::string tmp = TempName(path);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoStatus("Cannot create", tmp, errno);
+    return std::unique_ptr<OutputStream>(new LocalOutputStream(path, tmp, fd));
+  }
+};
+
+}  // namespace
+
+FileSystemPtr LocalFileSystem() {
+  static FileSystemPtr fs = std::make_shared<LocalFs>();
+  return fs;
+}
+
+}  // namespace lancedb::io

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "io/file_system.h"
+
+namespace lancedb::io {
+
+Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) {
+  if (uri.empty()) return Status::InvalidArgument("URI must not be empty");
+  auto starts_with = [&](std::string_view prefix) { return uri.rfind(prefix, 0) == 0; };
+  if (starts_with("memory://")) {
+    *fs = MemoryFileSystem();
+    std::string rest = uri.substr(9);
+    *path = "/memory/" + rest;
+    return Status::OK();
+  }
+  if (starts_with("file://")) {
+    *fs = LocalFileSystem();
+    *path = uri.substr(7);
+    if (path->empty()) return Status::InvalidArgument("URI '" + uri + "' has no path");
+    return Status::OK();
+  }
+  size_t scheme = uri.find("://");
+  if (scheme != std::string::npos) {
+    return Status::NotSupported("URI scheme '" + uri.substr(0, scheme) + "' of '" + uri +
+                                "' is not supported yet; use a local path or memory://");
+  }
+  *fs = LocalFileSystem();
+  *path = uri;
+  while (path->size() > 1 && path->back() == '/') path->pop_back();
+  return Status::OK();
+}
+
+std::string JoinPath(std::string_view base, std::string_view name) {
+  std::string out(base);
+  if (!out.empty() && out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+}  // namespace lancedb::io
