@@ -71,7 +71,7 @@ TEST(BitUtil, CountsAndCopiesBitsAtAnyOffset) {
   uint8_t bits[16] = {};
   for (int i = 0; i < 128; i += 3) bit_util::SetBit(bits, i);
   EXPECT_EQ(bit_util::CountSetBits(bits, 0, 128), 43);
-  EXPECT_EQ(bit_util::CountSetBits(bits, 1, 5), 2);  // bits 3 and 6
+  EXPECT_EQ(bit_util::CountSetBits(bits, 1, 6), 2);  // bits 3 and 6 of [1, 7)
   uint8_t out[16] = {};
   bit_util::CopyBits(bits, 3, 100, out, 5);
   for (int i = 0; i < 100; ++i) {
