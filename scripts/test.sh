@@ -21,6 +21,13 @@ cmake --build build -j "$JOBS"
 echo "== C++ tests (release)"
 ctest --test-dir build -L fast --output-on-failure -j "$JOBS"
 
+echo "== find_package(lancedb) from an installed tree"
+rm -rf build/install build/consumer
+cmake --install build --prefix build/install >/dev/null
+cmake -S examples/find_package -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/install" >/dev/null
+cmake --build build/consumer >/dev/null
+./build/consumer/consumer
+
 echo "== Python compatibility tests"
 set +e
 LANCEDB_BUILD_DIR="$PWD/build" python3 -m pytest tests -q -p no:cacheprovider
