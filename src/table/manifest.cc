@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Manifest container parsing and serialization (lance-format.md §1.2) and feature flags (§1.3).
+
+#include "table/manifest.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace lancedb::table {
+
+namespace {
+
+constexpr char kMagic[4] = {'L', 'A', 'N', 'C'};
+constexpr int64_t kFooterSize = 16;
+
+uint32_t LoadU32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+uint64_t LoadU64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
+
+void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+void AppendU16(std::string* out, uint16_t v) { out->append(reinterpret_cast<const char*>(&v), 2); }
+
+/// Parse a [u32 len][message] section at `offset`, which must end before `limit`.
+template <typename Message>
+Status ParseSection(const Buffer& file, uint64_t offset, uint64_t limit, std::string_view what,
+                    std::string_view name, Message* out) {
+  if (offset > limit || limit - offset < 4) {
+    return Status::Corruption("Manifest '" + std::string(name) + "': " + std::string(what) +
+                              " offset " + std::to_string(offset) + " is out of bounds");
+  }
+  uint32_t len = LoadU32(file.data() + offset);
+  if (len > limit - offset - 4) {
+    return Status::Corruption("Manifest '" + std::string(name) + "': " + std::string(what) +
+                              " length " + std::to_string(len) + " runs past the end");
+  }
+  if (!out->ParseFromArray(file.data() + offset + 4, static_cast<int>(len))) {
+    return Status::Corruption("Manifest '" + std::string(name) + "': cannot decode the " +
+                              std::string(what));
+  }
+  return Status::OK();
+}
+
+std::string FlagNames(uint64_t flags) {
+  std::string s;
+  for (int bit = 0; bit < 64; ++bit) {
+    if (flags & (uint64_t{1} << bit)) {
+      if (!s.empty()) s += ", ";
+      s += std::to_string(uint64_t{1} << bit);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string ManifestFileName(uint64_t version, ManifestNaming naming) {
+  if (naming == ManifestNaming::kV1) return std::to_string(version) + ".manifest";
+  std::string digits = std::to_string(UINT64_MAX - version);
+  return std::string(20 - digits.size(), '0') + digits + ".manifest";
+}
+
+std::optional<std::pair<uint64_t, ManifestNaming>> ParseManifestFileName(std::string_view name) {
+  constexpr std::string_view kSuffix = ".manifest";
+  if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix)) return std::nullopt;
+  std::string_view stem = name.substr(0, name.size() - kSuffix.size());
+  if (stem.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : stem) {
+    if (c < '0' || c > '9') return std::nullopt;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  if (stem.size() == 20) return std::make_pair(UINT64_MAX - value, ManifestNaming::kV2);
+  return std::make_pair(value, ManifestNaming::kV1);
+}
+
+Result<VersionListing> ListVersionFiles(io::FileSystem& fs, const std::string& root) {
+  LANCEDB_ASSIGN_OR_RETURN(auto entries, fs.ListDir(io::JoinPath(root, "_versions")));
+  VersionListing listing;
+  bool seen_v1 = false;
+  bool seen_v2 = false;
+  for (const auto& entry : entries) {
+    if (entry.is_dir) continue;
+    auto parsed = ParseManifestFileName(entry.name);
+    if (!parsed) continue;
+    (parsed->second == ManifestNaming::kV1 ? seen_v1 : seen_v2) = true;
+    listing.versions.push_back(parsed->first);
+  }
+  if (seen_v1 && seen_v2) {
+    return Status::Corruption("Found multiple manifest naming schemes in the same directory: " +
+                              io::JoinPath(root, "_versions"));
+  }
+  listing.naming = seen_v1 ? ManifestNaming::kV1 : ManifestNaming::kV2;
+  std::sort(listing.versions.begin(), listing.versions.end());
+  listing.versions.erase(std::unique(listing.versions.begin(), listing.versions.end()),
+                         listing.versions.end());
+  return listing;
+}
+
+Result<std::shared_ptr<const Manifest>> Manifest::Parse(const Buffer& file, std::string_view name) {
+  const std::string who = "Manifest '" + std::string(name) + "'";
+  const uint64_t size = static_cast<uint64_t>(file.size());
+  if (size < kFooterSize + 4) {
+    return Status::Corruption(who + " is truncated (" + std::to_string(size) + " bytes)");
+  }
+  const uint8_t* footer = file.data() + size - kFooterSize;
+  if (std::memcmp(footer + 12, kMagic, 4) != 0) {
+    return Status::Corruption(who + " does not end with the LANC magic");
+  }
+  const uint64_t limit = size - kFooterSize;
+  const uint64_t pos = LoadU64(footer);
+  if (pos > limit || limit - pos < 4) {
+    return Status::Corruption(who + ": manifest position " + std::to_string(pos) +
+                              " is out of bounds");
+  }
+  if (LoadU32(file.data() + pos) != limit - pos - 4) {
+    return Status::Corruption(who + ": manifest length does not match the file size");
+  }
+  pb::Manifest proto;
+  if (!proto.ParseFromArray(file.data() + pos + 4, static_cast<int>(limit - pos - 4))) {
+    return Status::Corruption(who + ": cannot decode the manifest");
+  }
+  pb::IndexSection indices;
+  if (proto.has_index_section()) {
+    LANCEDB_RETURN_NOT_OK(
+        ParseSection(file, proto.index_section(), pos, "index section", name, &indices));
+  }
+  std::optional<pb::Transaction> txn;
+  if (proto.has_transaction_section()) {
+    pb::Transaction t;
+    LANCEDB_RETURN_NOT_OK(
+        ParseSection(file, proto.transaction_section(), pos, "transaction", name, &t));
+    txn = std::move(t);
+  }
+  uint64_t unknown = proto.reader_feature_flags() & ~kKnownReaderFlags;
+  if (unknown != 0) {
+    return Status::NotSupported(who + " (version " + std::to_string(proto.version()) +
+                                ") requires reader features this library does not support: "
+                                "flags " +
+                                FlagNames(unknown));
+  }
+  std::vector<const lance::file::Field*> fields;
+  for (const auto& f : proto.fields()) fields.push_back(&f);
+  auto schema = format::LanceSchema::FromProto(fields, MetadataFromProto(proto.schema_metadata()));
+  if (!schema.ok()) return schema.status().WithContext(who);
+  return std::make_shared<const Manifest>(std::move(proto), std::move(indices), std::move(txn),
+                                          schema.MoveValueUnsafe());
+}
+
+Result<std::shared_ptr<const Manifest>> Manifest::Make(pb::Manifest proto,
+                                                       pb::IndexSection index_section) {
+  std::vector<const lance::file::Field*> fields;
+  for (const auto& f : proto.fields()) fields.push_back(&f);
+  LANCEDB_ASSIGN_OR_RETURN(auto schema, format::LanceSchema::FromProto(
+                                            fields, MetadataFromProto(proto.schema_metadata())));
+  return std::make_shared<const Manifest>(std::move(proto), std::move(index_section), std::nullopt,
+                                          std::move(schema));
+}
+
+std::string Manifest::Serialize(const pb::Transaction* transaction) const {
+  std::string out;
+  pb::Manifest proto = proto_;
+  proto.clear_index_section();
+  proto.clear_transaction_section();
+  if (index_section_.indices_size() > 0) {
+    proto.set_index_section(out.size());
+    std::string bytes = index_section_.SerializeAsString();
+    AppendU32(&out, static_cast<uint32_t>(bytes.size()));
+    out += bytes;
+  }
+  if (transaction != nullptr) {
+    proto.set_transaction_section(out.size());
+    std::string bytes = transaction->SerializeAsString();
+    AppendU32(&out, static_cast<uint32_t>(bytes.size()));
+    out += bytes;
+  }
+  const uint64_t manifest_pos = out.size();
+  std::string bytes = proto.SerializeAsString();
+  AppendU32(&out, static_cast<uint32_t>(bytes.size()));
+  out += bytes;
+  AppendU64(&out, manifest_pos);
+  AppendU16(&out, 0);
+  AppendU16(&out, 2);
+  out.append(kMagic, 4);
+  return out;
+}
+
+int64_t Manifest::timestamp_micros() const {
+  return proto_.timestamp().seconds() * 1000000 + proto_.timestamp().nanos() / 1000;
+}
+
+std::string Manifest::data_format_version() const {
+  if (!proto_.data_format().version().empty()) return proto_.data_format().version();
+  for (const auto& frag : proto_.fragments()) {
+    for (const auto& file : frag.files()) {
+      if (file.file_major_version() == 0) return "0.1";
+      return std::to_string(file.file_major_version()) + "." +
+             std::to_string(file.file_minor_version());
+    }
+  }
+  return "2.2";
+}
+
+int64_t Manifest::num_rows_from_metadata() const {
+  int64_t rows = 0;
+  for (const auto& frag : proto_.fragments()) {
+    rows += static_cast<int64_t>(frag.physical_rows());
+    if (frag.has_deletion_file())
+      rows -= static_cast<int64_t>(frag.deletion_file().num_deleted_rows());
+  }
+  return rows;
+}
+
+Status Manifest::CheckReaderFlags() const {
+  uint64_t unknown = proto_.reader_feature_flags() & ~kKnownReaderFlags;
+  if (unknown == 0) return Status::OK();
+  return Status::NotSupported("Dataset version " + std::to_string(version()) +
+                              " requires reader features this library does not support: flags " +
+                              FlagNames(unknown));
+}
+
+Status Manifest::CheckWriterFlags() const {
+  uint64_t unknown = proto_.writer_feature_flags() & ~kKnownWriterFlags;
+  if (unknown == 0) return Status::OK();
+  return Status::NotSupported("Dataset version " + std::to_string(version()) +
+                              " requires writer features this library does not support: flags " +
+                              FlagNames(unknown));
+}
+
+void ApplyFeatureFlags(pb::Manifest* manifest) {
+  uint64_t reader = 0;
+  uint64_t writer = 0;
+  bool has_deletions = std::any_of(manifest->fragments().begin(), manifest->fragments().end(),
+                                   [](const pb::DataFragment& f) { return f.has_deletion_file(); });
+  if (has_deletions) {
+    reader |= kFlagDeletionFiles;
+    writer |= kFlagDeletionFiles;
+  }
+  if (manifest->reader_feature_flags() & kFlagStableRowIds) {
+    reader |= kFlagStableRowIds;
+    writer |= kFlagStableRowIds;
+  }
+  if (!manifest->config().empty()) writer |= kFlagTableConfig;
+  if (manifest->base_paths_size() > 0) {
+    reader |= kFlagBasePaths;
+    writer |= kFlagBasePaths;
+  }
+  manifest->set_reader_feature_flags(reader);
+  manifest->set_writer_feature_flags(writer);
+}
+
+void StampWriter(pb::Manifest* manifest) {
+  auto* wv = manifest->mutable_writer_version();
+  wv->Clear();
+  wv->set_library(std::string(kWriterLibrary));
+  wv->set_version(std::string(kWriterVersion));
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  manifest->mutable_timestamp()->set_seconds(nanos / 1000000000);
+  manifest->mutable_timestamp()->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+Result<ManifestPtr> ReadManifest(io::FileSystem& fs, const std::string& root, uint64_t version,
+                                 ManifestNaming naming) {
+  std::string name = ManifestFileName(version, naming);
+  auto bytes = fs.ReadFile(io::JoinPath(io::JoinPath(root, "_versions"), name));
+  if (!bytes.ok()) {
+    if (bytes.status().IsNotFound()) {
+      return Status::NotFound("Version " + std::to_string(version) + " of dataset '" + root +
+                              "' not found");
+    }
+    return bytes.status();
+  }
+  auto manifest = Manifest::Parse(**bytes, name);
+  if (!manifest.ok()) return manifest.status();
+  if ((*manifest)->version() != version) {
+    return Status::Corruption("Manifest '" + name + "' holds version " +
+                              std::to_string((*manifest)->version()) + ", expected " +
+                              std::to_string(version));
+  }
+  return manifest;
+}
+
+Result<pb::Transaction> ReadTransaction(io::FileSystem& fs, const std::string& root,
+                                        const Manifest& manifest) {
+  if (manifest.transaction() != nullptr) return *manifest.transaction();
+  const std::string& name = manifest.proto().transaction_file();
+  if (name.empty()) {
+    return Status::NotFound("Version " + std::to_string(manifest.version()) +
+                            " has no recorded transaction");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto bytes,
+                           fs.ReadFile(io::JoinPath(io::JoinPath(root, "_transactions"), name)));
+  pb::Transaction txn;
+  if (!txn.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) {
+    return Status::Corruption("Transaction file '" + name + "' cannot be decoded");
+  }
+  return txn;
+}
+
+void WriteVersionHint(io::FileSystem& fs, const std::string& root, uint64_t version) {
+  std::string json = "{\"version\":" + std::to_string(version) + "}";
+  (void)fs.WriteFile(io::JoinPath(io::JoinPath(root, "_versions"), "latest_version_hint.json"),
+                     std::string_view(json));
+}
+
+array::KeyValueMetadata MetadataFromProto(
+    const google::protobuf::Map<std::string, std::string>& m) {
+  array::KeyValueMetadata kv(m.begin(), m.end());
+  std::sort(kv.begin(), kv.end());
+  return kv;
+}
+
+void MetadataToProto(const array::KeyValueMetadata& kv,
+                     google::protobuf::Map<std::string, std::string>* m) {
+  m->clear();
+  for (const auto& [k, v] : kv) (*m)[k] = v;
+}
+
+void SetManifestSchema(const format::LanceSchema& schema, pb::Manifest* manifest) {
+  std::vector<lance::file::Field> fields;
+  schema.ToProto(&fields);
+  manifest->clear_fields();
+  for (auto& f : fields) *manifest->add_fields() = std::move(f);
+  MetadataToProto(schema.metadata(), manifest->mutable_schema_metadata());
+}
+
+}  // namespace lancedb::table
