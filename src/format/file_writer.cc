@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// The Lance v2 container (lance-format.md §2.1), written front to back:
+//   page buffers (each 64-byte aligned) | global buffer 0 = FileDescriptor (aligned) |
+//   column metadata 0..C-1 | CMO table C x (u64 pos, u64 size) | GBO table G x (u64, u64) |
+//   footer: u64 column_meta_start, u64 cmo_pos, u64 gbo_pos, u32 G, u32 C, u16 major,
+//           u16 minor, "LANC".
+
+#include "format/file_writer.h"
+
+#include <google/protobuf/any.pb.h>
+
+#include "format/container.h"
+#include "format/page_encoder.h"
+#include "format/proto/encodings_v2_0.pb.h"
+#include "format/proto/file.pb.h"
+#include "format/proto/file2.pb.h"
+#include "format/shredder.h"
+
+namespace lancedb::format {
+namespace {
+
+std::string PackAny(const google::protobuf::Message& message, std::string_view type_name) {
+  google::protobuf::Any any;
+  any.set_type_url("/" + std::string(type_name));
+  any.set_value(message.SerializeAsString());
+  return any.SerializeAsString();
+}
+
+class FileWriterImpl final : public FileWriter {
+ public:
+  FileWriterImpl(std::unique_ptr<io::OutputStream> out, std::string path, LanceSchema schema,
+                 FileWriterOptions options, std::vector<LeafPath> paths)
+      : out_(std::move(out)),
+        path_(std::move(path)),
+        schema_(std::move(schema)),
+        options_(options),
+        paths_(std::move(paths)),
+        top_index_(LeafTopLevelIndex(schema_)),
+        items_(paths_.size()),
+        columns_(paths_.size()),
+        page_row_start_(paths_.size(), 0) {}
+
+  ~FileWriterImpl() override {
+    if (!finished_) out_->Abort();
+  }
+
+  Status Init() {
+    for (size_t i = 0; i < paths_.size(); ++i) {
+      LANCEDB_RETURN_NOT_OK(InitLeafValues(*paths_[i].leaf_type, &items_[i].values));
+    }
+    return Status::OK();
+  }
+
+  Status Write(const array::RecordBatch& batch) override {
+    if (finished_) return Status::InvalidArgument("File '" + path_ + "' is already finished");
+    LANCEDB_RETURN_NOT_OK(CheckBatch(batch));
+    for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
+      const auto& column = batch.column(top_index_[leaf]);
+      Shredder shredder(paths_[leaf], *column);
+      LeafItems& items = items_[leaf];
+      for (int64_t row = 0; row < batch.num_rows(); ++row) {
+        shredder.AppendRow(row, &items);
+        if (PendingBytes(items) >= options_.max_page_bytes) {
+          LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
+        }
+      }
+    }
+    num_rows_ += batch.num_rows();
+    return Status::OK();
+  }
+
+  int64_t num_rows() const override { return num_rows_; }
+  int64_t bytes_written() const override {
+    int64_t pending = 0;
+    for (const auto& items : items_) pending += PendingBytes(items);
+    return out_->Tell() + pending;
+  }
+
+  Result<FileWriteResult> Finish() override {
+    if (finished_) return Status::InvalidArgument("File '" + path_ + "' is already finished");
+    for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
+      if (items_[leaf].num_rows > 0) LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
+    }
+    // Global buffer 0: the FileDescriptor.
+    lance::file::FileDescriptor descriptor;
+    std::vector<lance::file::Field> fields;
+    schema_.ToProto(&fields);
+    for (auto& f : fields) *descriptor.mutable_schema()->add_fields() = std::move(f);
+    for (const auto& [k, v] : schema_.metadata()) {
+      (*descriptor.mutable_schema()->mutable_metadata())[k] = v;
+    }
+    descriptor.set_length(static_cast<uint64_t>(num_rows_));
+    LANCEDB_ASSIGN_OR_RETURN(auto gbo, WriteAligned(descriptor.SerializeAsString()));
+
+    // Column metadata.
+    lance::encodings::ColumnEncoding column_encoding;
+    column_encoding.mutable_values();
+    const std::string column_any = PackAny(column_encoding, "lance.encodings.ColumnEncoding");
+    const uint64_t column_meta_start = static_cast<uint64_t>(out_->Tell());
+    std::vector<std::pair<uint64_t, uint64_t>> cmo;
+    for (auto& column : columns_) {
+      column.mutable_encoding()->mutable_direct()->set_encoding(column_any);
+      std::string bytes = column.SerializeAsString();
+      cmo.emplace_back(out_->Tell(), bytes.size());
+      LANCEDB_RETURN_NOT_OK(out_->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    }
+    Footer footer;
+    footer.column_meta_start = column_meta_start;
+    footer.cmo_table_pos = static_cast<uint64_t>(out_->Tell());
+    LANCEDB_RETURN_NOT_OK(WriteOffsetTable(cmo));
+    footer.gbo_table_pos = static_cast<uint64_t>(out_->Tell());
+    LANCEDB_RETURN_NOT_OK(WriteOffsetTable({gbo}));
+    footer.num_global_buffers = 1;
+    footer.num_columns = static_cast<uint32_t>(columns_.size());
+    footer.major = 2;
+    footer.minor = 2;
+    std::string footer_bytes = EncodeFooter(footer);
+    LANCEDB_RETURN_NOT_OK(out_->Write(footer_bytes.data(), kFooterSize));
+    FileWriteResult result;
+    result.num_rows = num_rows_;
+    result.file_size_bytes = out_->Tell();
+    LANCEDB_RETURN_NOT_OK(out_->Close());
+    finished_ = true;
+    result.fields = schema_.LeafFieldIds();
+    for (size_t i = 0; i < result.fields.size(); ++i) {
+      result.column_indices.push_back(static_cast<int32_t>(i));
+    }
+    result.version = FileVersion{2, 2};
+    return result;
+  }
+
+  void Abort() override {
+    if (!finished_) out_->Abort();
+    finished_ = true;
+  }
+
+ private:
+  static int64_t PendingBytes(const LeafItems& items) {
+    return items.values.ByteSize() + static_cast<int64_t>(items.codes.size() * 4);
+  }
+
+  Status CheckBatch(const array::RecordBatch& batch) const {
+    const auto& fields = schema_.fields();
+    if (batch.num_columns() != static_cast<int>(fields.size())) {
+      return Status::InvalidArgument("Batch has " + std::to_string(batch.num_columns()) +
+                                     " columns but file '" + path_ + "' has " +
+                                     std::to_string(fields.size()));
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      LANCEDB_ASSIGN_OR_RETURN(auto type, fields[i].ToArrowType());
+      const auto& column = batch.column(static_cast<int>(i));
+      if (!type->Equals(*column->type)) {
+        return Status::InvalidArgument("Column '" + fields[i].name + "' has type " +
+                                       column->type->ToString() + ", expected " +
+                                       type->ToString());
+      }
+    }
+    return Status::OK();
+  }
+
+  /// Pad to 64 bytes and write `bytes`; returns (position, size).
+  Result<std::pair<uint64_t, uint64_t>> WriteAligned(std::string_view bytes) {
+    static const char kZeros[kPageAlignment] = {};
+    int64_t pad = (kPageAlignment - out_->Tell() % kPageAlignment) % kPageAlignment;
+    if (pad > 0) LANCEDB_RETURN_NOT_OK(out_->Write(kZeros, pad));
+    uint64_t pos = static_cast<uint64_t>(out_->Tell());
+    LANCEDB_RETURN_NOT_OK(out_->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    return std::make_pair(pos, static_cast<uint64_t>(bytes.size()));
+  }
+
+  Status WriteOffsetTable(const std::vector<std::pair<uint64_t, uint64_t>>& entries) {
+    std::string table;
+    for (const auto& [pos, size] : entries) {
+      table.append(reinterpret_cast<const char*>(&pos), 8);
+      table.append(reinterpret_cast<const char*>(&size), 8);
+    }
+    return out_->Write(table.data(), static_cast<int64_t>(table.size()));
+  }
+
+  Status FlushPage(size_t leaf) {
+    LeafItems& items = items_[leaf];
+    auto encoded = EncodePage(paths_[leaf], items);
+    if (!encoded.ok()) {
+      return encoded.status().WithContext("Writing column " + std::to_string(leaf) +
+                                          " (field id " +
+                                          std::to_string(paths_[leaf].field_id) + ") of '" +
+                                          path_ + "'");
+    }
+    auto* page = columns_[leaf].add_pages();
+    for (const auto& buffer : encoded->buffers) {
+      LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(buffer->view()));
+      page->add_buffer_offsets(loc.first);
+      page->add_buffer_sizes(loc.second);
+    }
+    page->set_length(static_cast<uint64_t>(encoded->num_rows));
+    page->set_priority(static_cast<uint64_t>(page_row_start_[leaf]));
+    page->mutable_encoding()->mutable_direct()->set_encoding(
+        PackAny(encoded->layout, "lance.encodings21.PageLayout"));
+    page_row_start_[leaf] += encoded->num_rows;
+    items.Clear();
+    return Status::OK();
+  }
+
+  std::unique_ptr<io::OutputStream> out_;
+  std::string path_;
+  LanceSchema schema_;
+  FileWriterOptions options_;
+  std::vector<LeafPath> paths_;
+  std::vector<int> top_index_;
+  std::vector<LeafItems> items_;
+  std::vector<lance::file::v2::ColumnMetadata> columns_;
+  std::vector<int64_t> page_row_start_;
+  int64_t num_rows_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::string path,
+                                                     LanceSchema schema,
+                                                     FileWriterOptions options) {
+  if (options.version.major != 2 || options.version.minor != 2) {
+    return Status::NotSupported("Only Lance file version 2.2 can be written, not " +
+                                std::to_string(options.version.major) + "." +
+                                std::to_string(options.version.minor));
+  }
+  if (options.max_page_bytes <= 0) {
+    return Status::InvalidArgument("max_page_bytes must be positive");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto paths, BuildLeafPaths(schema));
+  LANCEDB_ASSIGN_OR_RETURN(auto out, fs->OpenOutputStream(path));
+  auto writer = std::make_unique<FileWriterImpl>(std::move(out), std::move(path),
+                                                 std::move(schema), options, std::move(paths));
+  LANCEDB_RETURN_NOT_OK(writer->Init());
+  return std::unique_ptr<FileWriter>(std::move(writer));
+}
+
+}  // namespace lancedb::format

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Page encoding for file versions 2.1/2.2 (lance-format.md §2.3, §2.6): chooses a structural
+// layout for the items of one page of a leaf column and serializes it with the simplest
+// compressive encodings (Flat / Variable / FixedSizeList values, raw u16 rep/def levels):
+//   * ConstantLayout when no leaf value is valid,
+//   * FullZipLayout when a value can be 256 bytes or more,
+//   * MiniBlockLayout (u32 chunk words, 2.2 grammar) otherwise.
+// Thread-safety: stateless functions.
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/buffer.h"
+#include "format/leaf_data.h"
+#include "format/proto/encodings_v2_1.pb.h"
+
+namespace lancedb::format {
+
+struct EncodedPage {
+  std::vector<BufferPtr> buffers;
+  lance::encodings21::PageLayout layout;
+  int64_t num_rows = 0;
+};
+
+/// The rep/def layers of a page (inner to outer) and the translation of level codes to
+/// definition levels.
+struct PageLevels {
+  std::vector<lance::encodings21::RepDefLayer> layers;
+  std::vector<uint16_t> def;  // empty when every item is valid at every layer
+  uint16_t max_def = 0;
+  /// Highest definition level that still has a value slot (items above it are invisible).
+  uint16_t max_visible_def = UINT16_MAX;
+};
+
+/// Derive layers and definition levels for `items` of a leaf with `path`.
+PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items);
+
+/// Encode one page. REQUIRES: items.num_rows > 0.
+Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items);
+
+}  // namespace lancedb::format
