@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Scanning a snapshot (lance-format.md §1.3, §3): fragments in manifest order, each made of
+// data files that hold disjoint subsets of the fields (a field held by no file reads as nulls;
+// id -2 marks a tombstoned column), minus the rows listed in the fragment's deletion file.
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "format/file_reader.h"
+#include "table/dataset_impl.h"
+#include "table/deletion.h"
+
+namespace lancedb::table {
+
+namespace {
+
+void CollectIds(const format::LanceField& field, std::unordered_set<int32_t>* ids) {
+  ids->insert(field.id);
+  for (const auto& child : field.children) CollectIds(child, ids);
+}
+
+/// Streams the rows of one snapshot. Externally synchronized.
+class ScanReader : public array::RecordBatchReader {
+ public:
+  ScanReader(io::FileSystemPtr fs, std::string root, ManifestPtr manifest,
+             std::vector<format::LanceField> fields, array::SchemaPtr schema, bool with_row_id,
+             int64_t batch_size)
+      : fs_(std::move(fs)),
+        root_(std::move(root)),
+        manifest_(std::move(manifest)),
+        fields_(std::move(fields)),
+        schema_(std::move(schema)),
+        with_row_id_(with_row_id),
+        batch_size_(std::max<int64_t>(batch_size, 1)) {
+    for (const auto& f : fields_) {
+      std::unordered_set<int32_t> ids;
+      CollectIds(f, &ids);
+      field_ids_.push_back(std::move(ids));
+    }
+  }
+
+  array::SchemaPtr schema() const override { return schema_; }
+
+  Result<array::RecordBatchPtr> Next() override {
+    const auto& frags = manifest_->proto().fragments();
+    while (frag_index_ < static_cast<size_t>(frags.size())) {
+      const auto& frag = frags[static_cast<int>(frag_index_)];
+      if (!loaded_) {
+        LANCEDB_RETURN_NOT_OK(LoadFragment(frag));
+      }
+      const int64_t rows = static_cast<int64_t>(frag.physical_rows());
+      if (pos_ >= rows) {
+        ++frag_index_;
+        loaded_ = false;
+        continue;
+      }
+      const int64_t len = std::min(batch_size_, rows - pos_);
+      const int64_t start = pos_;
+      pos_ += len;
+      std::vector<int64_t> keep;
+      for (int64_t r = start; r < start + len; ++r) {
+        if (deleted_.empty() || !deleted_[static_cast<size_t>(r)]) keep.push_back(r - start);
+      }
+      if (keep.empty()) continue;
+      LANCEDB_ASSIGN_OR_RETURN(auto columns, ReadColumns(frag, start, len));
+      if (static_cast<int64_t>(keep.size()) < len) {
+        for (auto& col : columns) {
+          LANCEDB_ASSIGN_OR_RETURN(col, array::Take(col, keep));
+        }
+      }
+      if (with_row_id_) {
+        std::vector<uint64_t> ids;
+        ids.reserve(keep.size());
+        for (int64_t k : keep) ids.push_back((frag.id() << 32) | static_cast<uint64_t>(start + k));
+        columns.push_back(array::ArrayData::Make(array::uint64(), static_cast<int64_t>(ids.size()),
+                                                 {nullptr, Buffer::FromVector(ids)}));
+      }
+      return array::RecordBatch::Make(schema_, std::move(columns),
+                                      static_cast<int64_t>(keep.size()));
+    }
+    return array::RecordBatchPtr();
+  }
+
+ private:
+  Status LoadFragment(const pb::DataFragment& frag) {
+    pos_ = 0;
+    readers_.assign(static_cast<size_t>(frag.files_size()), nullptr);
+    holders_.assign(fields_.size(), -1);
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      for (int f = 0; f < frag.files_size(); ++f) {
+        for (int32_t id : frag.files(f).fields()) {
+          if (id >= 0 && field_ids_[i].count(id)) holders_[i] = f;
+        }
+      }
+    }
+    deleted_.clear();
+    if (frag.has_deletion_file()) {
+      LANCEDB_ASSIGN_OR_RETURN(auto offsets, ReadDeletions(*fs_, root_, manifest_->proto(), frag));
+      deleted_.assign(frag.physical_rows(), false);
+      for (uint32_t o : offsets) {
+        if (o < deleted_.size()) deleted_[o] = true;
+      }
+    }
+    loaded_ = true;
+    return Status::OK();
+  }
+
+  Result<std::vector<array::ArrayPtr>> ReadColumns(const pb::DataFragment& frag, int64_t start,
+                                                   int64_t len) {
+    std::vector<array::ArrayPtr> columns(fields_.size());
+    for (int f = 0; f < frag.files_size(); ++f) {
+      std::vector<int32_t> ids;
+      std::vector<size_t> outputs;
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        if (holders_[i] == f) {
+          ids.push_back(fields_[i].id);
+          outputs.push_back(i);
+        }
+      }
+      if (ids.empty()) continue;
+      if (readers_[f] == nullptr) {
+        const auto& file = frag.files(f);
+        LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest_->proto(), root_, file));
+        int64_t size =
+            file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
+        LANCEDB_ASSIGN_OR_RETURN(readers_[f], format::FileReader::Open(fs_, path, size));
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto batch, readers_[f]->Read(ids, start, len));
+      for (size_t j = 0; j < outputs.size(); ++j)
+        columns[outputs[j]] = batch->column(static_cast<int>(j));
+    }
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      if (columns[i] == nullptr) {
+        columns[i] = array::MakeNullArray(schema_->field(static_cast<int>(i))->type(), len);
+      }
+    }
+    return columns;
+  }
+
+  io::FileSystemPtr fs_;
+  std::string root_;
+  ManifestPtr manifest_;
+  std::vector<format::LanceField> fields_;
+  std::vector<std::unordered_set<int32_t>> field_ids_;
+  array::SchemaPtr schema_;
+  bool with_row_id_;
+  int64_t batch_size_;
+
+  size_t frag_index_ = 0;
+  bool loaded_ = false;
+  int64_t pos_ = 0;
+  std::vector<std::shared_ptr<format::FileReader>> readers_;
+  std::vector<int> holders_;  // per projected field: the file index holding it, or -1
+  std::vector<bool> deleted_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<array::RecordBatchReader>> Dataset::Scan(const ScanOptions& options) const {
+  const auto& lance_schema = impl_->manifest->schema();
+  format::LanceSchema projected = lance_schema;
+  if (!options.columns.empty()) {
+    LANCEDB_ASSIGN_OR_RETURN(projected, lance_schema.Project(options.columns));
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto arrow, projected.ToArrow());
+  std::vector<array::FieldPtr> out_fields = arrow->fields();
+  if (options.with_row_id) {
+    out_fields.push_back(array::field("_rowid", array::uint64(), /*nullable=*/false));
+  }
+  auto schema = array::schema(std::move(out_fields), arrow->metadata());
+  return std::unique_ptr<array::RecordBatchReader>(
+      std::make_unique<ScanReader>(impl_->fs, impl_->path, impl_->manifest, projected.fields(),
+                                   std::move(schema), options.with_row_id, options.batch_size));
+}
+
+}  // namespace lancedb::table

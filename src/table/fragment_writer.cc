@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Writing new fragments: batches are split into data files of at most max_rows_per_file rows
+// (one file per fragment), named as Lance names them (lance-format.md §1.1).
+
+#include <algorithm>
+
+#include "format/file_writer.h"
+#include "table/dataset_impl.h"
+
+namespace lancedb::table {
+
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+/// Reorder the columns of `batch` to `schema` (matched by name).
+Result<array::RecordBatchPtr> Conform(const array::RecordBatch& batch,
+                                      const array::SchemaPtr& schema) {
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& field : schema->fields()) {
+    auto col = batch.GetColumnByName(field->name());
+    if (col == nullptr) {
+      return Status::InvalidArgument("Column '" + field->name() + "' is missing from the data");
+    }
+    columns.push_back(std::move(col));
+  }
+  return array::RecordBatch::Make(schema, std::move(columns), batch.num_rows());
+}
+
+struct OpenFile {
+  std::unique_ptr<format::FileWriter> writer;
+  std::string name;
+  std::string path;
+};
+
+}  // namespace
+
+Status CheckAppendSchema(const array::Schema& table, const array::Schema& data) {
+  for (const auto& field : data.fields()) {
+    if (table.GetFieldIndex(field->name()) < 0) {
+      return Status::InvalidArgument(
+          "Schema mismatch: column '" + field->name() +
+          "' is not in the table; table columns are: " + JoinNames(table.field_names()));
+    }
+  }
+  for (const auto& field : table.fields()) {
+    int i = data.GetFieldIndex(field->name());
+    if (i < 0) {
+      return Status::InvalidArgument("Schema mismatch: column '" + field->name() +
+                                     "' of the table is missing from the data; data columns "
+                                     "are: " +
+                                     JoinNames(data.field_names()));
+    }
+    const auto& got = data.field(i)->type();
+    if (!got->Equals(*field->type())) {
+      return Status::InvalidArgument("Schema mismatch: column '" + field->name() + "' has type " +
+                                     got->ToString() + " in the data but " +
+                                     field->type()->ToString() + " in the table");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<pb::DataFragment>> WriteFragments(
+    const io::FileSystemPtr& fs, const std::string& root, const format::LanceSchema& schema,
+    array::RecordBatchReader* data, const WriteParams& params, std::vector<std::string>* written) {
+  if (params.max_rows_per_file <= 0 || params.max_rows_per_group <= 0) {
+    return Status::InvalidArgument("max_rows_per_file and max_rows_per_group must be positive");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(array::SchemaPtr arrow_schema, schema.ToArrow());
+  std::vector<pb::DataFragment> fragments;
+  OpenFile current;
+  auto finish = [&]() -> Status {
+    LANCEDB_ASSIGN_OR_RETURN(auto result, current.writer->Finish());
+    current.writer.reset();
+    pb::DataFragment frag;
+    frag.set_physical_rows(static_cast<uint64_t>(result.num_rows));
+    auto* file = frag.add_files();
+    file->set_path(current.name);
+    for (int32_t f : result.fields) file->add_fields(f);
+    for (int32_t c : result.column_indices) file->add_column_indices(c);
+    file->set_file_major_version(result.version.major);
+    file->set_file_minor_version(result.version.minor);
+    file->set_file_size_bytes(static_cast<uint64_t>(result.file_size_bytes));
+    fragments.push_back(std::move(frag));
+    return Status::OK();
+  };
+  auto abort = [&](Status st) -> Status {
+    if (current.writer) current.writer->Abort();
+    return st;
+  };
+  while (true) {
+    auto next = data->Next();
+    if (!next.ok()) return abort(next.status());
+    array::RecordBatchPtr batch = *next;
+    if (batch == nullptr) break;
+    auto conformed = Conform(*batch, arrow_schema);
+    if (!conformed.ok()) return abort(conformed.status());
+    batch = *conformed;
+    int64_t offset = 0;
+    while (offset < batch->num_rows()) {
+      if (!current.writer) {
+        current.name = NewDataFileName();
+        current.path = io::JoinPath(io::JoinPath(root, "data"), current.name);
+        auto writer = format::FileWriter::Open(fs, current.path, schema);
+        if (!writer.ok()) return writer.status();
+        current.writer = writer.MoveValueUnsafe();
+        written->push_back(current.path);
+      }
+      int64_t room = params.max_rows_per_file - current.writer->num_rows();
+      int64_t n = std::min({room, params.max_rows_per_group, batch->num_rows() - offset});
+      Status st = current.writer->Write(*batch->Slice(offset, n));
+      if (!st.ok()) return abort(st);
+      offset += n;
+      if (current.writer->num_rows() >= params.max_rows_per_file) {
+        st = finish();
+        if (!st.ok()) return abort(st);
+      }
+    }
+  }
+  if (current.writer) {
+    Status st = finish();
+    if (!st.ok()) return abort(st);
+  }
+  return fragments;
+}
+
+}  // namespace lancedb::table

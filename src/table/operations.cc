@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Building manifests for each operation and the rebase rules (see operations.h).
+
+#include "table/operations.h"
+
+#include <algorithm>
+
+#include "table/deletion.h"
+
+namespace lancedb::table {
+
+namespace {
+
+Status Conflict(std::string_view ours, const pb::Transaction& theirs, uint64_t version,
+                std::string_view why = "") {
+  std::string msg = std::string(ours) + " conflicts with the concurrent " +
+                    std::string(OperationName(theirs)) + " committed as version " +
+                    std::to_string(version);
+  if (!why.empty()) msg += ": " + std::string(why);
+  return Status::CommitConflict(msg + "; reload the table and retry");
+}
+
+/// Fragment ids an Update or Rewrite removed or modified.
+std::vector<uint64_t> TouchedFragments(const pb::Transaction& txn) {
+  std::vector<uint64_t> ids;
+  if (txn.has_update()) {
+    ids.assign(txn.update().removed_fragment_ids().begin(),
+               txn.update().removed_fragment_ids().end());
+    for (const auto& f : txn.update().updated_fragments()) ids.push_back(f.id());
+  } else if (txn.has_rewrite()) {
+    for (const auto& f : txn.rewrite().old_fragments()) ids.push_back(f.id());
+    for (const auto& g : txn.rewrite().groups()) {
+      for (const auto& f : g.old_fragments()) ids.push_back(f.id());
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
+Status AppendOperation::Build(CommitAttempt* a) {
+  auto* append = a->transaction.mutable_append();
+  uint64_t next = NextFragmentId(a->manifest);
+  for (const auto& frag : fragments_) {
+    pb::DataFragment copy = frag;
+    copy.set_id(next++);
+    *a->manifest.add_fragments() = copy;
+    *append->add_fragments() = std::move(copy);
+  }
+  UpdateMaxFragmentId(&a->manifest);
+  return Status::OK();
+}
+
+Status AppendOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
+  switch (theirs.operation_case()) {
+    case pb::Transaction::kAppend:
+    case pb::Transaction::kDelete:
+    case pb::Transaction::kUpdate:
+    case pb::Transaction::kRewrite:
+    case pb::Transaction::kCreateIndex:
+    case pb::Transaction::kReserveFragments:
+    case pb::Transaction::kUpdateConfig:
+    case pb::Transaction::kDataReplacement:
+      return Status::OK();
+    default:
+      return Conflict("Append", theirs, version);
+  }
+}
+
+Status OverwriteOperation::Build(CommitAttempt* a) {
+  pb::Manifest& m = a->manifest;
+  m.clear_fragments();
+  auto* overwrite = a->transaction.mutable_overwrite();
+  uint64_t next = 0;
+  for (const auto& frag : fragments_) {
+    pb::DataFragment copy = frag;
+    copy.set_id(next++);
+    *m.add_fragments() = copy;
+    *overwrite->add_fragments() = std::move(copy);
+  }
+  UpdateMaxFragmentId(&m, /*reset=*/true);
+  SetManifestSchema(schema_, &m);
+  for (const auto& f : m.fields()) *overwrite->add_schema() = f;
+  *overwrite->mutable_schema_metadata() = m.schema_metadata();
+  m.set_reader_feature_flags(0);
+  m.set_writer_feature_flags(0);
+  m.set_next_row_id(0);
+  auto* format = m.mutable_data_format();
+  format->set_file_format("lance");
+  format->set_version("2.2");
+  a->indices.Clear();
+  return Status::OK();
+}
+
+Status OverwriteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
+  if (create_only_) return Status::AlreadyExists("The dataset was created concurrently");
+  return Status::OK();
+}
+
+Status DeleteOperation::Build(CommitAttempt* a) {
+  num_deleted_ = 0;
+  auto* del = a->transaction.mutable_delete_();
+  const pb::Manifest& base = a->base->proto();
+  google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
+  for (const auto& frag : a->manifest.fragments()) {
+    auto it = deletions_.find(frag.id());
+    if (it == deletions_.end()) {
+      *kept.Add() = frag;
+      continue;
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto existing, ReadDeletions(*a->fs, a->root, base, frag));
+    std::vector<uint32_t> merged = UnionOffsets(existing, it->second);
+    num_deleted_ += static_cast<int64_t>(merged.size() - existing.size());
+    if (merged.size() >= frag.physical_rows()) {
+      del->add_deleted_fragment_ids(frag.id());
+      continue;
+    }
+    pb::DataFragment updated = frag;
+    if (merged.size() > existing.size()) {
+      LANCEDB_ASSIGN_OR_RETURN(auto file,
+                               WriteDeletions(*a->fs, a->root, frag.id(), a->read_version, merged));
+      a->written_files.push_back(
+          io::JoinPath(io::JoinPath(a->root, "_deletions"), DeletionFileName(frag.id(), file)));
+      *updated.mutable_deletion_file() = file;
+      *del->add_updated_fragments() = updated;
+    }
+    *kept.Add() = std::move(updated);
+  }
+  *a->manifest.mutable_fragments() = std::move(kept);
+  return Status::OK();
+}
+
+Status DeleteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
+  switch (theirs.operation_case()) {
+    case pb::Transaction::kAppend:
+    case pb::Transaction::kDelete:  // deletion vectors are merged when rebuilding
+    case pb::Transaction::kCreateIndex:
+    case pb::Transaction::kReserveFragments:
+    case pb::Transaction::kUpdateConfig:
+    case pb::Transaction::kDataReplacement:
+      return Status::OK();
+    case pb::Transaction::kUpdate:
+    case pb::Transaction::kRewrite:
+      for (uint64_t id : TouchedFragments(theirs)) {
+        if (deletions_.count(id)) {
+          return Conflict("Delete", theirs, version,
+                          "both modified fragment " + std::to_string(id));
+        }
+      }
+      return Status::OK();
+    default:
+      return Conflict("Delete", theirs, version);
+  }
+}
+
+Status RestoreOperation::Build(CommitAttempt* a) {
+  pb::Manifest m = target_->proto();
+  m.set_version(a->manifest.version());
+  if (a->manifest.has_max_fragment_id()) {
+    m.set_max_fragment_id(m.has_max_fragment_id()
+                              ? std::max(m.max_fragment_id(), a->manifest.max_fragment_id())
+                              : a->manifest.max_fragment_id());
+  }
+  m.clear_transaction_file();
+  m.clear_transaction_section();
+  m.clear_index_section();
+  m.clear_tag();
+  a->manifest = std::move(m);
+  a->indices = target_->index_section();
+  a->transaction.mutable_restore()->set_version(target_->version());
+  return Status::OK();
+}
+
+}  // namespace lancedb::table

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// The write operations lancedb-cpp commits (lance-format.md §1.3 Transaction) and their rebase
+// rules (§1.4): which concurrently committed operations each can be rebuilt on top of.
+//
+//   ours \ theirs   Append  Delete  Update/Rewrite  CreateIndex  Overwrite/Restore/other
+//   Append          ok      ok      ok              ok           conflict
+//   Delete          ok      merge   ok if disjoint  ok           conflict
+//   Overwrite       ok      ok      ok              ok           ok
+//   Restore         ok      ok      ok              ok           ok
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "table/commit.h"
+
+namespace lancedb::table {
+
+/// Add new fragments (ids assigned at commit, above max_fragment_id).
+class AppendOperation : public Operation {
+ public:
+  explicit AppendOperation(std::vector<pb::DataFragment> fragments)
+      : fragments_(std::move(fragments)) {}
+  std::string_view name() const override { return "Append"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+
+ private:
+  std::vector<pb::DataFragment> fragments_;
+};
+
+/// Replace the content and schema (ids restart at 0; indices are dropped). With `create_only`
+/// the dataset must not exist yet.
+class OverwriteOperation : public Operation {
+ public:
+  OverwriteOperation(std::vector<pb::DataFragment> fragments, format::LanceSchema schema,
+                     bool create_only)
+      : fragments_(std::move(fragments)), schema_(std::move(schema)), create_only_(create_only) {}
+  std::string_view name() const override { return create_only_ ? "Create" : "Overwrite"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+
+ private:
+  std::vector<pb::DataFragment> fragments_;
+  format::LanceSchema schema_;
+  bool create_only_;
+};
+
+/// Mark row offsets deleted, per fragment. Each attempt writes the union of the base's deletion
+/// vector and ours; fragments left with no rows are removed.
+class DeleteOperation : public Operation {
+ public:
+  explicit DeleteOperation(std::map<uint64_t, std::vector<uint32_t>> deletions)
+      : deletions_(std::move(deletions)) {}
+  std::string_view name() const override { return "Delete"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+  /// Rows newly deleted by the last built attempt.
+  int64_t num_deleted() const { return num_deleted_; }
+
+ private:
+  std::map<uint64_t, std::vector<uint32_t>> deletions_;
+  int64_t num_deleted_ = 0;
+};
+
+/// Make an older version's content the newest version.
+class RestoreOperation : public Operation {
+ public:
+  explicit RestoreOperation(ManifestPtr target) : target_(std::move(target)) {}
+  std::string_view name() const override { return "Restore"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction&, uint64_t) const override { return Status::OK(); }
+
+ private:
+  ManifestPtr target_;
+};
+
+}  // namespace lancedb::table
