@@ -168,6 +168,9 @@ Status ValidateLayout(const ArrayData& array) {
     case Layout::kBool:
       return CheckBufferSize(array, 1, "values", bit_util::BytesForBits(end));
     case Layout::kFixed:
+      if (type.byte_width() > 0 && end > std::numeric_limits<int64_t>::max() / type.byte_width()) {
+        return Invalid(array, "values buffer size overflows");
+      }
       return CheckBufferSize(array, 1, "values", end * type.byte_width());
     case Layout::kBinary: {
       int64_t data_size = BufferSize(array, 2);

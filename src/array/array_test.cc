@@ -109,6 +109,21 @@ TEST(ValidateArray, RejectsBadChildren) {
   EXPECT_FALSE(ValidateArray(*bad_grandchild).ok());
 }
 
+TEST(ValidateArray, RejectsSizesThatOverflow) {
+  auto huge = std::make_shared<ArrayData>();
+  huge->type = fixed_size_binary(1 << 30);
+  huge->length = int64_t{1} << 40;
+  huge->buffers = {nullptr, Buffer::Allocate(16)};
+  EXPECT_FALSE(ValidateArray(*huge).ok());
+  huge->type = fixed_size_list(int8(), 1 << 30);
+  huge->buffers = {nullptr};
+  huge->children = {MakePrimitive<int8_t>(int8(), {1})};
+  EXPECT_FALSE(ValidateArray(*huge).ok());
+  auto negative = std::make_shared<ArrayData>(*Ints({1}));
+  negative->offset = -1;
+  EXPECT_FALSE(ValidateArray(*negative).ok());
+}
+
 TEST(ValidateArray, RejectsWrongNullCount) {
   auto a = std::make_shared<ArrayData>(*Ints({1, 2}, {true, false}));
   a->null_count = 0;

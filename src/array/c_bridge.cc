@@ -6,6 +6,7 @@
 #include "array/c_bridge.h"
 
 #include <cerrno>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,9 @@ Result<ArrayPtr> ImportNode(const ArrowArray& c, const DataTypePtr& type, const 
   switch (layout) {
     case Layout::kBool:
     case Layout::kFixed: {
+      if (t.byte_width() > 0 && end > std::numeric_limits<int64_t>::max() / t.byte_width()) {
+        return ImportError(t, "values buffer size overflows");
+      }
       const int64_t size =
           layout == Layout::kBool ? bit_util::BytesForBits(end) : end * t.byte_width();
       LANCEDB_ASSIGN_OR_RETURN(BufferPtr values, WrapBuffer(c, t, 1, size, owner, false));

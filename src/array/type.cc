@@ -49,7 +49,8 @@ int DataType::bit_width() const {
     case TypeId::kDecimal128:
       return 128;
     case TypeId::kFixedSizeBinary:
-      return fixed_size_ * 8;
+      // Widths beyond 2^28 bytes have no bit width representable as int.
+      return fixed_size_ <= (1 << 28) ? fixed_size_ * 8 : -1;
     default:
       return -1;
   }
@@ -57,6 +58,7 @@ int DataType::bit_width() const {
 
 int DataType::byte_width() const {
   if (id_ == TypeId::kBool) return -1;
+  if (id_ == TypeId::kFixedSizeBinary) return fixed_size_;
   int bits = bit_width();
   return bits < 0 ? -1 : bits / 8;
 }
