@@ -7,6 +7,7 @@
 #include <lz4frame.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -104,20 +105,28 @@ Result<BufferPtr> CompressBuffer(Compression codec, const uint8_t* data, int64_t
 
 Result<BufferPtr> DecompressBuffer(Compression codec, const uint8_t* data, int64_t size,
                                    int64_t uncompressed_size) {
-  // Allocate only after the cheap frame checks; the hard cap bounds what a hostile length
-  // prefix can make us allocate.
+  // Allocate only after the cheap frame checks, so that a hostile length prefix cannot make
+  // us allocate much more than the frame could expand to: zstd frames (as Arrow writers emit
+  // them) declare their content size, which must match; otherwise the codec's maximum
+  // expansion ratio bounds the size (LZ4 < 256x; zstd RLE blocks < 32768x).
   constexpr int64_t kMaxUncompressed = int64_t{1} << 32;
-  if (uncompressed_size < 0 || uncompressed_size > kMaxUncompressed) {
-    return Status::Corruption("IPC: invalid uncompressed buffer length " +
-                              std::to_string(uncompressed_size));
-  }
+  int64_t bound = kMaxUncompressed;
   if (codec == Compression::kZstd) {
     unsigned long long declared = ZSTD_getFrameContentSize(data, static_cast<size_t>(size));
     if (declared == ZSTD_CONTENTSIZE_ERROR ||
         (declared != ZSTD_CONTENTSIZE_UNKNOWN &&
          declared != static_cast<uint64_t>(uncompressed_size))) {
-      return Status::Corruption("IPC: zstd frame does not match the buffer's declared length");
+      return Status::Corruption("IPC: zstd frame does not match the buffer's declared length " +
+                                std::to_string(uncompressed_size));
     }
+    if (declared == ZSTD_CONTENTSIZE_UNKNOWN) bound = std::min(bound, size * 32768 + (1 << 20));
+  } else {
+    bound = std::min(bound, size * 256 + (1 << 20));
+  }
+  if (uncompressed_size < 0 || uncompressed_size > bound) {
+    return Status::Corruption("IPC: invalid uncompressed buffer length " +
+                              std::to_string(uncompressed_size) + " for a " + std::to_string(size) +
+                              "-byte frame");
   }
   BufferPtr out = Buffer::Allocate(uncompressed_size);
   if (uncompressed_size == 0) return out;

@@ -46,6 +46,13 @@ bool IsAligned(const void* p, size_t alignment) {
   return reinterpret_cast<uintptr_t>(p) % alignment == 0;
 }
 
+/// Whether the elements of a verified vector of structs are aligned for direct access (the
+/// flatbuffers Verifier only checks the 4-byte alignment of the vector's length field).
+template <typename T>
+bool StructsAligned(const flatbuffers::Vector<const T*>* vector) {
+  return vector == nullptr || IsAligned(vector->Data(), alignof(T));
+}
+
 /// A zero-copy slice of `data`, or an aligned copy if the slice start is not 8-byte aligned.
 BufferPtr SliceAligned(const BufferPtr& data, int64_t offset, int64_t length) {
   if (IsAligned(data->data() + offset, kIpcAlignment)) return Buffer::Slice(data, offset, length);
@@ -292,6 +299,9 @@ Result<RecordBatchPtr> DecodeBatch(const SchemaPtr& schema, const BufferPtr& dat
   const fb::RecordBatch* header = view.message->header_as_RecordBatch();
   if (header == nullptr) return Status::Corruption("IPC: record batch message without header");
   if (header->length() < 0) return Status::Corruption("IPC: negative record batch length");
+  if (!StructsAligned(header->nodes()) || !StructsAligned(header->buffers())) {
+    return Status::Corruption("IPC: misaligned field nodes or buffers in record batch header");
+  }
   LANCEDB_ASSIGN_OR_RETURN(Compression codec, BatchCompression(header));
   BatchDecoder decoder(header, Buffer::Slice(data, view.body_offset, view.body_length), codec);
   std::vector<ArrayPtr> columns;
@@ -370,6 +380,9 @@ Result<ReadResult> ReadFile(const BufferPtr& data) {
     return Status::NotSupported("IPC: dictionary batches are not supported");
   }
   if (footer->record_batches() == nullptr) return result;
+  if (!StructsAligned(footer->record_batches())) {
+    return Status::Corruption("IPC: misaligned record batch blocks in file footer");
+  }
   for (const fb::Block* block : *footer->record_batches()) {
     const int64_t offset = block->offset();
     const int64_t meta = block->meta_data_length();
