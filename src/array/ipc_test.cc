@@ -235,6 +235,32 @@ TEST(IpcRoundTrip, EmptyBatchesAndNoBatches) {
   }
 }
 
+/// A zero-length array of `type` whose buffers are all absent (as ValidateArray allows).
+ArrayPtr MakeBareEmpty(const DataTypePtr& type) {
+  std::vector<ArrayPtr> children;
+  for (const FieldPtr& f : type->fields()) children.push_back(MakeBareEmpty(f->type()));
+  size_t num_buffers = 2;
+  if (type->id() == TypeId::kNull) num_buffers = 0;
+  if (type->is_binary_like()) num_buffers = 3;
+  if (type->id() == TypeId::kStruct || type->id() == TypeId::kFixedSizeList) num_buffers = 1;
+  return ArrayData::Make(type, 0, std::vector<BufferPtr>(num_buffers), children, 0);
+}
+
+TEST(IpcWriter, WritesEmptyArraysWithoutBuffers) {
+  SchemaPtr sch = MakeAllTypesBatch()->schema();
+  std::vector<ArrayPtr> columns;
+  for (const FieldPtr& f : sch->fields()) columns.push_back(MakeBareEmpty(f->type()));
+  auto batch = RecordBatch::Make(sch, columns, 0);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  for (const Form& form : kForms) {
+    auto bytes = Write(form, sch, {*batch});
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto read = Read(form, *bytes);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ExpectSameBatches(*read, sch, {*batch});
+  }
+}
+
 TEST(IpcWriter, LayoutIsAligned) {
   RecordBatchPtr batch = MakeAllTypesBatch();
   auto file = *WriteFile(batch->schema(), {batch});

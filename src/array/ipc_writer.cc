@@ -20,6 +20,12 @@ namespace {
 using flatbuffers::FlatBufferBuilder;
 using internal::kIpcAlignment;
 
+/// Start of buffer `i` of `array`, or nullptr when absent (allowed for empty arrays).
+const uint8_t* BufferData(const ArrayData& array, size_t i) {
+  return i < array.buffers.size() && array.buffers[i] != nullptr ? array.buffers[i]->data()
+                                                                 : nullptr;
+}
+
 /// Accumulates the body of one record batch and its FieldNode / Buffer descriptors.
 /// Externally synchronized (one per batch).
 class BodyWriter {
@@ -68,6 +74,7 @@ Status BodyWriter::AppendBuffer(const uint8_t* data, int64_t size) {
 }
 
 Status BodyWriter::AppendBitmap(const uint8_t* bits, int64_t bit_offset, int64_t length) {
+  if (length == 0) return AppendBuffer(nullptr, 0);
   const int64_t num_bytes = bit_util::BytesForBits(length);
   if (bit_offset % 8 == 0) return AppendBuffer(bits + bit_offset / 8, num_bytes);
   BufferPtr shifted = Buffer::Allocate(num_bytes);
@@ -91,6 +98,13 @@ Status BodyWriter::VisitValidity(const ArrayData& array, int64_t start, int64_t 
 template <typename Offset>
 Status BodyWriter::AppendOffsets(const ArrayData& array, int64_t start, int64_t length,
                                  int64_t* first, int64_t* last) {
+  const int64_t num_bytes = (length + 1) * static_cast<int64_t>(sizeof(Offset));
+  if (array.buffers[1] == nullptr || array.buffers[1]->size() < num_bytes) {
+    // Only an empty array may omit its offsets (ValidateArray checked); write the single 0.
+    const Offset zero = 0;
+    *first = *last = 0;
+    return AppendBuffer(reinterpret_cast<const uint8_t*>(&zero), sizeof(zero));
+  }
   const Offset* offsets = array.buffers[1]->data_as<Offset>() + start;
   *first = offsets[0];
   *last = offsets[length];
@@ -99,8 +113,7 @@ Status BodyWriter::AppendOffsets(const ArrayData& array, int64_t start, int64_t 
                         (length + 1) * static_cast<int64_t>(sizeof(Offset)));
   std::vector<Offset> rebased(static_cast<size_t>(length) + 1);
   for (int64_t i = 0; i <= length; ++i) rebased[i] = static_cast<Offset>(offsets[i] - *first);
-  return AppendBuffer(reinterpret_cast<const uint8_t*>(rebased.data()),
-                      (length + 1) * static_cast<int64_t>(sizeof(Offset)));
+  return AppendBuffer(reinterpret_cast<const uint8_t*>(rebased.data()), num_bytes);
 }
 
 Status BodyWriter::VisitArray(const ArrayData& array, int64_t offset, int64_t length) {
@@ -116,15 +129,15 @@ Status BodyWriter::VisitArray(const ArrayData& array, int64_t offset, int64_t le
   int64_t last = 0;
   switch (type.id()) {
     case TypeId::kBool:
-      return AppendBitmap(array.buffers[1]->data(), start, length);
+      return AppendBitmap(BufferData(array, 1), start, length);
     case TypeId::kString:
     case TypeId::kBinary:
       LANCEDB_RETURN_NOT_OK(AppendOffsets<int32_t>(array, start, length, &first, &last));
-      return AppendBuffer(array.buffers[2]->data() + first, last - first);
+      return AppendBuffer(BufferData(array, 2) + first, last - first);
     case TypeId::kLargeString:
     case TypeId::kLargeBinary:
       LANCEDB_RETURN_NOT_OK(AppendOffsets<int64_t>(array, start, length, &first, &last));
-      return AppendBuffer(array.buffers[2]->data() + first, last - first);
+      return AppendBuffer(BufferData(array, 2) + first, last - first);
     case TypeId::kList:
       LANCEDB_RETURN_NOT_OK(AppendOffsets<int32_t>(array, start, length, &first, &last));
       return VisitArray(*array.children[0], first, last - first);
@@ -147,7 +160,8 @@ Status BodyWriter::VisitArray(const ArrayData& array, int64_t offset, int64_t le
   if (width <= 0) {
     return Status::NotSupported("IPC writer: cannot serialize type " + type.ToString());
   }
-  return AppendBuffer(array.buffers[1]->data() + start * width, length * width);
+  if (length == 0) return AppendBuffer(nullptr, 0);
+  return AppendBuffer(BufferData(array, 1) + start * width, length * width);
 }
 
 /// Append one encapsulated message; return the file Block describing it.
