@@ -320,6 +320,10 @@ Result<ArrayPtr> ImportArray(ArrowArray* array, const DataTypePtr& type) {
   if (array == nullptr || array->release == nullptr) {
     return Status::InvalidArgument("ArrowArray is null or already released");
   }
+  if (type == nullptr) {
+    array->release(array);
+    return Status::InvalidArgument("ImportArray needs a type");
+  }
   auto* moved = new ArrowArray(*array);
   array->release = nullptr;
   Owner owner = MakeOwner(moved);

@@ -259,6 +259,10 @@ TEST(CBridge, ImportRejectsMissingBuffersAndWrongShapes) {
   EXPECT_FALSE(ImportArray(&children.c, utf8()).ok());
   EXPECT_EQ(children.releases, 1);
 
+  ForeignArray untyped({0, 1}, "x");
+  EXPECT_TRUE(ImportArray(&untyped.c, DataTypePtr()).status().IsInvalidArgument());
+  EXPECT_EQ(untyped.releases, 1);
+
   ForeignArray released({0, 1}, "x");
   released.c.release = nullptr;
   EXPECT_TRUE(ImportArray(&released.c, utf8()).status().IsInvalidArgument());
