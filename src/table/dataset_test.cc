@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "table/dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "table/table_test_util.h"
+
+namespace lancedb::table {
+namespace {
+
+using testing::MemPath;
+using testing::ScanIds;
+using testing::TestReader;
+
+std::vector<int64_t> Range(int64_t start, int64_t end) {
+  std::vector<int64_t> v(static_cast<size_t>(end - start));
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, int64_t rows,
+                  WriteParams params = {}) {
+  auto reader = TestReader(0, rows);
+  auto ds = Dataset::Write(fs, path, reader.get(), params);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return ds.ok() ? *ds : nullptr;
+}
+
+TEST(Dataset, CreateScanCount) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("create");
+  auto ds = Create(fs, path, 2500);
+  ASSERT_NE(ds, nullptr);
+  EXPECT_EQ(ds->version(), 1u);
+  EXPECT_TRUE(ds->schema()->Equals(*testing::TestSchema()));
+  ASSERT_OK_AND_ASSIGN(auto count, ds->CountRows());
+  EXPECT_EQ(count, 2500);
+  EXPECT_EQ(ScanIds(*ds), Range(0, 2500));
+  EXPECT_TRUE(fs->Exists(path + "/_versions/18446744073709551614.manifest").ValueOr(false));
+  ASSERT_OK_AND_ASSIGN(auto hint, fs->ReadFile(path + "/_versions/latest_version_hint.json"));
+  EXPECT_EQ(hint->view(), "{\"version\":1}");
+  const auto& m = ds->manifest().proto();
+  EXPECT_EQ(m.data_format().version(), "2.2");
+  EXPECT_EQ(m.max_fragment_id(), 0u);
+  EXPECT_FALSE(m.transaction_file().empty());
+  EXPECT_TRUE(fs->Exists(path + "/_transactions/" + m.transaction_file()).ValueOr(false));
+
+  // Reopen and read all columns.
+  ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(fs, path));
+  ScanOptions all;
+  all.batch_size = 1000;
+  ASSERT_OK_AND_ASSIGN(auto reader, reopened->Scan(all));
+  ASSERT_OK_AND_ASSIGN(auto batches, reader->ReadAll());
+  ASSERT_EQ(batches.size(), 3u);
+  auto expected = testing::TestBatch(1000, 1000);
+  EXPECT_TRUE(batches[1]->Equals(*expected)) << batches[1]->ToString();
+}
+
+TEST(Dataset, CreateRefusesExisting) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("exists");
+  ASSERT_NE(Create(fs, path, 10), nullptr);
+  auto reader = TestReader(0, 10);
+  auto again = Dataset::Write(fs, path, reader.get(), {});
+  EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
+}
+
+TEST(Dataset, EmptyTableFromSchema) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("empty");
+  auto reader = array::MakeVectorReader(testing::TestSchema(), {});
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Write(fs, path, reader.get(), {}));
+  EXPECT_EQ(ds->manifest().proto().fragments_size(), 0);
+  EXPECT_FALSE(ds->manifest().proto().has_max_fragment_id());
+  ASSERT_OK_AND_ASSIGN(auto count, ds->CountRows());
+  EXPECT_EQ(count, 0);
+  EXPECT_TRUE(ScanIds(*ds).empty());
+  auto more = TestReader(0, 5);
+  ASSERT_OK_AND_ASSIGN(auto appended, ds->Append(more.get()));
+  EXPECT_EQ(appended->manifest().proto().fragments(0).id(), 0u);
+  EXPECT_EQ(ScanIds(*appended), Range(0, 5));
+}
+
+TEST(Dataset, AppendSplitsFilesAndAssignsFragmentIds) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("append");
+  auto ds = Create(fs, path, 100);
+  WriteParams params;
+  params.max_rows_per_file = 40;
+  params.max_rows_per_group = 16;
+  auto more = TestReader(100, 100, 30);
+  ASSERT_OK_AND_ASSIGN(auto v2, ds->Append(more.get(), params));
+  EXPECT_EQ(v2->version(), 2u);
+  const auto& frags = v2->manifest().proto().fragments();
+  ASSERT_EQ(frags.size(), 4);  // 100 + 40 + 40 + 20
+  for (int i = 0; i < frags.size(); ++i) EXPECT_EQ(frags[i].id(), static_cast<uint64_t>(i));
+  EXPECT_EQ(frags[1].physical_rows(), 40u);
+  EXPECT_EQ(frags[3].physical_rows(), 20u);
+  EXPECT_EQ(v2->manifest().proto().max_fragment_id(), 3u);
+  const std::string& name = frags[2].files(0).path();
+  EXPECT_EQ(name.size(), 24 + 26 + 6) << name;
+  EXPECT_EQ(name.find_first_not_of("01"), 24u) << name;
+  EXPECT_EQ(ScanIds(*v2), Range(0, 200));
+  std::vector<uint64_t> addrs;
+  ScanIds(*v2, &addrs);
+  ASSERT_EQ(addrs.size(), 200u);
+  EXPECT_EQ(addrs[0], 0u);
+  EXPECT_EQ(addrs[100], uint64_t{1} << 32);
+  EXPECT_EQ(addrs[199], (uint64_t{3} << 32) | 19);
+  // The old snapshot is unchanged.
+  EXPECT_EQ(ScanIds(*ds), Range(0, 100));
+}
+
+TEST(Dataset, AppendSchemaMismatchChangesNothing) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("mismatch");
+  auto ds = Create(fs, path, 10);
+  auto bad_schema =
+      array::schema({array::field("id", array::int32()), array::field("x", array::float64()),
+                     array::field("s", array::utf8())});
+  auto reader = array::MakeVectorReader(bad_schema, {});
+  auto r = ds->Append(reader.get());
+  ASSERT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("'id'"), std::string::npos) << r.status().message();
+  auto extra =
+      array::schema({array::field("id", array::int64()), array::field("y", array::int8())});
+  auto reader2 = array::MakeVectorReader(extra, {});
+  auto r2 = ds->Append(reader2.get());
+  ASSERT_TRUE(r2.status().IsInvalidArgument());
+  EXPECT_NE(r2.status().message().find("'y'"), std::string::npos) << r2.status().message();
+  ASSERT_OK_AND_ASSIGN(auto latest, ds->LatestVersion());
+  EXPECT_EQ(latest, 1u);
+  ASSERT_OK_AND_ASSIGN(auto files, fs->ListDir(path + "/data"));
+  EXPECT_EQ(files.size(), 1u);
+}
+
+TEST(Dataset, OverwriteReplacesContentAndSchema) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("overwrite");
+  auto ds = Create(fs, path, 30);
+  auto other = array::schema({array::field("k", array::int32())});
+  auto batch =
+      array::RecordBatch::Make(other, {array::MakePrimitive<int32_t>(array::int32(), {7, 8, 9})});
+  ASSERT_TRUE(batch.ok());
+  auto reader = array::MakeVectorReader(other, {*batch});
+  WriteParams params;
+  params.mode = WriteMode::kOverwrite;
+  ASSERT_OK_AND_ASSIGN(auto v2, Dataset::Write(fs, path, reader.get(), params));
+  EXPECT_EQ(v2->version(), 2u);
+  EXPECT_TRUE(v2->schema()->Equals(*other));
+  EXPECT_EQ(v2->manifest().proto().fragments(0).id(), 0u);
+  ASSERT_OK_AND_ASSIGN(auto count, v2->CountRows());
+  EXPECT_EQ(count, 3);
+  ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Open(fs, path, 1));
+  EXPECT_EQ(ScanIds(*v1), Range(0, 30));
+}
+
+TEST(Dataset, VersionsAndRestore) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("restore");
+  auto ds = Create(fs, path, 10);
+  auto more = TestReader(10, 10);
+  ASSERT_OK_AND_ASSIGN(auto v2, ds->Append(more.get()));
+  ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Open(fs, path, 1));
+  ASSERT_OK_AND_ASSIGN(auto v3, v1->Restore());
+  EXPECT_EQ(v3->version(), 3u);
+  EXPECT_EQ(ScanIds(*v3), Range(0, 10));
+  EXPECT_EQ(v3->manifest().proto().max_fragment_id(), 1u);
+  auto after = TestReader(100, 5);
+  ASSERT_OK_AND_ASSIGN(auto v4, v3->Append(after.get()));
+  EXPECT_EQ(v4->manifest().proto().fragments(1).id(), 2u);  // id 1 is never reused
+  ASSERT_OK_AND_ASSIGN(auto versions, v4->ListVersions());
+  ASSERT_EQ(versions.size(), 4u);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    EXPECT_EQ(versions[i].version, i + 1);
+    EXPECT_GT(versions[i].timestamp_micros, 0);
+  }
+  auto missing = Dataset::Open(fs, path, 9);
+  ASSERT_TRUE(missing.status().IsNotFound());
+  EXPECT_NE(missing.status().message().find("Version 9"), std::string::npos);
+  auto nothing = Dataset::Open(fs, MemPath("nothing"));
+  ASSERT_TRUE(nothing.status().IsNotFound());
+  EXPECT_NE(nothing.status().message().find("nothing"), std::string::npos);
+}
+
+TEST(Dataset, DeleteWritesArrowThenBitmapAndDropsEmptyFragments) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("delete");
+  WriteParams params;
+  params.max_rows_per_file = 7000;
+  auto ds = Create(fs, path, 7100, params);  // fragments: 0 (7000 rows), 1 (100 rows)
+  ASSERT_EQ(ds->manifest().proto().fragments_size(), 2);
+  std::vector<uint64_t> few = {3, 5, 5, 9};
+  int64_t deleted = 0;
+  ASSERT_OK_AND_ASSIGN(auto v2, ds->DeleteRows(few, &deleted));
+  EXPECT_EQ(deleted, 3);
+  const auto& f0 = v2->manifest().proto().fragments(0);
+  EXPECT_EQ(f0.deletion_file().file_type(), pb::DeletionFile::ARROW_ARRAY);
+  EXPECT_EQ(f0.deletion_file().num_deleted_rows(), 3u);
+  EXPECT_EQ(v2->manifest().proto().reader_feature_flags(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto count, v2->CountRows());
+  EXPECT_EQ(count, 7097);
+
+  std::vector<uint64_t> many;
+  for (uint64_t i = 1000; i < 7000; ++i) many.push_back(i);
+  for (uint64_t i = 0; i < 100; ++i) many.push_back((uint64_t{1} << 32) | i);
+  ASSERT_OK_AND_ASSIGN(auto v3, v2->DeleteRows(many, &deleted));
+  EXPECT_EQ(deleted, 6100);
+  ASSERT_EQ(v3->manifest().proto().fragments_size(), 1);
+  const auto& g0 = v3->manifest().proto().fragments(0);
+  EXPECT_EQ(g0.deletion_file().file_type(), pb::DeletionFile::BITMAP);
+  EXPECT_EQ(g0.deletion_file().num_deleted_rows(), 6003u);
+  EXPECT_EQ(v3->manifest().proto().max_fragment_id(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto txn, ReadTransaction(*fs, path, v3->manifest()));
+  ASSERT_TRUE(txn.has_delete_());
+  ASSERT_EQ(txn.delete_().deleted_fragment_ids_size(), 1);
+  EXPECT_EQ(txn.delete_().deleted_fragment_ids(0), 1u);
+  ASSERT_OK_AND_ASSIGN(count, v3->CountRows());
+  EXPECT_EQ(count, 997);
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 1000; ++i) {
+    if (i != 3 && i != 5 && i != 9) expected.push_back(i);
+  }
+  EXPECT_EQ(ScanIds(*v3), expected);
+  auto bad = v3->DeleteRows({uint64_t{1} << 32}, &deleted);
+  EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+}
+
+TEST(Dataset, LocalDiskRoundTripAndV1Naming) {
+  testing::TempDir dir;
+  auto fs = io::LocalFileSystem();
+  std::string path = dir.path() + "/t.lance";
+  auto ds = Create(fs, path, 50);
+  ASSERT_NE(ds, nullptr);
+  // Rename to the V1 scheme: the next commit must keep it.
+  ASSERT_OK(
+      fs->WriteFile(path + "/_versions/1.manifest",
+                    (*fs->ReadFile(path + "/_versions/18446744073709551614.manifest"))->span()));
+  ASSERT_OK(fs->DeleteFile(path + "/_versions/18446744073709551614.manifest"));
+  ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Open(fs, path));
+  auto more = TestReader(50, 50);
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(more.get()));
+  EXPECT_TRUE(fs->Exists(path + "/_versions/2.manifest").ValueOr(false));
+  ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(fs, path));
+  EXPECT_EQ(reopened->version(), 2u);
+  EXPECT_EQ(ScanIds(*reopened), Range(0, 100));
+}
+
+}  // namespace
+}  // namespace lancedb::table

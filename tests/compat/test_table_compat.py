@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""pylance must open a table lancedb-cpp writes, read identical data and keep writing to it.
+
+Runs the table layer's test binary (TableCompat.WriteTableForPylance) to write a table with
+three versions (create, append, delete), reads it with ``lance.dataset``, then appends,
+deletes and compacts with pylance and has lancedb-cpp read the result back
+(TableCompat.ReadTableFromPylance). The build directory comes from LANCEDB_BUILD_DIR
+(default /work/main/build).
+"""
+
+import os
+import pathlib
+import subprocess
+
+import pyarrow as pa
+import pytest
+
+lance = pytest.importorskip("lance")
+
+BUILD_DIR = pathlib.Path(os.environ.get("LANCEDB_BUILD_DIR", "/work/main/build"))
+TEST_BINARY = BUILD_DIR / "src" / "table" / "table_test"
+
+
+def _run(test, **env):
+    full_env = dict(os.environ, **{k: str(v) for k, v in env.items()})
+    proc = subprocess.run(
+        [str(TEST_BINARY), f"--gtest_filter=TableCompat.{test}"],
+        env=full_env, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def _expected_rows(ids):
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "x": pa.array([i * 0.5 for i in ids], pa.float64()),
+        "s": pa.array([None if i % 7 == 0 else f"row-{i}" for i in ids], pa.string()),
+    })
+
+
+@pytest.fixture(scope="module")
+def table_path(tmp_path_factory):
+    if not TEST_BINARY.exists():
+        pytest.skip(f"{TEST_BINARY} not built")
+    out = tmp_path_factory.mktemp("table_compat")
+    _run("WriteTableForPylance", LANCEDB_TABLE_OUT=out)
+    return out / "ours.lance"
+
+
+def test_pylance_reads_our_table(table_path):
+    ds = lance.dataset(str(table_path))
+    assert ds.version == 3
+    assert [v["version"] for v in ds.versions()] == [1, 2, 3]
+    assert ds.count_rows() == 1400
+    assert len(ds.get_fragments()) == 4
+    actual = ds.to_table().sort_by("id")
+    ids = [i for i in range(1500) if not (i < 1000 and i % 10 == 3)]
+    assert actual.equals(_expected_rows(ids)), actual.slice(0, 5)
+    # Older versions read too.
+    assert lance.dataset(str(table_path), version=1).count_rows() == 1000
+    assert lance.dataset(str(table_path), version=2).count_rows() == 1500
+
+
+def test_pylance_writes_then_we_read(table_path, tmp_path):
+    import shutil
+
+    path = tmp_path / "shared.lance"
+    shutil.copytree(table_path, path)
+    extra = _expected_rows(list(range(2000, 2100)))
+    lance.write_dataset(extra, str(path), mode="append")
+    ds = lance.dataset(str(path))
+    ds.delete("id < 10")
+    ds = lance.dataset(str(path))
+    ds.optimize.compact_files()
+    ds = lance.dataset(str(path))
+    ids = [i for i in range(1500) if not (i < 1000 and i % 10 == 3) and i >= 10]
+    ids += list(range(2000, 2100))
+    assert ds.count_rows() == len(ids)
+    assert ds.to_table().sort_by("id").equals(_expected_rows(ids))
+    _run("ReadTableFromPylance", LANCEDB_TABLE_IN=path, LANCEDB_EXPECT_ROWS=len(ids),
+         LANCEDB_EXPECT_ID_SUM=sum(ids))
