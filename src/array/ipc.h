@@ -31,9 +31,12 @@ Result<BufferPtr> WriteFile(const SchemaPtr& schema, const std::vector<RecordBat
 /// Serialize as an IPC stream (schema message, batches, end-of-stream marker).
 Result<BufferPtr> WriteStream(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                               const WriteOptions& options = {});
-/// Parse an IPC file. Corruption for malformed input (never a crash).
+/// Parse an IPC file. Corruption for malformed input (never a crash); NotSupported for valid
+/// features this reader lacks (dictionary encoding, unions, maps, views, big-endian data).
+/// Uncompressed buffers of the result are zero-copy slices that keep `data` alive.
 Result<ReadResult> ReadFile(const BufferPtr& data);
-/// Parse an IPC stream. Corruption for malformed input (never a crash).
+/// Parse an IPC stream (a missing end-of-stream marker is accepted). Errors and buffer
+/// ownership as ReadFile.
 Result<ReadResult> ReadStream(const BufferPtr& data);
 
 }  // namespace lancedb::array::ipc
