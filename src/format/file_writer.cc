@@ -153,8 +153,7 @@ class FileWriterImpl final : public FileWriter {
       const auto& column = batch.column(static_cast<int>(i));
       if (!type->Equals(*column->type)) {
         return Status::InvalidArgument("Column '" + fields[i].name + "' has type " +
-                                       column->type->ToString() + ", expected " +
-                                       type->ToString());
+                                       column->type->ToString() + ", expected " + type->ToString());
       }
     }
     return Status::OK();
@@ -183,10 +182,9 @@ class FileWriterImpl final : public FileWriter {
     LeafItems& items = items_[leaf];
     auto encoded = EncodePage(paths_[leaf], items);
     if (!encoded.ok()) {
-      return encoded.status().WithContext("Writing column " + std::to_string(leaf) +
-                                          " (field id " +
-                                          std::to_string(paths_[leaf].field_id) + ") of '" +
-                                          path_ + "'");
+      return encoded.status().WithContext("Writing column " + std::to_string(leaf) + " (field id " +
+                                          std::to_string(paths_[leaf].field_id) + ") of '" + path_ +
+                                          "'");
     }
     auto* page = columns_[leaf].add_pages();
     for (const auto& buffer : encoded->buffers) {
@@ -231,8 +229,8 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::
   }
   LANCEDB_ASSIGN_OR_RETURN(auto paths, BuildLeafPaths(schema));
   LANCEDB_ASSIGN_OR_RETURN(auto out, fs->OpenOutputStream(path));
-  auto writer = std::make_unique<FileWriterImpl>(std::move(out), std::move(path),
-                                                 std::move(schema), options, std::move(paths));
+  auto writer = std::make_unique<FileWriterImpl>(std::move(out), std::move(path), std::move(schema),
+                                                 options, std::move(paths));
   LANCEDB_RETURN_NOT_OK(writer->Init());
   return std::unique_ptr<FileWriter>(std::move(writer));
 }

@@ -90,7 +90,10 @@ Result<EncodedPage> EncodeFullZip(const LeafPath& path, const LeafItems& items,
   page.buffers.push_back(Buffer::Copy(zipped.data(), static_cast<int64_t>(zipped.size())));
   if (variable || has_rep) {
     const uint64_t max_offset = zipped.size();
-    const int width = max_offset <= 0xFF ? 1 : max_offset <= 0xFFFF ? 2 : max_offset <= 0xFFFFFFFFull ? 4 : 8;
+    const int width = max_offset <= 0xFF            ? 1
+                      : max_offset <= 0xFFFF        ? 2
+                      : max_offset <= 0xFFFFFFFFull ? 4
+                                                    : 8;
     std::vector<uint8_t> index;
     index.reserve(row_starts.size() * width);
     for (uint64_t s : row_starts) PutLE(&index, s, width);

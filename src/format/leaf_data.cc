@@ -108,8 +108,7 @@ void LeafValues::AppendFrom(const LeafValues& other, int64_t start, int64_t coun
       data.insert(data.end(), other.data.begin() + start * width,
                   other.data.begin() + (start + count) * width);
     } else {
-      AppendBits(other.data.data(), start * bits_per_value, count * bits_per_value, &data,
-                 &nbits);
+      AppendBits(other.data.data(), start * bits_per_value, count * bits_per_value, &data, &nbits);
     }
     if (!other.item_validity.empty() || !item_validity.empty()) {
       if (item_validity.empty()) {

@@ -99,14 +99,16 @@ std::vector<std::vector<uint8_t>> ChunkValueBuffers(const LeafValues& v, const C
     for (int64_t i = 0; i <= c.num_values; ++i) {
       int64_t off = v.offsets[c.first_value + i] - base + header;
       if (width == 8) {
-        buf.insert(buf.end(), reinterpret_cast<uint8_t*>(&off), reinterpret_cast<uint8_t*>(&off) + 8);
+        buf.insert(buf.end(), reinterpret_cast<uint8_t*>(&off),
+                   reinterpret_cast<uint8_t*>(&off) + 8);
       } else {
         uint32_t off32 = static_cast<uint32_t>(off);
         buf.insert(buf.end(), reinterpret_cast<uint8_t*>(&off32),
                    reinterpret_cast<uint8_t*>(&off32) + 4);
       }
     }
-    buf.insert(buf.end(), v.data.begin() + base, v.data.begin() + v.offsets[c.first_value + c.num_values]);
+    buf.insert(buf.end(), v.data.begin() + base,
+               v.data.begin() + v.offsets[c.first_value + c.num_values]);
     PadTo(&buf, static_cast<size_t>(width), kVariablePad);
     buffers.push_back(std::move(buf));
     return buffers;
@@ -224,8 +226,8 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
     if (chunk_bytes / 8 - 1 >= (1u << 28)) {
       return Status::NotSupported("Mini-block chunk too large");
     }
-    const uint32_t log2 = last ? 0 : static_cast<uint32_t>(std::countr_zero(
-                                         static_cast<uint64_t>(c.num_values)));
+    const uint32_t log2 =
+        last ? 0 : static_cast<uint32_t>(std::countr_zero(static_cast<uint64_t>(c.num_values)));
     words.push_back(static_cast<uint32_t>(((chunk_bytes / 8 - 1) << 4) | log2));
   }
 

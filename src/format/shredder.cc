@@ -119,6 +119,10 @@ void Shredder::EmitItem(uint16_t code, LeafItems* out) {
 
 void Shredder::Visit(int d, int64_t index, LeafItems* out) {
   const ArrayData& a = *arrays_[d];
+  if (path_.steps[d] == StepKind::kList) {
+    // A list instance starts here (null, empty or not): its level is the item's repetition.
+    pending_rep_ = std::max<uint16_t>(pending_rep_, static_cast<uint16_t>(path_.RepLevelOf(d)));
+  }
   if (ArrayIsNull(a, index)) {
     EmitAbsent(d, index, /*empty=*/false, out);
     return;
@@ -130,7 +134,6 @@ void Shredder::Visit(int d, int64_t index, LeafItems* out) {
         EmitAbsent(d, index, /*empty=*/true, out);
         return;
       }
-      pending_rep_ = std::max<uint16_t>(pending_rep_, path_.RepLevelOf(d));
       for (int64_t i = start; i < end; ++i) Visit(d + 1, i, out);
       return;
     }
@@ -146,6 +149,8 @@ void Shredder::Visit(int d, int64_t index, LeafItems* out) {
 
 void Shredder::EmitAbsent(int d, int64_t index, bool empty, LeafItems* out) {
   int layer = path_.LayerOf(d);
+  // Every list below a null struct is masked too: the item starts an instance of each of them.
+  pending_rep_ = std::max<uint16_t>(pending_rep_, static_cast<uint16_t>(path_.RepLevelOf(d)));
   EmitItem(empty ? EmptyCode(layer) : NullCode(layer), out);
   if (path_.HasListAtOrBelow(d)) return;  // invisible: no value slot
   out->values.AppendNullSlot();
