@@ -105,9 +105,8 @@ TEST(Commit, AppendOverOverwriteIsCommitConflict) {
   EXPECT_TRUE(d.status().IsCommitConflict()) << d.status().ToString();
 }
 
-TEST(Commit, ConcurrentAppendsFromEightThreads) {
-  auto fs = io::MemoryFileSystem();
-  std::string path = MemPath("threads");
+/// 8 threads each open the latest version and append 10 rows through the same path.
+void AppendFromEightThreads(const io::FileSystemPtr& fs, const std::string& path) {
   ASSERT_NE(Create(fs, path, 10), nullptr);
   constexpr int kThreads = 8;
   std::vector<std::thread> threads;
@@ -139,6 +138,15 @@ TEST(Commit, ConcurrentAppendsFromEightThreads) {
   for (const auto& f : ds->manifest().proto().fragments()) frag_ids.insert(f.id());
   EXPECT_EQ(frag_ids.size(), 9u);
   EXPECT_EQ(ds->manifest().proto().max_fragment_id(), 8u);
+}
+
+TEST(Commit, ConcurrentAppendsFromEightThreads) {
+  AppendFromEightThreads(io::MemoryFileSystem(), MemPath("threads"));
+}
+
+TEST(Commit, ConcurrentAppendsFromEightThreadsOnLocalDisk) {
+  testing::TempDir dir;
+  AppendFromEightThreads(io::LocalFileSystem(), dir.path() + "/threads.lance");
 }
 
 TEST(Commit, UnknownIndexCarriedForwardAcrossAppend) {

@@ -25,7 +25,7 @@ Status CheckWritable(const Manifest& manifest) {
 
 Status CheckAppendableFormat(const Manifest& manifest) {
   std::string version = manifest.data_format_version();
-  if (version != "2.2" && !manifest.proto().fragments().empty()) {
+  if (version != "2.2") {
     return Status::NotSupported("Appending to a dataset with data file version " + version +
                                 " is not supported yet (only 2.2 files are written)");
   }
