@@ -119,7 +119,7 @@ Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::strin
   };
   for (int attempt_no = 0; attempt_no <= std::max(max_retries, 0); ++attempt_no) {
     if (base) {
-      Status flags = base->CheckWriterFlags();
+      Status flags = base->CheckWriterFlags(op->supports_stable_row_ids() ? kFlagStableRowIds : 0);
       if (!flags.ok()) return fail(flags);
     }
     CommitAttempt attempt;

@@ -50,6 +50,8 @@ class Operation {
   /// OK when this operation can be rebased over `theirs`, committed as `their_version`;
   /// CommitConflict (or another code) explaining why not otherwise.
   virtual Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const = 0;
+  /// Whether the operation maintains stable row ids (writer flag 2) when the table uses them.
+  virtual bool supports_stable_row_ids() const { return false; }
   /// Data files written before the commit (full paths), deleted if the commit fails.
   std::vector<std::string> data_files;
 };

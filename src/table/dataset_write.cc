@@ -15,12 +15,7 @@ namespace lancedb::table {
 namespace {
 
 Status CheckWritable(const Manifest& manifest) {
-  LANCEDB_RETURN_NOT_OK(manifest.CheckWriterFlags());
-  if (manifest.proto().writer_feature_flags() & kFlagStableRowIds ||
-      manifest.proto().reader_feature_flags() & kFlagStableRowIds) {
-    return Status::NotSupported("Writing to a dataset with stable row ids is not supported yet");
-  }
-  return Status::OK();
+  return manifest.CheckWriterFlags(kFlagStableRowIds);
 }
 
 Status CheckAppendableFormat(const Manifest& manifest) {
@@ -35,7 +30,7 @@ Status CheckAppendableFormat(const Manifest& manifest) {
 Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::string& path,
                                      ManifestPtr base, ManifestNaming naming,
                                      array::RecordBatchReader* data, const WriteParams& params) {
-  if (base) LANCEDB_RETURN_NOT_OK(base->CheckWriterFlags());
+  if (base) LANCEDB_RETURN_NOT_OK(base->CheckWriterFlags(kFlagStableRowIds));
   auto input_schema = data->schema();
   if (input_schema == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_ASSIGN_OR_RETURN(auto schema, format::LanceSchema::FromArrow(*input_schema));
@@ -128,7 +123,7 @@ Result<DatasetPtr> Dataset::DeleteRows(const std::vector<uint64_t>& row_addresse
 
 Result<DatasetPtr> Dataset::Restore() const {
   LANCEDB_ASSIGN_OR_RETURN(auto latest, Open(impl_->fs, impl_->path));
-  LANCEDB_RETURN_NOT_OK(latest->manifest().CheckWriterFlags());
+  LANCEDB_RETURN_NOT_OK(latest->manifest().CheckWriterFlags(kFlagStableRowIds));
   RestoreOperation op(impl_->manifest);
   return CommitOperation(impl_->fs, impl_->path, latest->impl_->manifest, latest->impl_->naming,
                          &op, WriteParams{}.max_retries);

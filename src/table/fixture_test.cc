@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "table/dataset.h"
+#include "table/proto/rowids.pb.h"
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
@@ -99,12 +100,48 @@ TEST(Fixtures, DeleteOnACopyOfDenseDel) {
   EXPECT_EQ(rows, 5490);
 }
 
-TEST(Fixtures, StableRowIdTablesRefuseWrites) {
+TEST(Fixtures, StableRowIdsAssignedOnAppendToACopy) {
+  testing::TempDir dir;
+  std::string root = dir.path() + "/stable.lance";
+  std::filesystem::copy(FixturesDir() + "/stable.lance", root,
+                        std::filesystem::copy_options::recursive);
   auto fs = io::LocalFileSystem();
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, FixturesDir() + "/stable.lance"));
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, root));
+  EXPECT_EQ(ds->manifest().proto().next_row_id(), 1500u);
   int64_t n = 0;
-  auto r = ds->DeleteRows({0}, &n);  // refused before anything is written
-  EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto v5, ds->DeleteRows({(uint64_t{1} << 32) | 7}, &n));
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(v5->manifest().proto().reader_feature_flags(), 3u);
+  // Append rows of the table's own schema (no nulls needed: all columns nullable but id).
+  auto schema = v5->schema();
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& field : schema->fields()) {
+    if (field->name() == "id") {
+      columns.push_back(array::MakePrimitive<int64_t>(array::int64(), {5000, 5001, 5002}));
+    } else {
+      columns.push_back(array::MakeNullArray(field->type(), 3));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto batch, array::RecordBatch::Make(schema, columns));
+  auto reader = array::MakeVectorReader(schema, {batch});
+  ASSERT_OK_AND_ASSIGN(auto v6, v5->Append(reader.get()));
+  const auto& m = v6->manifest().proto();
+  EXPECT_EQ(m.next_row_id(), 1503u);
+  EXPECT_EQ(m.reader_feature_flags(), 3u);
+  const auto& frag = m.fragments(m.fragments_size() - 1);
+  EXPECT_EQ(frag.id(), 3u);
+  pb::RowIdSequence ids;
+  ASSERT_TRUE(ids.ParseFromString(frag.inline_row_ids()));
+  ASSERT_EQ(ids.segments_size(), 1);
+  EXPECT_EQ(ids.segments(0).range().start(), 1500u);
+  EXPECT_EQ(ids.segments(0).range().end(), 1503u);
+  pb::RowDatasetVersionSequence created;
+  ASSERT_TRUE(created.ParseFromString(frag.inline_created_at_versions()));
+  ASSERT_EQ(created.runs_size(), 1);
+  EXPECT_EQ(created.runs(0).version(), 6u);
+  EXPECT_EQ(created.runs(0).span().range().end(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto rows, v6->CountRows());
+  EXPECT_EQ(rows, 1492);
 }
 
 TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {

@@ -234,8 +234,8 @@ Status Manifest::CheckReaderFlags() const {
                               FlagNames(unknown));
 }
 
-Status Manifest::CheckWriterFlags() const {
-  uint64_t unknown = proto_.writer_feature_flags() & ~kKnownWriterFlags;
+Status Manifest::CheckWriterFlags(uint64_t also_known) const {
+  uint64_t unknown = proto_.writer_feature_flags() & ~(kKnownWriterFlags | also_known);
   if (unknown == 0) return Status::OK();
   return Status::NotSupported("Dataset version " + std::to_string(version()) +
                               " requires writer features this library does not support: flags " +

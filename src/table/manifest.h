@@ -96,8 +96,9 @@ class Manifest {
 
   /// NotSupported when the manifest has reader flags this implementation does not know.
   Status CheckReaderFlags() const;
-  /// NotSupported when a new version may not be written on top of this one by this library.
-  Status CheckWriterFlags() const;
+  /// NotSupported when a new version may not be written on top of this one by this library
+  /// (writer flags beyond kKnownWriterFlags | `also_known`).
+  Status CheckWriterFlags(uint64_t also_known = 0) const;
 
   Manifest(pb::Manifest proto, pb::IndexSection index_section,
            std::optional<pb::Transaction> transaction, format::LanceSchema schema)

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "table/deletion.h"
+#include "table/proto/rowids.pb.h"
 
 namespace lancedb::table {
 
@@ -38,14 +39,40 @@ std::vector<uint64_t> TouchedFragments(const pb::Transaction& txn) {
   return ids;
 }
 
+bool UsesStableRowIds(const pb::Manifest& m) {
+  return (m.reader_feature_flags() & kFlagStableRowIds) != 0;
+}
+
+/// Give a new fragment the stable row ids [next_row_id, +rows) and created/updated versions
+/// `version` for all its rows (lance-format.md §3); advances next_row_id.
+void AssignStableRowIds(pb::DataFragment* frag, uint64_t version, pb::Manifest* m) {
+  const uint64_t rows = frag->physical_rows();
+  pb::RowIdSequence ids;
+  auto* range = ids.add_segments()->mutable_range();
+  range->set_start(m->next_row_id());
+  range->set_end(m->next_row_id() + rows);
+  frag->set_inline_row_ids(ids.SerializeAsString());
+  pb::RowDatasetVersionSequence versions;
+  auto* run = versions.add_runs();
+  run->mutable_span()->mutable_range()->set_start(0);
+  run->mutable_span()->mutable_range()->set_end(rows);
+  run->set_version(version);
+  std::string bytes = versions.SerializeAsString();
+  frag->set_inline_created_at_versions(bytes);
+  frag->set_inline_last_updated_at_versions(bytes);
+  m->set_next_row_id(m->next_row_id() + rows);
+}
+
 }  // namespace
 
 Status AppendOperation::Build(CommitAttempt* a) {
   auto* append = a->transaction.mutable_append();
   uint64_t next = NextFragmentId(a->manifest);
+  const bool stable = UsesStableRowIds(a->manifest);
   for (const auto& frag : fragments_) {
     pb::DataFragment copy = frag;
     copy.set_id(next++);
+    if (stable) AssignStableRowIds(&copy, a->manifest.version(), &a->manifest);
     *a->manifest.add_fragments() = copy;
     *append->add_fragments() = std::move(copy);
   }
@@ -71,12 +98,17 @@ Status AppendOperation::CheckConflict(const pb::Transaction& theirs, uint64_t ve
 
 Status OverwriteOperation::Build(CommitAttempt* a) {
   pb::Manifest& m = a->manifest;
+  // A table with stable row ids keeps them (and its id counter) across an overwrite.
+  const bool stable = UsesStableRowIds(m);
   m.clear_fragments();
+  m.set_reader_feature_flags(stable ? kFlagStableRowIds : 0);
+  m.set_writer_feature_flags(stable ? kFlagStableRowIds : 0);
   auto* overwrite = a->transaction.mutable_overwrite();
   uint64_t next = 0;
   for (const auto& frag : fragments_) {
     pb::DataFragment copy = frag;
     copy.set_id(next++);
+    if (stable) AssignStableRowIds(&copy, m.version(), &m);
     *m.add_fragments() = copy;
     *overwrite->add_fragments() = std::move(copy);
   }
@@ -84,9 +116,6 @@ Status OverwriteOperation::Build(CommitAttempt* a) {
   SetManifestSchema(schema_, &m);
   for (const auto& f : m.fields()) *overwrite->add_schema() = f;
   *overwrite->mutable_schema_metadata() = m.schema_metadata();
-  m.set_reader_feature_flags(0);
-  m.set_writer_feature_flags(0);
-  m.set_next_row_id(0);
   auto* format = m.mutable_data_format();
   format->set_file_format("lance");
   format->set_version("2.2");

@@ -26,6 +26,7 @@ class AppendOperation : public Operation {
   explicit AppendOperation(std::vector<pb::DataFragment> fragments)
       : fragments_(std::move(fragments)) {}
   std::string_view name() const override { return "Append"; }
+  bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
@@ -41,6 +42,7 @@ class OverwriteOperation : public Operation {
                      bool create_only)
       : fragments_(std::move(fragments)), schema_(std::move(schema)), create_only_(create_only) {}
   std::string_view name() const override { return create_only_ ? "Create" : "Overwrite"; }
+  bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
@@ -57,6 +59,7 @@ class DeleteOperation : public Operation {
   explicit DeleteOperation(std::map<uint64_t, std::vector<uint32_t>> deletions)
       : deletions_(std::move(deletions)) {}
   std::string_view name() const override { return "Delete"; }
+  bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Rows newly deleted by the last built attempt.
@@ -72,6 +75,7 @@ class RestoreOperation : public Operation {
  public:
   explicit RestoreOperation(ManifestPtr target) : target_(std::move(target)) {}
   std::string_view name() const override { return "Restore"; }
+  bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction&, uint64_t) const override { return Status::OK(); }
 
