@@ -100,6 +100,8 @@ TEST(Commit, AppendOverOverwriteIsCommitConflict) {
   // The failed append's data files were removed.
   ASSERT_OK_AND_ASSIGN(auto files, fs->ListDir(path + "/data"));
   EXPECT_EQ(files.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto txns, fs->ListDir(path + "/_transactions"));
+  EXPECT_EQ(txns.size(), 2u);
   int64_t n = 0;
   auto d = v1->DeleteRows({0}, &n);
   EXPECT_TRUE(d.status().IsCommitConflict()) << d.status().ToString();

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "table/dataset.h"
 #include "table/table_test_util.h"
@@ -42,6 +43,32 @@ TEST(TableCompat, WriteTableForPylance) {
   EXPECT_EQ(deleted, 100);
   ASSERT_OK_AND_ASSIGN(auto rows, v3->CountRows());
   EXPECT_EQ(rows, 1400);
+}
+
+TEST(TableCompat, AppendToStableRowIdTableForPylance) {
+  const char* out = std::getenv("LANCEDB_TABLE_OUT");
+  if (out == nullptr) GTEST_SKIP() << "LANCEDB_TABLE_OUT is not set";
+  std::string path = std::string(out) + "/stable.lance";
+  std::filesystem::remove_all(path);
+  std::filesystem::copy(testing::FixturesDir() + "/stable.lance", path,
+                        std::filesystem::copy_options::recursive);
+  auto fs = io::LocalFileSystem();
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, path));
+  // Version 5: ids 5000..5002 appended (stable row ids 1500..1502), other columns null.
+  auto schema = ds->schema();
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& field : schema->fields()) {
+    columns.push_back(field->name() == "id"
+                          ? array::MakePrimitive<int64_t>(array::int64(), {5000, 5001, 5002})
+                          : array::MakeNullArray(field->type(), 3));
+  }
+  ASSERT_OK_AND_ASSIGN(auto batch, array::RecordBatch::Make(schema, columns));
+  auto reader = array::MakeVectorReader(schema, {batch});
+  ASSERT_OK_AND_ASSIGN(auto v5, ds->Append(reader.get()));
+  // Version 6: the row at offset 200 of fragment 0 (id 200) deleted.
+  int64_t n = 0;
+  ASSERT_OK_AND_ASSIGN(auto v6, v5->DeleteRows({200}, &n));
+  EXPECT_EQ(n, 1);
 }
 
 TEST(TableCompat, ReadTableFromPylance) {

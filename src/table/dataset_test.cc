@@ -48,6 +48,11 @@ TEST(Dataset, CreateScanCount) {
   EXPECT_EQ(m.max_fragment_id(), 0u);
   EXPECT_FALSE(m.transaction_file().empty());
   EXPECT_TRUE(fs->Exists(path + "/_transactions/" + m.transaction_file()).ValueOr(false));
+  ASSERT_OK_AND_ASSIGN(auto raw, fs->ReadFile(path + "/_versions/18446744073709551614.manifest"));
+  ASSERT_OK_AND_ASSIGN(auto parsed, Manifest::Parse(*raw, "v1"));
+  ASSERT_NE(parsed->transaction(), nullptr);  // inline as well as in _transactions/
+  EXPECT_TRUE(parsed->transaction()->has_overwrite());
+  EXPECT_EQ(parsed->transaction()->read_version(), 0u);
 
   // Reopen and read all columns.
   ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(fs, path));

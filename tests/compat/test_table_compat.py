@@ -81,3 +81,22 @@ def test_pylance_writes_then_we_read(table_path, tmp_path):
     assert ds.to_table().sort_by("id").equals(_expected_rows(ids))
     _run("ReadTableFromPylance", LANCEDB_TABLE_IN=path, LANCEDB_EXPECT_ROWS=len(ids),
          LANCEDB_EXPECT_ID_SUM=sum(ids))
+
+
+def test_pylance_reads_our_append_to_a_stable_row_id_table(tmp_path):
+    if not TEST_BINARY.exists():
+        pytest.skip(f"{TEST_BINARY} not built")
+    _run("AppendToStableRowIdTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
+    ds = lance.dataset(str(tmp_path / "stable.lance"))
+    assert ds.version == 6
+    assert ds.count_rows() == 1492
+    new = ds.to_table(columns=["id"], with_row_id=True, filter="id >= 5000")
+    assert new.column("id").to_pylist() == [5000, 5001, 5002]
+    assert new.column("_rowid").to_pylist() == [1500, 1501, 1502]
+    # pylance keeps writing: its next row ids continue after ours.
+    ds.delete("id = 5001")
+    lance.write_dataset(pa.table({"id": pa.array([6000], pa.int64())}), str(tmp_path / "stable.lance"),
+                        mode="append")
+    ds = lance.dataset(str(tmp_path / "stable.lance"))
+    last = ds.to_table(columns=["id"], with_row_id=True, filter="id = 6000")
+    assert last.column("_rowid").to_pylist() == [1503]
