@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
@@ -112,6 +114,27 @@ TEST(Manifest, TruncatedOrCorruptedIsCorruption) {
   std::string garbage = bytes;
   for (size_t i = 4; i + 16 < garbage.size(); ++i) garbage[i] = static_cast<char>(0xff);
   EXPECT_TRUE(Manifest::Parse(*Buffer::Copy(garbage), "m").status().IsCorruption());
+}
+
+TEST(Manifest, RandomMutationsNeverCrash) {
+  pb::IndexSection indices;
+  indices.add_indices()->set_name("idx");
+  ASSERT_OK_AND_ASSIGN(auto manifest, Manifest::Make(SampleManifest(), indices));
+  pb::Transaction txn;
+  txn.mutable_append()->add_fragments()->set_id(1);
+  const std::string bytes = manifest->Serialize(&txn);
+  std::mt19937 rng(42);
+  for (int round = 0; round < 2000; ++round) {
+    std::string mutated = bytes;
+    int flips = 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < flips; ++i) mutated[rng() % mutated.size()] = static_cast<char>(rng());
+    auto r = Manifest::Parse(*Buffer::Copy(mutated), "m");
+    if (!r.ok()) {
+      EXPECT_TRUE(r.status().IsCorruption() || r.status().IsNotSupported() ||
+                  r.status().IsInvalidArgument())
+          << r.status().ToString();
+    }
+  }
 }
 
 TEST(Manifest, UnknownReaderFlagIsNotSupported) {
