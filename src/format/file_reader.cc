@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Opening a Lance v2 file (lance-format.md §2.1): the footer, then one read of the metadata
+// tail (column metadata, CMO and GBO tables), then global buffer 0 (the FileDescriptor).
+// Every position read from the file is checked against the file size before use.
+
+#include "format/file_reader.h"
+
+#include <google/protobuf/any.pb.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/container.h"
+#include "format/page_decoder.h"
+#include "format/proto/file.pb.h"
+#include "format/proto/file2.pb.h"
+#include "format/shredder.h"
+#include "format/unravel.h"
+
+namespace lancedb::format {
+namespace {
+
+namespace v2 = lance::file::v2;
+
+struct FieldColumns {
+  int first_column = 0;
+  std::vector<LeafPath> paths;
+  Status status;  // not OK when the field cannot be decoded (e.g. an unsupported type)
+};
+
+uint64_t ReadU64(std::string_view bytes, size_t pos) {
+  uint64_t v;
+  std::memcpy(&v, bytes.data() + pos, 8);
+  return v;
+}
+
+/// Check the invariants AppendRows relies on: whole rows, one level per item, one value per
+/// visible item.
+Status ValidatePage(const LeafPath& path, const LeafItems& page, int64_t page_rows,
+                    const std::string& where) {
+  int64_t rows = page.num_items();
+  if (path.max_rep > 0) {
+    rows = 0;
+    if (page.rep.size() != page.codes.size() ||
+        (!page.rep.empty() && page.rep[0] != path.max_rep)) {
+      return Status::Corruption("Repetition levels do not start a row in " + where);
+    }
+    for (uint16_t r : page.rep) rows += r == path.max_rep ? 1 : 0;
+  }
+  int64_t visible = 0;
+  for (uint16_t code : page.codes) visible += CodeIsVisible(path, code) ? 1 : 0;
+  if (rows != page_rows || page.num_rows != page_rows || visible != page.values.num_values) {
+    return Status::Corruption("Decoded " + std::to_string(rows) + " rows and " +
+                              std::to_string(page.values.num_values) + " values in " + where +
+                              ", expected " + std::to_string(page_rows) + " rows and " +
+                              std::to_string(visible) + " values");
+  }
+  return Status::OK();
+}
+
+/// Append rows [first, end) of a decoded page to `out`.
+void AppendRows(const LeafPath& path, const LeafItems& page, int64_t first, int64_t end,
+                LeafItems* out) {
+  int64_t item_begin = first;
+  int64_t item_end = end;
+  int64_t value_begin = first;
+  int64_t value_end = end;
+  if (path.max_rep > 0) {
+    item_begin = -1;
+    item_end = page.num_items();
+    int64_t row = 0;
+    for (int64_t i = 0; i < page.num_items(); ++i) {
+      if (page.rep[i] == path.max_rep) {
+        if (row == first) item_begin = i;
+        if (row == end) {
+          item_end = i;
+          break;
+        }
+        ++row;
+      }
+    }
+    if (item_begin < 0) item_begin = item_end = page.num_items();
+    value_begin = 0;
+    for (int64_t i = 0; i < item_begin; ++i) value_begin += CodeIsVisible(path, page.codes[i]);
+    value_end = value_begin;
+    for (int64_t i = item_begin; i < item_end; ++i) value_end += CodeIsVisible(path, page.codes[i]);
+    out->rep.insert(out->rep.end(), page.rep.begin() + item_begin, page.rep.begin() + item_end);
+  }
+  out->codes.insert(out->codes.end(), page.codes.begin() + item_begin,
+                    page.codes.begin() + item_end);
+  out->values.AppendFrom(page.values, value_begin, value_end - value_begin);
+  out->num_rows += end - first;
+}
+
+class FileReaderImpl final : public FileReader {
+ public:
+  FileReaderImpl(io::FileSystemPtr fs, std::string path, int64_t size)
+      : fs_(std::move(fs)), path_(std::move(path)), size_(size) {}
+
+  Status Init() {
+    LANCEDB_ASSIGN_OR_RETURN(auto footer_buf,
+                             fs_->ReadRange(path_, size_ - kFooterSize, kFooterSize));
+    LANCEDB_ASSIGN_OR_RETURN(footer_, DecodeFooter(footer_buf->view(), size_, path_));
+    if (footer_.major == 0 && footer_.minor == 3) {
+      version_ = {2, 0};
+    } else {
+      version_ = {footer_.major, footer_.minor};
+    }
+    if (version_.major != 2 || version_.minor > 2) {
+      return Status::NotSupported("Lance file version " + std::to_string(footer_.major) + "." +
+                                  std::to_string(footer_.minor) + " of '" + path_ +
+                                  "' is not supported");
+    }
+    const uint64_t tail_start =
+        std::min({footer_.column_meta_start, footer_.cmo_table_pos, footer_.gbo_table_pos});
+    const uint64_t tail_end = static_cast<uint64_t>(size_ - kFooterSize);
+    LANCEDB_ASSIGN_OR_RETURN(auto tail,
+                             fs_->ReadRange(path_, static_cast<int64_t>(tail_start),
+                                            static_cast<int64_t>(tail_end - tail_start)));
+    const std::string_view t = tail->view();
+    if (footer_.num_global_buffers < 1) return Corrupt("has no global buffers");
+    const uint64_t gb_pos = ReadU64(t, footer_.gbo_table_pos - tail_start);
+    const uint64_t gb_size = ReadU64(t, footer_.gbo_table_pos - tail_start + 8);
+    if (gb_pos > tail_end || gb_size > tail_end - gb_pos) {
+      return Corrupt("has a schema buffer out of bounds");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto gb, fs_->ReadRange(path_, static_cast<int64_t>(gb_pos),
+                                                     static_cast<int64_t>(gb_size)));
+    lance::file::FileDescriptor descriptor;
+    if (!descriptor.ParseFromArray(gb->data(), static_cast<int>(gb->size()))) {
+      return Corrupt("has an unreadable FileDescriptor");
+    }
+    num_rows_ = static_cast<int64_t>(descriptor.length());
+    std::vector<const lance::file::Field*> fields;
+    for (const auto& f : descriptor.schema().fields()) fields.push_back(&f);
+    array::KeyValueMetadata metadata(descriptor.schema().metadata().begin(),
+                                     descriptor.schema().metadata().end());
+    std::sort(metadata.begin(), metadata.end());
+    auto schema = LanceSchema::FromProto(fields, std::move(metadata));
+    if (!schema.ok()) return schema.status().WithContext("File '" + path_ + "'");
+    schema_ = schema.MoveValueUnsafe();
+
+    for (uint32_t c = 0; c < footer_.num_columns; ++c) {
+      const size_t entry = footer_.cmo_table_pos - tail_start + 16ull * c;
+      const uint64_t pos = ReadU64(t, entry);
+      const uint64_t len = ReadU64(t, entry + 8);
+      if (pos < tail_start || pos > tail_end || len > tail_end - pos) {
+        return Corrupt("has column metadata " + std::to_string(c) + " out of bounds");
+      }
+      v2::ColumnMetadata meta;
+      if (!meta.ParseFromArray(t.data() + (pos - tail_start), static_cast<int>(len))) {
+        return Corrupt("has unreadable metadata for column " + std::to_string(c));
+      }
+      columns_.push_back(std::move(meta));
+    }
+    return MapFields();
+  }
+
+  const LanceSchema& schema() const override { return schema_; }
+  int64_t num_rows() const override { return num_rows_; }
+  FileVersion version() const override { return version_; }
+
+  Result<array::RecordBatchPtr> Read(const std::vector<int32_t>& field_ids, int64_t row_start,
+                                     int64_t num_rows) const override {
+    if (row_start < 0 || num_rows < 0 || row_start + num_rows > num_rows_) {
+      return Status::InvalidArgument("Rows [" + std::to_string(row_start) + ", " +
+                                     std::to_string(row_start + num_rows) + ") are out of range " +
+                                     "for '" + path_ + "' with " + std::to_string(num_rows_) +
+                                     " rows");
+    }
+    std::vector<array::FieldPtr> out_fields;
+    std::vector<array::ArrayPtr> out_columns;
+    for (int32_t id : field_ids) {
+      LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
+      const LanceField& field = schema_.fields()[index];
+      LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
+      LANCEDB_ASSIGN_OR_RETURN(auto column, ReadField(index, type, row_start, num_rows));
+      out_fields.push_back(array::field(field.name, type, field.nullable, field.metadata));
+      out_columns.push_back(std::move(column));
+    }
+    return array::RecordBatch::Make(array::schema(out_fields, schema_.metadata()),
+                                    std::move(out_columns), num_rows);
+  }
+
+  Result<array::RecordBatchPtr> Take(const std::vector<int32_t>& field_ids,
+                                     const std::vector<int64_t>& rows) const override {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i] < 0 || rows[i] >= num_rows_ || (i > 0 && rows[i] < rows[i - 1])) {
+        return Status::InvalidArgument("Take rows must be sorted and within [0, " +
+                                       std::to_string(num_rows_) + ") for '" + path_ + "'");
+      }
+    }
+    if (rows.empty()) return Read(field_ids, 0, 0);
+    constexpr int64_t kMaxSpan = 8192;
+    std::vector<array::RecordBatchPtr> parts;
+    size_t begin = 0;
+    while (begin < rows.size()) {
+      size_t end = begin + 1;
+      while (end < rows.size() && rows[end] - rows[begin] < kMaxSpan) ++end;
+      const int64_t first = rows[begin];
+      LANCEDB_ASSIGN_OR_RETURN(auto range, Read(field_ids, first, rows[end - 1] - first + 1));
+      std::vector<int64_t> indices;
+      for (size_t i = begin; i < end; ++i) indices.push_back(rows[i] - first);
+      std::vector<array::ArrayPtr> columns;
+      for (const auto& column : range->columns()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto taken, array::Take(column, indices));
+        columns.push_back(std::move(taken));
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto part,
+                               array::RecordBatch::Make(range->schema(), std::move(columns),
+                                                        static_cast<int64_t>(indices.size())));
+      parts.push_back(std::move(part));
+      begin = end;
+    }
+    if (parts.size() == 1) return parts[0];
+    return array::ConcatenateBatches(parts[0]->schema(), parts);
+  }
+
+ private:
+  Status Corrupt(const std::string& what) const {
+    return Status::Corruption("File '" + path_ + "' " + what);
+  }
+
+  Status MapFields() {
+    int column = 0;
+    for (const auto& field : schema_.fields()) {
+      FieldColumns fc;
+      fc.first_column = column;
+      LanceSchema one({field}, {});
+      column += static_cast<int>(one.LeafFieldIds().size());
+      auto paths = BuildLeafPaths(one);
+      if (paths.ok()) {
+        fc.paths = paths.MoveValueUnsafe();
+      } else {
+        fc.status = paths.status();
+      }
+      fields_.push_back(std::move(fc));
+    }
+    if (version_.minor >= 1 && column != static_cast<int>(columns_.size())) {
+      return Corrupt("has " + std::to_string(columns_.size()) + " columns but its schema has " +
+                     std::to_string(column) + " leaf fields");
+    }
+    return Status::OK();
+  }
+
+  Result<size_t> FindField(int32_t id) const {
+    for (size_t i = 0; i < schema_.fields().size(); ++i) {
+      if (schema_.fields()[i].id == id) return i;
+    }
+    return Status::NotFound("Field id " + std::to_string(id) + " is not a top-level field of '" +
+                            path_ + "'");
+  }
+
+  Result<array::ArrayPtr> ReadField(size_t index, const array::DataTypePtr& type, int64_t row_start,
+                                    int64_t num_rows) const {
+    const FieldColumns& fc = fields_[index];
+    const std::string& name = schema_.fields()[index].name;
+    if (!fc.status.ok()) return fc.status.WithContext("Field '" + name + "' of '" + path_ + "'");
+    if (version_.minor == 0) {
+      return Status::NotSupported("Reading Lance 2.0 files is not supported yet ('" + path_ + "')");
+    }
+    std::vector<UnraveledLeaf> leaves;
+    for (size_t i = 0; i < fc.paths.size(); ++i) {
+      const int column = fc.first_column + static_cast<int>(i);
+      LeafItems items;
+      LANCEDB_RETURN_NOT_OK(InitLeafValues(*fc.paths[i].leaf_type, &items.values));
+      LANCEDB_RETURN_NOT_OK(ReadLeafRange(column, fc.paths[i], row_start, num_rows, &items));
+      auto leaf = Unravel(fc.paths[i], std::move(items));
+      if (!leaf.ok()) {
+        return leaf.status().WithContext("File '" + path_ + "', column " + std::to_string(column));
+      }
+      leaves.push_back(leaf.MoveValueUnsafe());
+    }
+    std::vector<const UnraveledLeaf*> ptrs;
+    for (const auto& l : leaves) ptrs.push_back(&l);
+    return AssembleField(type, ptrs);
+  }
+
+  Status ReadLeafRange(int column, const LeafPath& path, int64_t row_start, int64_t num_rows,
+                       LeafItems* out) const {
+    const auto& meta = columns_[column];
+    int64_t page_start = 0;
+    const int64_t row_end = row_start + num_rows;
+    for (int p = 0; p < meta.pages_size() && page_start < row_end; ++p) {
+      const auto& page = meta.pages(p);
+      const int64_t page_rows = static_cast<int64_t>(page.length());
+      const int64_t page_end = page_start + page_rows;
+      if (page_end > row_start && page_rows > 0) {
+        const std::string where = "file '" + path_ + "', column " + std::to_string(column) +
+                                  " (field id " + std::to_string(path.field_id) + "), page " +
+                                  std::to_string(p);
+        LeafItems items;
+        LANCEDB_RETURN_NOT_OK(DecodePage(page, path, where, &items));
+        LANCEDB_RETURN_NOT_OK(ValidatePage(path, items, page_rows, where));
+        AppendRows(path, items, std::max(row_start, page_start) - page_start,
+                   std::min(row_end, page_end) - page_start, out);
+      }
+      page_start = page_end;
+    }
+    if (out->num_rows != num_rows) {
+      return Status::Corruption("Column " + std::to_string(column) + " of '" + path_ + "' has " +
+                                "fewer rows than the file");
+    }
+    return Status::OK();
+  }
+
+  Status DecodePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
+                    const std::string& where, LeafItems* out) const {
+    if (!page.encoding().has_direct()) {
+      return Status::NotSupported("Page encoding that is not direct in " + where);
+    }
+    google::protobuf::Any any;
+    if (!any.ParseFromString(page.encoding().direct().encoding())) {
+      return Status::Corruption("Unreadable page encoding in " + where);
+    }
+    const std::string& url = any.type_url();
+    if (url.size() < 28 || url.substr(url.size() - 28) != "lance.encodings21.PageLayout") {
+      return Status::NotSupported("Page encoding '" + url + "' in " + where);
+    }
+    lance::encodings21::PageLayout layout;
+    if (!layout.ParseFromString(any.value())) {
+      return Status::Corruption("Unreadable page layout in " + where);
+    }
+    const PageDecoder* decoder = PageDecoderRegistry::Default().Find(layout.layout_case());
+    if (decoder == nullptr) {
+      return Status::NotSupported("Page layout " + std::to_string(layout.layout_case()) +
+                                  " is not supported in " + where);
+    }
+    PageContext ctx;
+    ctx.path = &path;
+    ctx.num_rows = static_cast<int64_t>(page.length());
+    ctx.where = where;
+    LANCEDB_RETURN_NOT_OK(InitLeafValues(*path.leaf_type, &ctx.value_layout));
+    if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
+      return Status::Corruption("Page buffer tables differ in length in " + where);
+    }
+    for (int b = 0; b < page.buffer_offsets_size(); ++b) {
+      const uint64_t pos = page.buffer_offsets(b);
+      const uint64_t len = page.buffer_sizes(b);
+      if (pos > static_cast<uint64_t>(size_) || len > static_cast<uint64_t>(size_) - pos) {
+        return Status::Corruption("Page buffer " + std::to_string(b) + " out of bounds in " +
+                                  where);
+      }
+      LANCEDB_ASSIGN_OR_RETURN(
+          auto buffer, fs_->ReadRange(path_, static_cast<int64_t>(pos), static_cast<int64_t>(len)));
+      ctx.buffers.push_back(std::move(buffer));
+    }
+    return decoder->Decode(layout, ctx, out);
+  }
+
+  io::FileSystemPtr fs_;
+  std::string path_;
+  int64_t size_;
+  Footer footer_;
+  FileVersion version_;
+  LanceSchema schema_;
+  int64_t num_rows_ = 0;
+  std::vector<v2::ColumnMetadata> columns_;
+  std::vector<FieldColumns> fields_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(io::FileSystemPtr fs, std::string path,
+                                                     int64_t file_size) {
+  if (file_size < 0) {
+    LANCEDB_ASSIGN_OR_RETURN(file_size, fs->GetSize(path));
+  }
+  if (file_size < kFooterSize) {
+    return Status::Corruption("File '" + path + "' is too small (" + std::to_string(file_size) +
+                              " bytes) to be a Lance file");
+  }
+  auto reader = std::make_unique<FileReaderImpl>(std::move(fs), std::move(path), file_size);
+  LANCEDB_RETURN_NOT_OK(reader->Init());
+  return std::unique_ptr<FileReader>(std::move(reader));
+}
+
+}  // namespace lancedb::format

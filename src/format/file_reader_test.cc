@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "format/file_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "format/file_writer.h"
+#include "format/test_data.h"
+#include "io/file_system.h"
+
+namespace lancedb::format {
+namespace {
+
+using array::ArrayPtr;
+using array::RecordBatchPtr;
+
+std::string UniquePath(const std::string& name) {
+  static std::atomic<int> counter{0};
+  return "format_test/" + name + "_" + std::to_string(counter++) + ".lance";
+}
+
+RecordBatchPtr MakeBatch(const std::vector<testing::TestColumn>& cols) {
+  std::vector<array::FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (const auto& c : cols) {
+    fields.push_back(c.field);
+    arrays.push_back(c.array);
+  }
+  return *array::RecordBatch::Make(array::schema(fields, {{"k", "v"}}), arrays);
+}
+
+/// Write `batch` (split into `num_batches` writes) and return the path.
+std::string WriteFile(const io::FileSystemPtr& fs, const RecordBatchPtr& batch,
+                      int64_t max_page_bytes = 8 << 20, int num_batches = 1) {
+  std::string path = UniquePath("t");
+  auto schema = LanceSchema::FromArrow(*batch->schema());
+  EXPECT_TRUE(schema.ok()) << schema.status().ToString();
+  FileWriterOptions options;
+  options.max_page_bytes = max_page_bytes;
+  auto writer = FileWriter::Open(fs, path, *schema, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  const int64_t n = batch->num_rows();
+  for (int b = 0; b < num_batches; ++b) {
+    int64_t begin = n * b / num_batches;
+    int64_t end = n * (b + 1) / num_batches;
+    EXPECT_TRUE((*writer)->Write(*batch->Slice(begin, end - begin)).ok());
+  }
+  auto result = (*writer)->Finish();
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->num_rows, n);
+  EXPECT_EQ(result->fields, schema->LeafFieldIds());
+  return path;
+}
+
+std::vector<int32_t> TopLevelIds(const FileReader& reader) {
+  std::vector<int32_t> ids;
+  for (const auto& f : reader.schema().fields()) ids.push_back(f.id);
+  return ids;
+}
+
+void ExpectColumnsEqual(const array::RecordBatch& expected, const array::RecordBatch& actual) {
+  ASSERT_EQ(expected.num_columns(), actual.num_columns());
+  ASSERT_EQ(expected.num_rows(), actual.num_rows());
+  for (int i = 0; i < expected.num_columns(); ++i) {
+    EXPECT_TRUE(array::ArrayEquals(*expected.column(i), *actual.column(i)))
+        << expected.schema()->field(i)->name() << "\nexpected "
+        << array::ArrayToString(*expected.column(i), 8) << "\nactual "
+        << array::ArrayToString(*actual.column(i), 8);
+  }
+}
+
+TEST(FileReader, RoundTripsEveryType) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(1000));
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->num_rows(), 1000);
+  EXPECT_EQ((*reader)->version().minor, 2u);
+  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 1000);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE((*read)->schema()->Equals(*batch->schema()));
+  ExpectColumnsEqual(*batch, **read);
+}
+
+TEST(FileReader, RoundTripsManyPagesAndBatches) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(700));
+  auto path = WriteFile(fs, batch, /*max_page_bytes=*/512, /*num_batches=*/3);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 700);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ExpectColumnsEqual(*batch, **read);
+}
+
+TEST(FileReader, ReadsRowRangesAcrossPageBoundaries) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(500));
+  auto path = WriteFile(fs, batch, /*max_page_bytes=*/300);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  for (auto [start, len] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 1}, {1, 37}, {99, 101}, {250, 250}, {499, 1}, {17, 0}}) {
+    auto read = (*reader)->Read(TopLevelIds(**reader), start, len);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ExpectColumnsEqual(*batch->Slice(start, len), **read);
+  }
+  EXPECT_TRUE((*reader)->Read(TopLevelIds(**reader), 400, 101).status().IsInvalidArgument());
+}
+
+TEST(FileReader, ProjectsFieldsInRequestedOrder) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(50));
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  const auto* s = (*reader)->schema().FindTopLevel("struct");
+  const auto* l = (*reader)->schema().FindTopLevel("list_int32");
+  ASSERT_NE(s, nullptr);
+  ASSERT_NE(l, nullptr);
+  auto read = (*reader)->Read({s->id, l->id}, 0, 50);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ((*read)->num_columns(), 2);
+  EXPECT_EQ((*read)->schema()->field(0)->name(), "struct");
+  EXPECT_TRUE(array::ArrayEquals(*batch->GetColumnByName("struct"), *(*read)->column(0)));
+  EXPECT_TRUE(array::ArrayEquals(*batch->GetColumnByName("list_int32"), *(*read)->column(1)));
+  EXPECT_TRUE((*reader)->Read({12345}, 0, 1).status().IsNotFound());
+}
+
+TEST(FileReader, TakesRows) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(20000));
+  auto path = WriteFile(fs, batch, /*max_page_bytes=*/64 << 10);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  std::vector<int64_t> rows{0, 3, 4, 1000, 9999, 10000, 19999};
+  auto taken = (*reader)->Take(TopLevelIds(**reader), rows);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  for (int i = 0; i < batch->num_columns(); ++i) {
+    auto expected = array::Take(batch->column(i), rows);
+    ASSERT_TRUE(expected.ok());
+    EXPECT_TRUE(array::ArrayEquals(**expected, *(*taken)->column(i)))
+        << batch->schema()->field(i)->name();
+  }
+  EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {5, 2}).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {20000}).status().IsInvalidArgument());
+}
+
+TEST(FileReader, RoundTripsOneMegabyteString) {
+  auto fs = io::MemoryFileSystem();
+  std::vector<std::optional<std::string>> values{std::string(1 << 20, 'q'), std::nullopt, "ü"};
+  auto batch = MakeBatch({{"s", array::field("s", array::utf8()), array::MakeString(values)}});
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 3);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ExpectColumnsEqual(*batch, **read);
+}
+
+TEST(FileReader, RoundTripsEmptyFile) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(0));
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->num_rows(), 0);
+  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 0);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*read)->num_rows(), 0);
+}
+
+TEST(FileReader, TruncatedOrCorruptedFilesFailCleanly) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(200));
+  auto path = WriteFile(fs, batch, 1024);
+  auto bytes = fs->ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  const std::string good((*bytes)->view());
+  // Truncations: never a crash; a short or tail-less file is Corruption naming it.
+  for (size_t len : {size_t{0}, size_t{10}, size_t{39}, good.size() / 2, good.size() - 1}) {
+    const std::string p = UniquePath("trunc");
+    ASSERT_TRUE(fs->WriteFile(p, std::string_view(good).substr(0, len)).ok());
+    auto reader = FileReader::Open(fs, p);
+    EXPECT_FALSE(reader.ok()) << len;
+    if (!reader.ok()) {
+      EXPECT_NE(reader.status().message().find(p), std::string::npos) << reader.status().ToString();
+    }
+  }
+  // Byte flips anywhere: Open/Read may fail, but must not crash.
+  for (size_t pos = 0; pos < good.size(); pos += 1 + good.size() / 150) {
+    std::string bad = good;
+    bad[pos] = static_cast<char>(bad[pos] ^ 0x5A);
+    const std::string p = UniquePath("flip");
+    ASSERT_TRUE(fs->WriteFile(p, bad).ok());
+    auto reader = FileReader::Open(fs, p);
+    if (!reader.ok()) continue;
+    auto read = (*reader)->Read(TopLevelIds(**reader), 0, (*reader)->num_rows());
+    (void)read;
+  }
+  std::string bad_magic = good;
+  bad_magic[good.size() - 1] = 'X';
+  const std::string p = UniquePath("magic");
+  ASSERT_TRUE(fs->WriteFile(p, bad_magic).ok());
+  EXPECT_TRUE(FileReader::Open(fs, p).status().IsCorruption());
+}
+
+TEST(FileWriter, RejectsMismatchedBatchesAndBadOptions) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch({{"a", array::field("a", array::int32()),
+                           array::MakePrimitive<int32_t>(array::int32(), {1, 2})}});
+  auto schema = LanceSchema::FromArrow(*batch->schema());
+  FileWriterOptions options;
+  options.version = {2, 1};
+  EXPECT_TRUE(FileWriter::Open(fs, UniquePath("v"), *schema, options).status().IsNotSupported());
+  auto writer = FileWriter::Open(fs, UniquePath("m"), *schema);
+  ASSERT_TRUE(writer.ok());
+  auto other = MakeBatch({{"a", array::field("a", array::int64()),
+                           array::MakePrimitive<int64_t>(array::int64(), {1})}});
+  EXPECT_TRUE((*writer)->Write(*other).IsInvalidArgument());
+  (*writer)->Abort();
+}
+
+}  // namespace
+}  // namespace lancedb::format

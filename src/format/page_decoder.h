@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Page decoding for file versions 2.1/2.2 (lance-format.md §2.3). A page is decoded by the
+// decoder registered for its structural layout (mini-block, full-zip, constant, ...); layouts
+// hand their compressed buffers to the decoders registered for compressive encodings
+// (Flat, Variable, FixedSizeList, ...). New layouts and encodings (bitpacking, FSST, RLE,
+// dictionaries, general compression) plug in by registering more decoders; whatever is not
+// registered fails with NotSupported naming the file, column and page.
+// Thread-safety: registries are immutable after construction; decoders are stateless.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/buffer.h"
+#include "format/leaf_data.h"
+#include "format/proto/encodings_v2_1.pb.h"
+
+namespace lancedb::format {
+
+/// Everything a layout decoder needs about one page.
+struct PageContext {
+  const LeafPath* path = nullptr;
+  int64_t num_rows = 0;
+  std::vector<BufferPtr> buffers;
+  /// "file 'x.lance', column 3, page 2", for error messages.
+  std::string where;
+  /// Empty values of the leaf's layout (kind, widths), to decode into.
+  LeafValues value_layout;
+};
+
+/// Decodes whole pages of one structural layout into leaf items.
+class PageDecoder {
+ public:
+  virtual ~PageDecoder() = default;
+  /// Decode the page; `out` receives its items with page-independent level codes.
+  virtual Status Decode(const lance::encodings21::PageLayout& layout, const PageContext& ctx,
+                        LeafItems* out) const = 0;
+};
+
+/// Layout decoders keyed by the PageLayout oneof case.
+class PageDecoderRegistry {
+ public:
+  using LayoutCase = lance::encodings21::PageLayout::LayoutCase;
+  void Register(LayoutCase layout, std::shared_ptr<const PageDecoder> decoder) {
+    decoders_[layout] = std::move(decoder);
+  }
+  /// nullptr when no decoder handles `layout`.
+  const PageDecoder* Find(LayoutCase layout) const {
+    auto it = decoders_.find(layout);
+    return it == decoders_.end() ? nullptr : it->second.get();
+  }
+  /// Mini-block, full-zip and constant layouts.
+  static const PageDecoderRegistry& Default();
+
+ private:
+  std::map<LayoutCase, std::shared_ptr<const PageDecoder>> decoders_;
+};
+
+/// Decodes the value buffers of one mini-block chunk and appends the values to `out`.
+using ChunkValueDecoder = std::function<Status(std::span<const std::span<const uint8_t>> buffers,
+                                               int64_t num_values, LeafValues* out)>;
+
+/// Compressive-encoding decoders keyed by the CompressiveEncoding oneof case. A factory
+/// inspects the encoding (and the leaf layout) and returns a chunk decoder, or NotSupported.
+class ValueDecoderRegistry {
+ public:
+  using CompressionCase = lance::encodings21::CompressiveEncoding::CompressionCase;
+  using Factory = std::function<Result<ChunkValueDecoder>(
+      const lance::encodings21::CompressiveEncoding& encoding, const LeafValues& layout)>;
+  void Register(CompressionCase c, Factory factory) { factories_[c] = std::move(factory); }
+  Result<ChunkValueDecoder> Make(const lance::encodings21::CompressiveEncoding& encoding,
+                                 const LeafValues& layout) const;
+  /// Flat, Variable(Flat offsets), FixedSizeList(Flat) with optional item validity.
+  static const ValueDecoderRegistry& Default();
+
+ private:
+  std::map<CompressionCase, Factory> factories_;
+};
+
+/// Name of a compressive encoding, for messages ("flat", "fsst", ...).
+std::string EncodingName(const lance::encodings21::CompressiveEncoding& encoding);
+
+/// Decode raw levels (only Flat(16) so far) from one buffer.
+Status DecodeLevels(const lance::encodings21::CompressiveEncoding& encoding,
+                    std::span<const uint8_t> bytes, int64_t num_levels, std::vector<uint16_t>* out);
+
+/// Translate a page's definition levels to level codes (leaf_data.h), given its layers.
+Status DefinitionToCodes(const google::protobuf::RepeatedField<int>& layers, const LeafPath& path,
+                         const std::vector<uint16_t>& def, int64_t num_items,
+                         std::vector<uint16_t>* codes);
+
+/// Highest definition level that still has a value slot, given the layers (inner to outer).
+uint16_t MaxVisibleDefinition(const google::protobuf::RepeatedField<int>& layers);
+
+/// True when an item with this level code has a value slot.
+bool CodeIsVisible(const LeafPath& path, uint16_t code);
+
+}  // namespace lancedb::format
