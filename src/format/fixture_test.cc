@@ -62,12 +62,13 @@ void SmokeRead(const std::string& table, const std::vector<std::string>& must_de
 }
 
 TEST(FixtureSmoke, ReadsPlainColumnsOfLanceDb22File) {
-  SmokeRead("types_22.lance",
-            {"i64_rand", "f64", "bool", "bin", "all_null_i32", "const_i32", "vec128", "vec32", "fsb"});
+  SmokeRead("types_22.lance", {"i64_rand", "f64", "bool", "bin", "all_null_i32", "const_i32",
+                               "vec128", "vec32", "fsb"});
 }
 
 TEST(FixtureSmoke, ReadsPlainColumnsOfLanceDb21File) {
-  SmokeRead("types_21.lance", {"i64_rand", "f64", "bool", "bin", "all_null_i32", "vec128", "vec32", "fsb"});
+  SmokeRead("types_21.lance",
+            {"i64_rand", "f64", "bool", "bin", "all_null_i32", "vec128", "vec32", "fsb"});
 }
 
 }  // namespace
