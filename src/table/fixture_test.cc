@@ -155,14 +155,17 @@ TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
     GTEST_SKIP() << "column encoding not decodable yet: " << batches.status().ToString();
   }
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
-  std::vector<int64_t> ids;
+  // LanceDB wrote `id` as float64 (JavaScript numbers).
+  ASSERT_EQ(ds->schema()->field(0)->type()->id(), array::TypeId::kFloat64);
+  std::vector<double> ids;
   for (const auto& b : *batches) {
-    const int64_t* v = b->column(0)->GetValues<int64_t>(1);
+    const double* v = b->column(0)->GetValues<double>(1);
     ids.insert(ids.end(), v, v + b->num_rows());
   }
   ASSERT_EQ(ids.size(), 5500u);
-  EXPECT_EQ(ids[999], 999);
-  EXPECT_EQ(ids[1000], 7500);
+  EXPECT_EQ(ids[999], 999.0);
+  EXPECT_EQ(ids[1000], 7500.0);
+  EXPECT_EQ(ids.back(), 11999.0);
 }
 
 }  // namespace
