@@ -163,6 +163,25 @@ inline ArrayPtr ListListString(int64_t n) {
   return ArrayData::Make(list(list(utf8())), n, outer->buffers, {inner});
 }
 
+/// list<int32> whose lists are null, empty, or hold only null items: no valid leaf value.
+inline ArrayPtr ListWithoutValues(int64_t n) {
+  std::vector<int64_t> offsets{0};
+  std::vector<bool> valid(n, true);
+  int64_t items = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 3 == 0) valid[i] = false;
+    if (i % 3 == 2) items += 2;
+    offsets.push_back(items);
+  }
+  return MakeList(list(int32()), offsets, MakeNullArray(int32(), items), valid);
+}
+
+/// struct{a: int32} where `a` is always null and the struct sometimes is.
+inline ArrayPtr StructOfNulls(int64_t n) {
+  auto type = struct_({field("a", int32())});
+  return MakeStruct(type, {MakeNullArray(int32(), n)}, EveryNth(n, 4, 1));
+}
+
 inline ArrayPtr Bools(int64_t n) {
   std::vector<bool> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = i % 3 == 0;
@@ -226,6 +245,10 @@ inline std::vector<TestColumn> AllTypeColumns(int64_t n) {
   add("list_struct_int", ListStructInt(n));
   add("list_list_string", ListListString(n));
   add("all_null_int64", MakeNullArray(int64(), n));
+  add("list_without_values", ListWithoutValues(n));
+  add("struct_of_nulls", StructOfNulls(n));
+  add("all_null_fsl", MakeNullArray(fixed_size_list(float32(), 4), n));
+  add("all_null_string", MakeNullArray(utf8(), n));
   return cols;
 }
 
