@@ -67,6 +67,51 @@ TEST(Commit, DeleteOverDeleteMergesDeletionVectors) {
   EXPECT_EQ(v3->manifest().proto().fragments(0).deletion_file().num_deleted_rows(), 4u);
 }
 
+TEST(Commit, DeleteOverDeleteOfOtherFragmentsAndOverUpdate) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("du");
+  auto v1 = Create(fs, path, 10);
+  auto a = TestReader(10, 10);
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));  // fragments 0 and 1
+  int64_t n = 0;
+  ASSERT_OK_AND_ASSIGN(auto v3, v2->DeleteRows({0}, &n));
+  ASSERT_OK_AND_ASSIGN(auto v4, v2->DeleteRows({uint64_t{1} << 32}, &n));
+  EXPECT_EQ(v4->version(), 4u);
+  ASSERT_OK_AND_ASSIGN(auto count, v4->CountRows());
+  EXPECT_EQ(count, 18);
+  // Another writer updates rows of fragment 1 (moving them elsewhere): a stale delete on
+  // fragment 1 cannot be rebased, one on fragment 0 can.
+  pb::Manifest m = v4->manifest().proto();
+  m.set_version(5);
+  pb::Transaction update;
+  update.set_read_version(4);
+  update.mutable_update()->add_updated_fragments()->set_id(1);
+  CommitRaw(fs, path, m, v4->manifest().index_section(), update);
+  auto conflict = v4->DeleteRows({(uint64_t{1} << 32) | 5}, &n);
+  ASSERT_TRUE(conflict.status().IsCommitConflict()) << conflict.status().ToString();
+  EXPECT_NE(conflict.status().message().find("Update"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto v6, v4->DeleteRows({5}, &n));
+  EXPECT_EQ(v6->version(), 6u);
+}
+
+TEST(Commit, RestoreOverConcurrentAppend) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("ra");
+  auto v1 = Create(fs, path, 10);
+  auto a = TestReader(10, 10);
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));
+  ASSERT_OK_AND_ASSIGN(auto v3, v1->Restore());
+  EXPECT_EQ(v3->version(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto count, v3->CountRows());
+  EXPECT_EQ(count, 10);
+  ASSERT_OK_AND_ASSIGN(auto txn, ReadTransaction(*fs, path, v3->manifest()));
+  ASSERT_TRUE(txn.has_restore());
+  EXPECT_EQ(txn.restore().version(), 1u);
+  // An append prepared on v2 conflicts with the restore.
+  auto b = TestReader(20, 5);
+  EXPECT_TRUE(v2->Append(b.get()).status().IsCommitConflict());
+}
+
 TEST(Commit, DeleteOverAppendAndAppendOverDelete) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("da");
