@@ -61,6 +61,10 @@ TEST(FileCompat, WriteEveryTypeForPylance) {
   for (const auto& c : cols) WriteCase(fs, dir, c.name, {c}, 8 << 20);
   WriteCase(fs, dir, "all_types", cols, 8 << 20);
   WriteCase(fs, dir, "all_types_paged", cols, 2048, 3);
+  WriteCase(
+      fs, dir, "mostly_empty_lists",
+      {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}},
+      8 << 20);
   std::vector<std::optional<std::string>> big = {std::string(1 << 20, 'z'), "small", std::nullopt};
   WriteCase(fs, dir, "one_mb_string",
             {{"s", array::field("s", array::utf8()), array::MakeString(big)}}, 8 << 20);

@@ -162,6 +162,18 @@ TEST(FileReader, RoundTripsOneMegabyteString) {
   ExpectColumnsEqual(*batch, **read);
 }
 
+TEST(FileReader, RoundTripsManyEmptyListsBetweenValues) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(
+      {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}});
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 200000);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ExpectColumnsEqual(*batch, **read);
+}
+
 TEST(FileReader, RoundTripsEmptyFile) {
   auto fs = io::MemoryFileSystem();
   auto batch = MakeBatch(testing::AllTypeColumns(0));

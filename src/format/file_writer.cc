@@ -21,6 +21,10 @@
 namespace lancedb::format {
 namespace {
 
+/// Bound on null/empty lists per page, so that any mini-block chunk (at most 4096 values) keeps
+/// its rep/def levels within the chunk header's u16 sizes.
+constexpr int64_t kMaxInvisibleItemsPerPage = 28 * 1024;
+
 std::string PackAny(const google::protobuf::Message& message, std::string_view type_name) {
   google::protobuf::Any any;
   any.set_type_url("/" + std::string(type_name));
@@ -62,7 +66,9 @@ class FileWriterImpl final : public FileWriter {
       LeafItems& items = items_[leaf];
       for (int64_t row = 0; row < batch.num_rows(); ++row) {
         shredder.AppendRow(row, &items);
-        if (PendingBytes(items) >= options_.max_page_bytes) {
+        // Invisible items all land in one mini-block chunk, whose level count is a u16.
+        if (PendingBytes(items) >= options_.max_page_bytes ||
+            items.num_invisible >= kMaxInvisibleItemsPerPage) {
           LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
         }
       }

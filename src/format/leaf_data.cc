@@ -146,6 +146,7 @@ void LeafItems::Clear() {
   rep.clear();
   codes.clear();
   values.Clear();
+  num_invisible = 0;
 }
 
 }  // namespace lancedb::format

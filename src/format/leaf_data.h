@@ -86,6 +86,7 @@ struct LeafItems {
   std::vector<uint16_t> rep;    // one per item; empty when the path has no list
   std::vector<uint16_t> codes;  // one per item
   LeafValues values;
+  int64_t num_invisible = 0;  // items without a value slot (null or empty lists)
 
   int64_t num_items() const { return static_cast<int64_t>(codes.size()); }
   void Clear();

@@ -152,7 +152,10 @@ void Shredder::EmitAbsent(int d, int64_t index, bool empty, LeafItems* out) {
   // Every list below a null struct is masked too: the item starts an instance of each of them.
   pending_rep_ = std::max<uint16_t>(pending_rep_, static_cast<uint16_t>(path_.RepLevelOf(d)));
   EmitItem(empty ? EmptyCode(layer) : NullCode(layer), out);
-  if (path_.HasListAtOrBelow(d)) return;  // invisible: no value slot
+  if (path_.HasListAtOrBelow(d)) {  // invisible: no value slot
+    out->num_invisible++;
+    return;
+  }
   out->values.AppendNullSlot();
 }
 

@@ -176,6 +176,20 @@ inline ArrayPtr ListWithoutValues(int64_t n) {
   return MakeList(list(int32()), offsets, MakeNullArray(int32(), items), valid);
 }
 
+/// list<int32> of `n` rows, all empty except every 40000th row, which holds [row, row + 1].
+inline ArrayPtr MostlyEmptyLists(int64_t n) {
+  std::vector<int64_t> offsets{0};
+  std::vector<int32_t> items;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 40000 == 7) {
+      items.push_back(static_cast<int32_t>(i));
+      items.push_back(static_cast<int32_t>(i + 1));
+    }
+    offsets.push_back(static_cast<int64_t>(items.size()));
+  }
+  return MakeList(list(int32()), offsets, MakePrimitive<int32_t>(int32(), items));
+}
+
 /// struct{a: int32} where `a` is always null and the struct sometimes is.
 inline ArrayPtr StructOfNulls(int64_t n) {
   auto type = struct_({field("a", int32())});

@@ -46,7 +46,7 @@ def _cases():
         "fsl_float_8_item_nulls", "struct", "list_struct_list", "all_null_int64", "list_struct_list_no_struct_nulls",
         "list_struct_list_no_nulls", "list_struct_int", "list_list_string",
         "list_without_values", "struct_of_nulls", "all_null_fsl", "all_null_string",
-        "one_mb_string", "all_types", "all_types_paged",
+        "one_mb_string", "mostly_empty_lists", "all_types", "all_types_paged",
     ]
     return names
 

@@ -100,3 +100,20 @@ def test_pylance_reads_our_append_to_a_stable_row_id_table(tmp_path):
     ds = lance.dataset(str(tmp_path / "stable.lance"))
     last = ds.to_table(columns=["id"], with_row_id=True, filter="id = 6000")
     assert last.column("_rowid").to_pylist() == [1503]
+
+
+def test_pylance_reads_our_append_to_an_indexed_table(tmp_path):
+    if not TEST_BINARY.exists():
+        pytest.skip(f"{TEST_BINARY} not built")
+    _run("AppendToIndexedTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
+    path = str(tmp_path / "ops.lance")
+    ds = lance.dataset(path)
+    assert ds.version == 12
+    assert ds.count_rows() == 6438
+    assert len(ds.list_indices()) == len(lance.dataset(path, version=11).list_indices())
+    # The BTree on id answers for indexed fragments; the new fragment is scanned.
+    assert ds.to_table(columns=["id"], filter="id >= 100000").column("id").to_pylist() == [
+        100000, 100001, 100002]
+    assert ds.count_rows("id = 1") == 1
+    ds.delete("id = 100001")
+    assert lance.dataset(path).count_rows() == 6437
