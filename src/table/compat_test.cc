@@ -71,6 +71,30 @@ TEST(TableCompat, AppendToStableRowIdTableForPylance) {
   EXPECT_EQ(n, 1);
 }
 
+TEST(TableCompat, AppendToIndexedTableForPylance) {
+  const char* out = std::getenv("LANCEDB_TABLE_OUT");
+  if (out == nullptr) GTEST_SKIP() << "LANCEDB_TABLE_OUT is not set";
+  std::string path = std::string(out) + "/ops.lance";
+  std::filesystem::remove_all(path);
+  std::filesystem::copy(testing::FixturesDir() + "/ops.lance", path,
+                        std::filesystem::copy_options::recursive);
+  auto fs = io::LocalFileSystem();
+  // Version 12: ids 100000..100002 appended from a stale snapshot (version 6), rebased over
+  // LanceDB's index commits; the indices do not cover the new fragment.
+  ASSERT_OK_AND_ASSIGN(auto v6, Dataset::Open(fs, path, 6));
+  auto schema = v6->schema();
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& field : schema->fields()) {
+    columns.push_back(field->name() == "id"
+                          ? array::MakePrimitive<int64_t>(array::int64(), {100000, 100001, 100002})
+                          : array::MakeNullArray(field->type(), 3));
+  }
+  ASSERT_OK_AND_ASSIGN(auto batch, array::RecordBatch::Make(schema, columns));
+  auto reader = array::MakeVectorReader(schema, {batch});
+  ASSERT_OK_AND_ASSIGN(auto v12, v6->Append(reader.get()));
+  EXPECT_EQ(v12->version(), 12u);
+}
+
 TEST(TableCompat, ReadTableFromPylance) {
   const char* in = std::getenv("LANCEDB_TABLE_IN");
   const char* expect_rows = std::getenv("LANCEDB_EXPECT_ROWS");

@@ -144,6 +144,50 @@ TEST(Fixtures, StableRowIdsAssignedOnAppendToACopy) {
   EXPECT_EQ(rows, 1492);
 }
 
+/// Rows for `schema` with the given int64 ids and every other column null.
+array::RecordBatchPtr IdsOnly(const array::SchemaPtr& schema, const std::vector<int64_t>& ids) {
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& field : schema->fields()) {
+    columns.push_back(field->name() == "id"
+                          ? array::MakePrimitive<int64_t>(array::int64(), ids)
+                          : array::MakeNullArray(field->type(), static_cast<int64_t>(ids.size())));
+  }
+  auto batch = array::RecordBatch::Make(schema, columns);
+  return batch.ok() ? *batch : nullptr;
+}
+
+TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
+  testing::TempDir dir;
+  std::string root = dir.path() + "/ops.lance";
+  std::filesystem::copy(FixturesDir() + "/ops.lance", root,
+                        std::filesystem::copy_options::recursive);
+  auto fs = io::LocalFileSystem();
+  ASSERT_OK_AND_ASSIGN(auto v11, Dataset::Open(fs, root));
+  ASSERT_OK_AND_ASSIGN(auto v6, Dataset::Open(fs, root, 6));
+  // An append prepared on version 6 rebases over Lance's five CreateIndex commits.
+  auto batch = IdsOnly(v6->schema(), {100000, 100001, 100002});
+  ASSERT_NE(batch, nullptr);
+  auto reader = array::MakeVectorReader(v6->schema(), {batch});
+  ASSERT_OK_AND_ASSIGN(auto v12, v6->Append(reader.get()));
+  EXPECT_EQ(v12->version(), 12u);
+  EXPECT_EQ(v12->manifest().index_section().indices_size(),
+            v11->manifest().index_section().indices_size());
+  for (int i = 0; i < v11->manifest().index_section().indices_size(); ++i) {
+    EXPECT_EQ(v12->manifest().index_section().indices(i).SerializeAsString(),
+              v11->manifest().index_section().indices(i).SerializeAsString());
+  }
+  ASSERT_OK_AND_ASSIGN(auto rows, v12->CountRows());
+  EXPECT_EQ(rows, 6438);
+  EXPECT_EQ(v12->manifest().proto().fragments(4).id(), 4u);
+  // A delete prepared on version 5 touches fragment 0, which Lance's Update (v6) rewrote.
+  ASSERT_OK_AND_ASSIGN(auto v5, Dataset::Open(fs, root, 5));
+  int64_t n = 0;
+  auto conflict = v5->DeleteRows({20}, &n);
+  EXPECT_TRUE(conflict.status().IsCommitConflict()) << conflict.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto latest, v5->LatestVersion());
+  EXPECT_EQ(latest, 12u);
+}
+
 TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
   auto fs = io::LocalFileSystem();
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, FixturesDir() + "/dense_del.lance"));

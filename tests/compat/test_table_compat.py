@@ -110,7 +110,7 @@ def test_pylance_reads_our_append_to_an_indexed_table(tmp_path):
     ds = lance.dataset(path)
     assert ds.version == 12
     assert ds.count_rows() == 6438
-    assert len(ds.list_indices()) == len(lance.dataset(path, version=11).list_indices())
+    assert len(ds.describe_indices()) == len(lance.dataset(path, version=11).describe_indices())
     # The BTree on id answers for indexed fragments; the new fragment is scanned.
     assert ds.to_table(columns=["id"], filter="id >= 100000").column("id").to_pylist() == [
         100000, 100001, 100002]
