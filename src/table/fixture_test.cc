@@ -28,6 +28,7 @@ struct Expected {
 };
 
 TEST(Fixtures, ManifestFactsMatchPylance) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   // Values from `lance.dataset(p)` (pylance 12): version, count_rows(), fragments.
   std::vector<Expected> tables = {
       {"dense_del", 2, 5500, 1, {12000}, "2.2"},
@@ -57,6 +58,7 @@ TEST(Fixtures, ManifestFactsMatchPylance) {
 }
 
 TEST(Fixtures, OlderVersionsOpen) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   auto fs = io::LocalFileSystem();
   std::string root = FixturesDir() + "/ops.lance";
   for (uint64_t v = 1; v <= 11; ++v) {
@@ -77,6 +79,7 @@ TEST(Fixtures, OlderVersionsOpen) {
 }
 
 TEST(Fixtures, DeleteOnACopyOfDenseDel) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/dense_del.lance";
   std::filesystem::copy(FixturesDir() + "/dense_del.lance", root,
@@ -101,6 +104,7 @@ TEST(Fixtures, DeleteOnACopyOfDenseDel) {
 }
 
 TEST(Fixtures, StableRowIdsAssignedOnAppendToACopy) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/stable.lance";
   std::filesystem::copy(FixturesDir() + "/stable.lance", root,
@@ -157,6 +161,7 @@ array::RecordBatchPtr IdsOnly(const array::SchemaPtr& schema, const std::vector<
 }
 
 TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/ops.lance";
   std::filesystem::copy(FixturesDir() + "/ops.lance", root,
@@ -189,6 +194,7 @@ TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
 }
 
 TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
   auto fs = io::LocalFileSystem();
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, FixturesDir() + "/dense_del.lance"));
   ScanOptions options;

@@ -120,4 +120,12 @@ inline std::string FixturesDir() {
   return base + "/lancedb-0.39";
 }
 
+/// Skip the current test when the LanceDB fixtures are not checked out next to the sources.
+#define LANCEDB_SKIP_WITHOUT_FIXTURES()                                                     \
+  do {                                                                                      \
+    if (!std::filesystem::exists(::lancedb::table::testing::FixturesDir())) {               \
+      GTEST_SKIP() << "fixtures not found at " << ::lancedb::table::testing::FixturesDir(); \
+    }                                                                                       \
+  } while (false)
+
 }  // namespace lancedb::table::testing
