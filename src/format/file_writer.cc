@@ -11,6 +11,8 @@
 
 #include <google/protobuf/any.pb.h>
 
+#include <algorithm>
+
 #include "format/container.h"
 #include "format/page_encoder.h"
 #include "format/proto/encodings_v2_0.pb.h"
@@ -64,8 +66,19 @@ class FileWriterImpl final : public FileWriter {
       const auto& column = batch.column(top_index_[leaf]);
       Shredder shredder(paths_[leaf], *column);
       LeafItems& items = items_[leaf];
-      for (int64_t row = 0; row < batch.num_rows(); ++row) {
-        shredder.AppendRow(row, &items);
+      const bool flat = paths_[leaf].depth() == 1;
+      for (int64_t row = 0; row < batch.num_rows();) {
+        // Flat columns go in blocks sized to end near the page limit; nested ones row by row.
+        int64_t block = 1;
+        if (flat) {
+          const int64_t per_row = items.num_rows > 0 ? PendingBytes(items) / items.num_rows + 1
+                                                     : (items.values.bits_per_value + 7) / 8 + 4;
+          block = std::clamp<int64_t>((options_.max_page_bytes - PendingBytes(items)) / per_row, 1,
+                                      4096);
+          block = std::min(block, batch.num_rows() - row);
+        }
+        shredder.AppendRows(row, row + block, &items);
+        row += block;
         // Invisible items all land in one mini-block chunk, whose level count is a u16.
         if (PendingBytes(items) >= options_.max_page_bytes ||
             items.num_invisible >= kMaxInvisibleItemsPerPage) {

@@ -111,6 +111,40 @@ void Shredder::AppendRow(int64_t row, LeafItems* out) {
   out->num_rows++;
 }
 
+void Shredder::AppendRows(int64_t begin, int64_t end, LeafItems* out) {
+  const ArrayData& a = *arrays_[0];
+  LeafValues& v = out->values;
+  const bool bulk =
+      path_.depth() == 1 && v.fsl_dim == 0 &&
+      (v.kind == ValueKind::kNone || (v.kind == ValueKind::kFixed && v.bits_per_value % 8 == 0));
+  if (!bulk) {
+    for (int64_t row = begin; row < end; ++row) AppendRow(row, out);
+    return;
+  }
+  const int64_t count = end - begin;
+  const size_t first_code = out->codes.size();
+  out->codes.resize(first_code + static_cast<size_t>(count), 0);
+  if (v.kind == ValueKind::kNone) {
+    std::fill(out->codes.begin() + first_code, out->codes.end(), NullCode(0));
+  } else {
+    const int64_t width = v.bits_per_value / 8;
+    const size_t first_byte = v.data.size();
+    const uint8_t* src = a.buffers[1]->data() + (a.offset + begin) * width;
+    v.data.insert(v.data.end(), src, src + count * width);
+    if (a.null_count != 0 && !a.buffers.empty() && a.buffers[0] != nullptr) {
+      for (int64_t i = 0; i < count; ++i) {
+        if (a.IsNull(begin + i)) {
+          out->codes[first_code + i] = NullCode(0);
+          std::memset(v.data.data() + first_byte + i * width, 0, static_cast<size_t>(width));
+        }
+      }
+    }
+    v.max_value_bytes = std::max(v.max_value_bytes, width);
+  }
+  v.num_values += count;
+  out->num_rows += count;
+}
+
 void Shredder::EmitItem(uint16_t code, LeafItems* out) {
   if (path_.max_rep > 0) out->rep.push_back(pending_rep_);
   pending_rep_ = 0;

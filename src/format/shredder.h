@@ -31,6 +31,8 @@ class Shredder {
 
   /// Append row `row` (logical index into the top-level array) to `out`.
   void AppendRow(int64_t row, LeafItems* out);
+  /// Append rows [begin, end); a bulk path for top-level primitive and string columns.
+  void AppendRows(int64_t begin, int64_t end, LeafItems* out);
 
  private:
   void Visit(int d, int64_t index, LeafItems* out);

@@ -8,6 +8,9 @@
 
 #include "format/unravel.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common/bit_util.h"
 
 namespace lancedb::format {
@@ -148,9 +151,11 @@ BufferPtr ValidityBuffer(const StepStructure& s) {
 }
 
 BufferPtr BitsBuffer(const std::vector<uint8_t>& bits, int64_t nbits) {
-  std::vector<uint8_t> copy = bits;
-  copy.resize(static_cast<size_t>(bit_util::BytesForBits(nbits)), 0);
-  return Buffer::FromVector(copy);
+  const int64_t size = bit_util::BytesForBits(nbits);
+  auto buffer = Buffer::Allocate(size);
+  std::memcpy(buffer->mutable_data(), bits.data(),
+              static_cast<size_t>(std::min<int64_t>(size, static_cast<int64_t>(bits.size()))));
+  return buffer;
 }
 
 Result<array::ArrayPtr> LeafArray(const DataTypePtr& type, const LeafValues& v,
