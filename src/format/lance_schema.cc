@@ -129,11 +129,6 @@ Result<DataTypePtr> ParseLeafType(std::string_view lt) {
   return Status::NotSupported("Unsupported Lance logical type '" + std::string(lt) + "'");
 }
 
-/// True when a fixed-size list of this item type is stored as a single Lance field.
-bool IsFslLeafItem(const DataType& item) {
-  return item.is_primitive() || item.id() == TypeId::kFixedSizeList;
-}
-
 /// The legacy v1 `encoding` Lance still writes: Plain for fixed-stride and lists, VarBinary
 /// for strings and binary, None for structs.
 lance::file::Encoding LegacyEncoding(const DataType& type) {
@@ -155,8 +150,6 @@ Status FieldFromArrow(const array::Field& arrow, int32_t parent_id, int32_t* nex
   if (type.id() == TypeId::kStruct) {
     children = type.fields();
   } else if (type.id() == TypeId::kList || type.id() == TypeId::kLargeList) {
-    children = {type.value_field()};
-  } else if (type.id() == TypeId::kFixedSizeList && !IsFslLeafItem(*type.value_type())) {
     children = {type.value_field()};
   }
   for (const auto& child : children) {
@@ -247,7 +240,12 @@ Result<std::string> LogicalTypeFromArrow(const DataType& type) {
       return std::string(type.value_type()->id() == TypeId::kStruct ? "large_list.struct"
                                                                     : "large_list");
     case TypeId::kFixedSizeList: {
-      LANCEDB_ASSIGN_OR_RETURN(std::string item, LogicalTypeFromArrow(*type.value_type()));
+      // Like Lance, a fixed-size list is always a single field: its items must be fixed width.
+      const auto& item_type = *type.value_type();
+      if (!item_type.is_primitive() && item_type.id() != TypeId::kFixedSizeList) {
+        return Status::NotSupported("Lance does not support " + type.ToString());
+      }
+      LANCEDB_ASSIGN_OR_RETURN(std::string item, LogicalTypeFromArrow(item_type));
       return "fixed_size_list:" + item + ":" + std::to_string(type.fixed_size());
     }
     case TypeId::kStruct:

@@ -123,6 +123,9 @@ TEST(LanceSchema, ReportsBadInput) {
   f.name = "weird";
   f.logical_type = "dict:string:int8:false";
   EXPECT_TRUE(f.ToArrowType().status().IsNotSupported());
+  auto fsl_of_struct = fixed_size_list(struct_({field("a", int32())}), 2);
+  EXPECT_TRUE(
+      LanceSchema::FromArrow(*schema({field("f", fsl_of_struct)})).status().IsNotSupported());
   auto ls = LanceSchema::FromArrow(*schema({field("a", int32()), field("b", utf8())}));
   auto missing = ls->Project({"b", "zz"});
   ASSERT_TRUE(missing.status().IsNotFound());
