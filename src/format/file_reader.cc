@@ -153,6 +153,18 @@ class FileReaderImpl final : public FileReader {
       if (!meta.ParseFromArray(t.data() + (pos - tail_start), static_cast<int>(len))) {
         return Corrupt("has unreadable metadata for column " + std::to_string(c));
       }
+      if (version_.minor >= 1) {
+        // Every 2.1+ column covers every row; this also bounds what a page may claim.
+        uint64_t rows = 0;
+        for (const auto& page : meta.pages()) {
+          rows += page.length();
+          if (rows > static_cast<uint64_t>(num_rows_)) break;
+        }
+        if (rows != static_cast<uint64_t>(num_rows_)) {
+          return Corrupt("column " + std::to_string(c) + " has pages for " +
+                         std::to_string(rows) + " rows, expected " + std::to_string(num_rows_));
+        }
+      }
       columns_.push_back(std::move(meta));
     }
     return MapFields();
