@@ -95,3 +95,9 @@ def test_reader_matches_pylance_on_lancedb_fixtures(written):
         expected = lance.dataset(str(FIXTURES / table)).to_table(columns=[col]).column(col)
         actual = _expected(path).column(0)
         assert actual.combine_chunks().equals(expected.combine_chunks()), f"{table}.{col}"
+
+
+def test_paged_file_has_many_pages_per_column(written):
+    meta = lance_file.LanceFileReader(str(written / "all_types_paged.lance")).metadata()
+    assert (meta.major_version, meta.minor_version) == (2, 2)
+    assert all(len(c.pages) > 1 for c in meta.columns)
