@@ -107,19 +107,75 @@ void UpdateMaxFragmentId(pb::Manifest* manifest, bool reset) {
   }
 }
 
+namespace {
+
+/// Write the attempt's transaction file and put-if-absent its manifest. On any failure the
+/// attempt's files are deleted; AlreadyExists means another writer took the version.
+Result<ManifestPtr> TryCommit(io::FileSystem& fs, const std::string& root, ManifestNaming naming,
+                              CommitAttempt* attempt) {
+  auto cleanup = [&](Status st) -> Status {
+    DeleteQuietly(fs, attempt->written_files);
+    return st;
+  };
+  pb::Manifest& m = attempt->manifest;
+  StampWriter(&m);
+  ApplyFeatureFlags(&m);
+  attempt->transaction.set_read_version(attempt->read_version);
+  attempt->transaction.set_uuid(NewUuid());
+  std::string txn_name =
+      std::to_string(attempt->read_version) + "-" + attempt->transaction.uuid() + ".txn";
+  std::string txn_path = io::JoinPath(io::JoinPath(root, "_transactions"), txn_name);
+  Status st = fs.WriteFile(txn_path, std::string_view(attempt->transaction.SerializeAsString()));
+  if (!st.ok()) return cleanup(st);
+  attempt->written_files.push_back(txn_path);
+  m.set_transaction_file(txn_name);
+  const uint64_t version = m.version();
+  auto made = Manifest::Make(std::move(m), std::move(attempt->indices));
+  if (!made.ok()) return cleanup(made.status());
+  std::string bytes = (*made)->Serialize(&attempt->transaction);
+  st = fs.PutIfAbsent(
+      io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(version, naming)),
+      std::string_view(bytes));
+  if (!st.ok()) return cleanup(st);
+  return *made;
+}
+
+/// After losing the race for `lost_version`, check `op` against every transaction committed
+/// since `read_version` and return the newest manifest to rebuild on.
+Result<ManifestPtr> Rebase(io::FileSystem& fs, const std::string& root, ManifestNaming naming,
+                           const Operation& op, uint64_t read_version, uint64_t lost_version) {
+  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, root));
+  // The conflicting version exists even if a listing does not show it yet.
+  uint64_t latest = std::max(lost_version, listing.versions.empty() ? 0 : listing.versions.back());
+  ManifestPtr newest;
+  for (uint64_t v = read_version + 1; v <= latest; ++v) {
+    LANCEDB_ASSIGN_OR_RETURN(auto theirs_manifest, ReadManifest(fs, root, v, naming));
+    auto theirs = ReadTransaction(fs, root, *theirs_manifest);
+    if (!theirs.ok()) {
+      return Status::CommitConflict(std::string(op.name()) + " cannot be rebased over version " +
+                                    std::to_string(v) + ": its transaction cannot be read (" +
+                                    theirs.status().ToString() + ")");
+    }
+    LANCEDB_RETURN_NOT_OK(op.CheckConflict(*theirs, v));
+    newest = std::move(theirs_manifest);
+  }
+  return newest;
+}
+
+}  // namespace
+
 Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::string& root,
                                    ManifestPtr read, ManifestNaming naming, Operation* op,
                                    int max_retries) {
   ManifestPtr base = std::move(read);
-  const std::string versions_dir = io::JoinPath(root, "_versions");
-  const std::string txn_dir = io::JoinPath(root, "_transactions");
   auto fail = [&](Status st) -> Status {
     DeleteQuietly(*fs, op->data_files);
     return st;
   };
+  const uint64_t known = op->supports_stable_row_ids() ? kFlagStableRowIds : 0;
   for (int attempt_no = 0; attempt_no <= std::max(max_retries, 0); ++attempt_no) {
     if (base) {
-      Status flags = base->CheckWriterFlags(op->supports_stable_row_ids() ? kFlagStableRowIds : 0);
+      Status flags = base->CheckWriterFlags(known);
       if (!flags.ok()) return fail(flags);
     }
     CommitAttempt attempt;
@@ -129,58 +185,17 @@ Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::strin
       DeleteQuietly(*fs, attempt.written_files);
       return fail(st);
     }
-    pb::Manifest& m = attempt.manifest;
-    StampWriter(&m);
-    ApplyFeatureFlags(&m);
-    attempt.transaction.set_read_version(attempt.read_version);
-    attempt.transaction.set_uuid(NewUuid());
-    std::string txn_name =
-        std::to_string(attempt.read_version) + "-" + attempt.transaction.uuid() + ".txn";
-    std::string txn_path = io::JoinPath(txn_dir, txn_name);
-    st = fs->WriteFile(txn_path, std::string_view(attempt.transaction.SerializeAsString()));
-    if (!st.ok()) {
-      DeleteQuietly(*fs, attempt.written_files);
-      return fail(st);
-    }
-    attempt.written_files.push_back(txn_path);
-    m.set_transaction_file(txn_name);
-    const uint64_t version = m.version();
-    auto made = Manifest::Make(std::move(m), std::move(attempt.indices));
-    if (!made.ok()) {
-      DeleteQuietly(*fs, attempt.written_files);
-      return fail(made.status());
-    }
-    ManifestPtr committed = *made;
-    std::string bytes = committed->Serialize(&attempt.transaction);
-    st = fs->PutIfAbsent(io::JoinPath(versions_dir, ManifestFileName(version, naming)),
-                         std::string_view(bytes));
-    if (st.ok()) {
+    const uint64_t version = attempt.manifest.version();
+    auto committed = TryCommit(*fs, root, naming, &attempt);
+    if (committed.ok()) {
       WriteVersionHint(*fs, root, version);
-      return MakeDataset(fs, root, committed, naming);
+      return MakeDataset(fs, root, *committed, naming);
     }
-    DeleteQuietly(*fs, attempt.written_files);
-    if (!st.IsAlreadyExists()) return fail(st);
-    if (!base) {
-      return fail(Status::AlreadyExists("Dataset '" + root + "' already exists"));
-    }
-    // Someone committed version `version` first: check every newer transaction, then rebase.
-    auto listing = ListVersionFiles(*fs, root);
-    if (!listing.ok()) return fail(listing.status());
-    // The conflicting version exists even if a listing does not show it yet.
-    uint64_t latest = std::max(version, listing->versions.empty() ? 0 : listing->versions.back());
-    for (uint64_t v = attempt.read_version + 1; v <= latest; ++v) {
-      auto theirs_manifest = ReadManifest(*fs, root, v, naming);
-      if (!theirs_manifest.ok()) return fail(theirs_manifest.status());
-      auto theirs = ReadTransaction(*fs, root, **theirs_manifest);
-      if (!theirs.ok()) {
-        return fail(Status::CommitConflict(
-            std::string(op->name()) + " cannot be rebased over version " + std::to_string(v) +
-            ": its transaction cannot be read (" + theirs.status().ToString() + ")"));
-      }
-      Status conflict = op->CheckConflict(*theirs, v);
-      if (!conflict.ok()) return fail(conflict);
-      if (v == latest) base = *theirs_manifest;
-    }
+    if (!committed.status().IsAlreadyExists()) return fail(committed.status());
+    if (!base) return fail(Status::AlreadyExists("Dataset '" + root + "' already exists"));
+    auto newest = Rebase(*fs, root, naming, *op, attempt.read_version, version);
+    if (!newest.ok()) return fail(newest.status());
+    base = *newest;
     Backoff(attempt_no);
   }
   return fail(Status::CommitConflict(std::string(op->name()) + " failed to commit to '" + root +
