@@ -72,6 +72,11 @@ class Dataset {
   Result<int64_t> CountRows() const;
   /// Stream the rows of this version.
   Result<std::unique_ptr<array::RecordBatchReader>> Scan(const ScanOptions& options) const;
+  /// Read the rows at `row_addresses` ((fragment_id << 32) | offset), in the order given
+  /// (duplicates allowed), projected to `columns` (empty means all). Deleted rows are returned
+  /// like any other row. InvalidArgument for an address outside this version.
+  Result<array::RecordBatchPtr> Take(const std::vector<uint64_t>& row_addresses,
+                                     const std::vector<std::string>& columns = {}) const;
   /// Every version of the dataset, oldest first.
   Result<std::vector<VersionInfo>> ListVersions() const;
   /// The newest version number on storage.

@@ -42,6 +42,12 @@ Result<std::vector<pb::DataFragment>> WriteFragments(
     const io::FileSystemPtr& fs, const std::string& root, const format::LanceSchema& schema,
     array::RecordBatchReader* data, const WriteParams& params, std::vector<std::string>* written);
 
+/// For each top-level field of `fields`, the index of the data file of `frag` that holds it
+/// (the last file listing an id of the field's subtree; tombstones (-2) ignored), or -1 when no
+/// file does and the field reads as nulls.
+std::vector<int> FieldHolders(const pb::DataFragment& frag,
+                              const std::vector<format::LanceField>& fields);
+
 /// Full path of a data file of the dataset (resolving base_id).
 Result<std::string> DataFilePath(const pb::Manifest& manifest, const std::string& root,
                                  const pb::DataFile& file);

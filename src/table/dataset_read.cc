@@ -21,6 +21,25 @@ void CollectIds(const format::LanceField& field, std::unordered_set<int32_t>* id
   for (const auto& child : field.children) CollectIds(child, ids);
 }
 
+}  // namespace
+
+std::vector<int> FieldHolders(const pb::DataFragment& frag,
+                              const std::vector<format::LanceField>& fields) {
+  std::vector<int> holders(fields.size(), -1);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::unordered_set<int32_t> ids;
+    CollectIds(fields[i], &ids);
+    for (int f = 0; f < frag.files_size(); ++f) {
+      for (int32_t id : frag.files(f).fields()) {
+        if (id >= 0 && ids.count(id)) holders[i] = f;
+      }
+    }
+  }
+  return holders;
+}
+
+namespace {
+
 /// Streams the rows of one snapshot. Externally synchronized.
 class ScanReader : public array::RecordBatchReader {
  public:
@@ -33,13 +52,7 @@ class ScanReader : public array::RecordBatchReader {
         fields_(std::move(fields)),
         schema_(std::move(schema)),
         with_row_id_(with_row_id),
-        batch_size_(std::max<int64_t>(batch_size, 1)) {
-    for (const auto& f : fields_) {
-      std::unordered_set<int32_t> ids;
-      CollectIds(f, &ids);
-      field_ids_.push_back(std::move(ids));
-    }
-  }
+        batch_size_(std::max<int64_t>(batch_size, 1)) {}
 
   array::SchemaPtr schema() const override { return schema_; }
 
@@ -87,14 +100,7 @@ class ScanReader : public array::RecordBatchReader {
   Status LoadFragment(const pb::DataFragment& frag) {
     pos_ = 0;
     readers_.assign(static_cast<size_t>(frag.files_size()), nullptr);
-    holders_.assign(fields_.size(), -1);
-    for (size_t i = 0; i < fields_.size(); ++i) {
-      for (int f = 0; f < frag.files_size(); ++f) {
-        for (int32_t id : frag.files(f).fields()) {
-          if (id >= 0 && field_ids_[i].count(id)) holders_[i] = f;
-        }
-      }
-    }
+    holders_ = FieldHolders(frag, fields_);
     deleted_.clear();
     if (frag.has_deletion_file()) {
       LANCEDB_ASSIGN_OR_RETURN(auto offsets, ReadDeletions(*fs_, root_, manifest_->proto(), frag));
@@ -143,7 +149,6 @@ class ScanReader : public array::RecordBatchReader {
   std::string root_;
   ManifestPtr manifest_;
   std::vector<format::LanceField> fields_;
-  std::vector<std::unordered_set<int32_t>> field_ids_;
   array::SchemaPtr schema_;
   bool with_row_id_;
   int64_t batch_size_;

@@ -105,6 +105,17 @@ TEST(Scan, FieldsSpreadOverFilesWithTombstonesAndMissingColumns) {
   EXPECT_TRUE(array::ArrayEquals(*batch.column(2), *array::MakePrimitive<int64_t>(i64, {1, 3, 4})));
   EXPECT_TRUE(array::ArrayEquals(*batch.column(3),
                                  *array::MakePrimitive<uint64_t>(array::uint64(), {0, 2, 3})));
+  // Take by row address, in the caller's order, deleted row included.
+  ASSERT_OK_AND_ASSIGN(auto taken, v2->Take({3, 1, 3, 0}, {"x", "extra", "id"}));
+  ASSERT_EQ(taken->num_rows(), 4);
+  EXPECT_TRUE(array::ArrayEquals(*taken->column(0),
+                                 *array::MakePrimitive<double>(f64, {3.5, 1.5, 3.5, 0.5})));
+  EXPECT_EQ(taken->column(1)->null_count, 4);
+  EXPECT_TRUE(
+      array::ArrayEquals(*taken->column(2), *array::MakePrimitive<int64_t>(i64, {4, 2, 4, 1})));
+  EXPECT_TRUE(v2->Take({uint64_t{1} << 32}).status().IsInvalidArgument());
+  ASSERT_OK_AND_ASSIGN(auto none, v2->Take({}));
+  EXPECT_EQ(none->num_rows(), 0);
   auto missing = v2->Scan(ScanOptions{{"nope"}, false, 10});
   EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
 }

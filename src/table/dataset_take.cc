@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Random access by row address (lance-format.md §3): rows are grouped by fragment, read with
+// FileReader::Take from the files holding each projected field, then put back in the caller's
+// order.
+
+#include <algorithm>
+#include <map>
+
+#include "format/file_reader.h"
+#include "table/dataset_impl.h"
+
+namespace lancedb::table {
+
+namespace {
+
+/// Read `offsets` (sorted, unique) of one fragment as columns of `fields`.
+Result<std::vector<array::ArrayPtr>> TakeFromFragment(
+    const io::FileSystemPtr& fs, const std::string& root, const pb::Manifest& manifest,
+    const pb::DataFragment& frag, const std::vector<format::LanceField>& fields,
+    const array::Schema& schema, const std::vector<int64_t>& offsets) {
+  std::vector<int> holders = FieldHolders(frag, fields);
+  std::vector<array::ArrayPtr> columns(fields.size());
+  for (int f = 0; f < frag.files_size(); ++f) {
+    std::vector<int32_t> ids;
+    std::vector<size_t> outputs;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (holders[i] == f) {
+        ids.push_back(fields[i].id);
+        outputs.push_back(i);
+      }
+    }
+    if (ids.empty()) continue;
+    const auto& file = frag.files(f);
+    LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest, root, file));
+    int64_t size = file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
+    LANCEDB_ASSIGN_OR_RETURN(auto reader, format::FileReader::Open(fs, path, size));
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Take(ids, offsets));
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      columns[outputs[j]] = batch->column(static_cast<int>(j));
+    }
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (columns[i] == nullptr) {
+      columns[i] = array::MakeNullArray(schema.field(static_cast<int>(i))->type(),
+                                        static_cast<int64_t>(offsets.size()));
+    }
+  }
+  return columns;
+}
+
+}  // namespace
+
+Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_addresses,
+                                            const std::vector<std::string>& columns) const {
+  const auto& manifest = impl_->manifest->proto();
+  format::LanceSchema projected = impl_->manifest->schema();
+  if (!columns.empty()) {
+    LANCEDB_ASSIGN_OR_RETURN(projected, projected.Project(columns));
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto schema, projected.ToArrow());
+  std::map<uint64_t, const pb::DataFragment*> fragments;
+  for (const auto& frag : manifest.fragments()) fragments[frag.id()] = &frag;
+  // fragment id -> sorted unique offsets
+  std::map<uint64_t, std::vector<int64_t>> wanted;
+  for (uint64_t addr : row_addresses) {
+    auto it = fragments.find(addr >> 32);
+    uint64_t offset = addr & 0xFFFFFFFFu;
+    if (it == fragments.end() || offset >= it->second->physical_rows()) {
+      return Status::InvalidArgument("Row address " + std::to_string(addr) + " (fragment " +
+                                     std::to_string(addr >> 32) + ", offset " +
+                                     std::to_string(offset) + ") does not exist in version " +
+                                     std::to_string(version()));
+    }
+    wanted[addr >> 32].push_back(static_cast<int64_t>(offset));
+  }
+  // Read each fragment's rows; remember where each address landed in the concatenation.
+  std::vector<array::RecordBatchPtr> parts;
+  std::map<uint64_t, int64_t> position;
+  int64_t base = 0;
+  for (auto& [frag_id, offsets] : wanted) {
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    LANCEDB_ASSIGN_OR_RETURN(auto cols,
+                             TakeFromFragment(impl_->fs, impl_->path, manifest, *fragments[frag_id],
+                                              projected.fields(), *schema, offsets));
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto part,
+        array::RecordBatch::Make(schema, std::move(cols), static_cast<int64_t>(offsets.size())));
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      position[(frag_id << 32) | static_cast<uint64_t>(offsets[i])] =
+          base + static_cast<int64_t>(i);
+    }
+    base += static_cast<int64_t>(offsets.size());
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) {
+    std::vector<array::ArrayPtr> empty;
+    for (const auto& field : schema->fields())
+      empty.push_back(array::MakeNullArray(field->type(), 0));
+    return array::RecordBatch::Make(schema, std::move(empty), 0);
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto all, array::ConcatenateBatches(schema, parts));
+  std::vector<int64_t> order;
+  order.reserve(row_addresses.size());
+  for (uint64_t addr : row_addresses) order.push_back(position[addr]);
+  std::vector<array::ArrayPtr> out;
+  for (const auto& col : all->columns()) {
+    LANCEDB_ASSIGN_OR_RETURN(auto taken, array::Take(col, order));
+    out.push_back(std::move(taken));
+  }
+  return array::RecordBatch::Make(schema, std::move(out), static_cast<int64_t>(order.size()));
+}
+
+}  // namespace lancedb::table
