@@ -153,8 +153,8 @@ BufferPtr ValidityBuffer(const StepStructure& s) {
 BufferPtr BitsBuffer(const std::vector<uint8_t>& bits, int64_t nbits) {
   const int64_t size = bit_util::BytesForBits(nbits);
   auto buffer = Buffer::Allocate(size);
-  std::memcpy(buffer->mutable_data(), bits.data(),
-              static_cast<size_t>(std::min<int64_t>(size, static_cast<int64_t>(bits.size()))));
+  const int64_t copy = std::min<int64_t>(size, static_cast<int64_t>(bits.size()));
+  if (copy > 0) std::memcpy(buffer->mutable_data(), bits.data(), static_cast<size_t>(copy));
   return buffer;
 }
 
