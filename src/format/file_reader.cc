@@ -161,8 +161,8 @@ class FileReaderImpl final : public FileReader {
           if (rows > static_cast<uint64_t>(num_rows_)) break;
         }
         if (rows != static_cast<uint64_t>(num_rows_)) {
-          return Corrupt("column " + std::to_string(c) + " has pages for " +
-                         std::to_string(rows) + " rows, expected " + std::to_string(num_rows_));
+          return Corrupt("column " + std::to_string(c) + " has pages for " + std::to_string(rows) +
+                         " rows, expected " + std::to_string(num_rows_));
         }
       }
       columns_.push_back(std::move(meta));

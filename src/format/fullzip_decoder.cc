@@ -9,13 +9,11 @@
 #include <cstring>
 
 #include "format/page_decoder.h"
+#include "format/page_encoder.h"
 
 namespace lancedb::format {
 
 namespace pb = lance::encodings21;
-
-// Defined in fullzip_writer.cc.
-int FullZipControlWordBytes(uint32_t bits_rep, uint32_t bits_def);
 
 namespace {
 

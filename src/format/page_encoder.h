@@ -39,6 +39,9 @@ struct PageLevels {
 /// Derive layers and definition levels for `items` of a leaf with `path`.
 PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items);
 
+/// Bytes of a full-zip control word for these level widths (0, 1, 2 or 4).
+int FullZipControlWordBytes(uint32_t bits_rep, uint32_t bits_def);
+
 /// Encode one page. REQUIRES: items.num_rows > 0.
 Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items);
 
