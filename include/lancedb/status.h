@@ -89,7 +89,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : repr_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : repr_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : repr_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     if (std::get<Status>(repr_).ok()) {
       repr_ = Status::Internal("Result constructed from an OK status without a value");
@@ -122,10 +122,10 @@ class [[nodiscard]] Result {
 #define LANCEDB_CONCAT(a, b) LANCEDB_CONCAT_IMPL(a, b)
 
 /// Return the Status of `expr` from the enclosing function when it is not OK.
-#define LANCEDB_RETURN_NOT_OK(expr)                 \
-  do {                                              \
-    ::lancedb::Status _lancedb_st = (expr);         \
-    if (!_lancedb_st.ok()) return _lancedb_st;      \
+#define LANCEDB_RETURN_NOT_OK(expr)            \
+  do {                                         \
+    ::lancedb::Status _lancedb_st = (expr);    \
+    if (!_lancedb_st.ok()) return _lancedb_st; \
   } while (false)
 
 #define LANCEDB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \

@@ -62,9 +62,7 @@ class Buffer {
   T* mutable_data_as() {
     return reinterpret_cast<T*>(mutable_data());
   }
-  std::span<const uint8_t> span() const {
-    return {data_, static_cast<size_t>(size_)};
-  }
+  std::span<const uint8_t> span() const { return {data_, static_cast<size_t>(size_)}; }
   std::string_view view() const {
     return {reinterpret_cast<const char*>(data_), static_cast<size_t>(size_)};
   }

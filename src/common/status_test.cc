@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 
+#include "lancedb/status.h"
+
 #include <gtest/gtest.h>
 
 #include "common/bit_util.h"
 #include "common/buffer.h"
-#include "lancedb/status.h"
 
 namespace lancedb {
 namespace {

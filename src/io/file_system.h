@@ -54,12 +54,12 @@ class FileSystem {
   virtual Result<std::unique_ptr<class OutputStream>> OpenOutputStream(const std::string& path) = 0;
 
   Status WriteFile(const std::string& path, std::string_view data) {
-    return WriteFile(path, std::span<const uint8_t>(
-                               reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+    return WriteFile(
+        path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
   }
   Status PutIfAbsent(const std::string& path, std::string_view data) {
-    return PutIfAbsent(path, std::span<const uint8_t>(
-                                 reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+    return PutIfAbsent(
+        path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
   }
 };
 

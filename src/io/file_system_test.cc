@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 
+#include "io/file_system.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <thread>
-
-#include "io/file_system.h"
 
 namespace lancedb::io {
 namespace {

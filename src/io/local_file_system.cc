@@ -44,7 +44,8 @@ Status EnsureParent(const std::string& path) {
   if (parent.empty()) return Status::OK();
   std::error_code ec;
   stdfs::create_directories(parent, ec);
-  if (ec) return Status::IOError("Cannot create directory '" + parent.string() + "': " + ec.message());
+  if (ec)
+    return Status::IOError("Cannot create directory '" + parent.string() + "': " + ec.message());
   return Status::OK();
 }
 
@@ -84,8 +85,8 @@ class LocalOutputStream : public OutputStream {
 
   Status Write(const void* data, int64_t size) override {
     if (fd_ < 0) return Status::IOError("Write to a closed stream for '" + path_ + "'");
-    LANCEDB_RETURN_NOT_OK(WriteAll(fd_, static_cast<const uint8_t*>(data),
-                                   static_cast<size_t>(size), tmp_));
+    LANCEDB_RETURN_NOT_OK(
+        WriteAll(fd_, static_cast<const uint8_t*>(data), static_cast<size_t>(size), tmp_));
     position_ += size;
     return Status::OK();
   }

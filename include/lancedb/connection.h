@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Connection: a database — a directory (local path or memory://) holding one Lance dataset per
+// table, named `<table>.lance`. Mirrors LanceDB's `lancedb::connect(uri)` and `Connection`.
+// Thread-safety: internally synchronized; share one Connection between threads freely.
+
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lancedb/arrow_c.h"
+#include "lancedb/status.h"
+#include "lancedb/table.h"
+
+namespace lancedb {
+
+struct ConnectOptions {
+  /// How often a table handle checks for versions written by others: unset = never (until
+  /// CheckoutLatest), zero = before every read, otherwise at most that often.
+  std::optional<std::chrono::milliseconds> read_consistency_interval;
+  /// Storage options (object-store keys and LanceDB's `new_table_*` keys).
+  std::map<std::string, std::string> storage_options;
+};
+
+enum class CreateTableMode {
+  kCreate,     ///< fail with AlreadyExists if the table exists
+  kOverwrite,  ///< replace the existing table's content with a new version
+  kExistOk,    ///< open the existing table (its schema must match), ignoring the data
+};
+
+struct ListTablesResponse {
+  std::vector<std::string> tables;
+  /// Pass as page_token to get the next page; empty when there are no more tables.
+  std::string page_token;
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  virtual const std::string& uri() const = 0;
+
+  /// Names of the tables, sorted; those after `start_after`, at most `limit` (0 = all).
+  virtual Result<std::vector<std::string>> TableNames(const std::string& start_after = "",
+                                                      int64_t limit = 0) const = 0;
+  /// One page of table names; `page_token` is the last name of the previous page.
+  virtual Result<ListTablesResponse> ListTables(const std::string& page_token = "",
+                                                std::optional<int64_t> limit = {}) const = 0;
+
+  /// Create a table from a stream of record batches (consumed and released).
+  virtual Result<std::shared_ptr<Table>> CreateTable(
+      const std::string& name, ArrowArrayStream* data,
+      CreateTableMode mode = CreateTableMode::kCreate) = 0;
+  /// Create an empty table with a schema (released).
+  virtual Result<std::shared_ptr<Table>> CreateEmptyTable(
+      const std::string& name, ArrowSchema* schema,
+      CreateTableMode mode = CreateTableMode::kCreate) = 0;
+  /// Open a table at its latest version, or pinned to `version` (read-only).
+  virtual Result<std::shared_ptr<Table>> OpenTable(const std::string& name,
+                                                   std::optional<uint64_t> version = {}) = 0;
+  /// Delete a table and all its versions. NotFound when missing.
+  virtual Status DropTable(const std::string& name) = 0;
+  virtual Status DropAllTables() = 0;
+};
+
+/// Connect to the database at `uri`: a local directory (created on first write) or
+/// `memory://name`. InvalidArgument / NotSupported for malformed or unsupported URIs.
+Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options = {});
+
+}  // namespace lancedb

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Table: a handle on one table (a Lance dataset). Mirrors LanceDB's Rust `Table`. Data goes in
+// and out through the Arrow C Stream Interface, so any Arrow implementation can feed and read it.
+// Thread-safety: internally synchronized; one handle may be shared by many threads. Reads see
+// the handle's current version; writes always apply to the newest version on storage.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lancedb/arrow_c.h"
+#include "lancedb/status.h"
+
+namespace lancedb {
+
+struct AddResult {
+  uint64_t version = 0;
+};
+
+enum class AddMode { kAppend, kOverwrite };
+
+struct TableVersion {
+  uint64_t version = 0;
+  int64_t timestamp_micros = 0;  ///< commit time, microseconds since the epoch
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+struct ScanRequest {
+  /// Columns to return, in order; empty = all columns.
+  std::vector<std::string> columns;
+  /// Append the `_rowid` column (uint64).
+  bool with_row_id = false;
+  /// Rows per batch.
+  int64_t batch_size = 8192;
+};
+
+class Table {
+ public:
+  virtual ~Table() = default;
+
+  virtual const std::string& name() const = 0;
+  /// The table's location (a directory ending in `.lance`).
+  virtual std::string uri() const = 0;
+  /// Export the schema of the current version.
+  virtual Status GetSchema(ArrowSchema* out) const = 0;
+  /// The version this handle reads.
+  virtual Result<uint64_t> version() const = 0;
+  virtual Result<int64_t> CountRows() const = 0;
+
+  /// Add rows from a stream (consumed and released). The schema must match the table's.
+  virtual Result<AddResult> Add(ArrowArrayStream* data, AddMode mode = AddMode::kAppend) = 0;
+  /// Stream the rows of the current version.
+  virtual Status Scan(const ScanRequest& request, ArrowArrayStream* out) const = 0;
+
+  /// Every version of the table, oldest first.
+  virtual Result<std::vector<TableVersion>> ListVersions() const = 0;
+  /// Pin the handle to `version` (read-only until CheckoutLatest). NotFound when missing.
+  virtual Status Checkout(uint64_t version) = 0;
+  /// Follow the newest version again.
+  virtual Status CheckoutLatest() = 0;
+  /// Commit the checked-out version's content as the newest version, and follow it.
+  virtual Status Restore() = 0;
+};
+
+}  // namespace lancedb

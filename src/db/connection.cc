@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// LocalConnection: a database directory on a FileSystem; each table is the Lance dataset
+// `<uri>/<name>.lance`. Thread-safety: stateless apart from immutable configuration.
+
+#include <algorithm>
+
+#include "array/c_bridge.h"
+#include "db/table_impl.h"
+#include "io/file_system.h"
+#include "lancedb/lancedb.h"
+
+namespace lancedb {
+namespace db {
+namespace {
+
+constexpr std::string_view kTableSuffix = ".lance";
+
+class LocalConnection : public Connection {
+ public:
+  LocalConnection(std::string uri, io::FileSystemPtr fs, std::string root, ConnectOptions options)
+      : uri_(std::move(uri)),
+        fs_(std::move(fs)),
+        root_(std::move(root)),
+        options_(std::move(options)) {}
+
+  const std::string& uri() const override { return uri_; }
+
+  Result<std::vector<std::string>> TableNames(const std::string& start_after,
+                                              int64_t limit) const override {
+    LANCEDB_ASSIGN_OR_RETURN(auto entries, fs_->ListDir(root_));
+    std::vector<std::string> names;
+    for (const auto& e : entries) {
+      if (!e.is_dir || e.name.size() <= kTableSuffix.size()) continue;
+      if (!e.name.ends_with(kTableSuffix)) continue;
+      std::string name = e.name.substr(0, e.name.size() - kTableSuffix.size());
+      if (!start_after.empty() && name <= start_after) continue;
+      names.push_back(std::move(name));
+    }
+    std::sort(names.begin(), names.end());
+    if (limit > 0 && static_cast<int64_t>(names.size()) > limit) names.resize(limit);
+    return names;
+  }
+
+  Result<ListTablesResponse> ListTables(const std::string& page_token,
+                                        std::optional<int64_t> limit) const override {
+    if (limit && *limit < 0) return Status::InvalidArgument("limit must not be negative");
+    LANCEDB_ASSIGN_OR_RETURN(auto all, TableNames(page_token, 0));
+    ListTablesResponse response;
+    if (limit && *limit > 0 && static_cast<int64_t>(all.size()) > *limit) {
+      all.resize(*limit);
+      response.page_token = all.back();
+    }
+    response.tables = std::move(all);
+    return response;
+  }
+
+  Result<std::shared_ptr<Table>> CreateTable(const std::string& name, ArrowArrayStream* data,
+                                             CreateTableMode mode) override {
+    if (data == nullptr || data->release == nullptr) {
+      return Status::InvalidArgument("CreateTable requires a valid ArrowArrayStream");
+    }
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
+    return CreateFromReader(name, reader.get(), mode);
+  }
+
+  Result<std::shared_ptr<Table>> CreateEmptyTable(const std::string& name, ArrowSchema* schema,
+                                                  CreateTableMode mode) override {
+    if (schema == nullptr || schema->release == nullptr) {
+      return Status::InvalidArgument("CreateEmptyTable requires a valid ArrowSchema");
+    }
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    LANCEDB_ASSIGN_OR_RETURN(auto imported, array::ImportSchema(schema));
+    auto reader = array::MakeVectorReader(imported, {});
+    return CreateFromReader(name, reader.get(), mode);
+  }
+
+  Result<std::shared_ptr<Table>> CreateFromReader(const std::string& name,
+                                                  array::RecordBatchReader* reader,
+                                                  CreateTableMode mode) {
+    std::string path = TablePath(name);
+    auto existing = table::Dataset::Open(fs_, path);
+    if (existing.ok()) {
+      if (mode == CreateTableMode::kCreate) {
+        return Status::AlreadyExists("Table '" + name + "' already exists");
+      }
+      if (mode == CreateTableMode::kExistOk) {
+        if (!(*existing)->schema()->Equals(*reader->schema())) {
+          return Status::InvalidArgument(
+              "Table '" + name + "' already exists with a different schema: " +
+              (*existing)->schema()->ToString() + " vs " + reader->schema()->ToString());
+        }
+        return Wrap(name, *existing, std::nullopt);
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto written, (*existing)->Overwrite(reader));
+      return Wrap(name, written, std::nullopt);
+    }
+    if (!existing.status().IsNotFound()) return existing.status();
+    table::WriteParams params;
+    params.mode = table::WriteMode::kCreate;
+    auto written = table::Dataset::Write(fs_, path, reader, params);
+    if (!written.ok()) {
+      // A failed create leaves nothing behind, unless someone else created the table meanwhile.
+      if (!written.status().IsAlreadyExists()) (void)fs_->DeleteDirRecursive(path);
+      if (written.status().IsAlreadyExists()) {
+        return Status::AlreadyExists("Table '" + name + "' already exists");
+      }
+      return written.status();
+    }
+    return Wrap(name, *written, std::nullopt);
+  }
+
+  Result<std::shared_ptr<Table>> OpenTable(const std::string& name,
+                                           std::optional<uint64_t> version) override {
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    auto ds = table::Dataset::Open(fs_, TablePath(name), version);
+    if (!ds.ok()) {
+      if (ds.status().IsNotFound() && !version) {
+        return Status::NotFound("Table '" + name + "' was not found");
+      }
+      return ds.status();
+    }
+    return Wrap(name, *ds, version);
+  }
+
+  Status DropTable(const std::string& name) override {
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    std::string path = TablePath(name);
+    LANCEDB_ASSIGN_OR_RETURN(bool exists, fs_->Exists(path));
+    if (!exists) return Status::NotFound("Table '" + name + "' was not found");
+    return fs_->DeleteDirRecursive(path);
+  }
+
+  Status DropAllTables() override {
+    LANCEDB_ASSIGN_OR_RETURN(auto names, TableNames("", 0));
+    for (const auto& name : names) LANCEDB_RETURN_NOT_OK(DropTable(name));
+    return Status::OK();
+  }
+
+ private:
+  std::string TablePath(const std::string& name) const {
+    return io::JoinPath(root_, name + std::string(kTableSuffix));
+  }
+
+  std::shared_ptr<Table> Wrap(const std::string& name, table::DatasetPtr ds,
+                              std::optional<uint64_t> version) {
+    return std::make_shared<LocalTable>(name, std::move(ds), options_.read_consistency_interval,
+                                        version);
+  }
+
+  std::string uri_;
+  io::FileSystemPtr fs_;
+  std::string root_;
+  ConnectOptions options_;
+};
+
+}  // namespace
+}  // namespace db
+
+Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options) {
+  io::FileSystemPtr fs;
+  std::string root;
+  LANCEDB_RETURN_NOT_OK(io::ResolveUri(uri, &fs, &root));
+  if (options.read_consistency_interval && options.read_consistency_interval->count() < 0) {
+    return Status::InvalidArgument("read_consistency_interval must not be negative");
+  }
+  return std::shared_ptr<Connection>(std::make_shared<db::LocalConnection>(
+      uri, std::move(fs), std::move(root), std::move(options)));
+}
+
+const char* Version() { return "0.1.0"; }
+
+}  // namespace lancedb

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "db/table_impl.h"
+
+#include <cctype>
+
+#include "array/c_bridge.h"
+
+namespace lancedb::db {
+
+Status ValidateTableName(const std::string& name) {
+  if (name.empty()) return Status::InvalidArgument("Table name must not be empty");
+  if (name == "." || name == "..") {
+    return Status::InvalidArgument("Invalid table name '" + name + "'");
+  }
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
+      return Status::InvalidArgument("Invalid table name '" + name +
+                                     "': only alphanumeric characters, underscores, hyphens, "
+                                     "and periods are allowed");
+    }
+  }
+  return Status::OK();
+}
+
+LocalTable::LocalTable(std::string name, table::DatasetPtr dataset,
+                       std::optional<std::chrono::milliseconds> read_consistency_interval,
+                       std::optional<uint64_t> pinned_version)
+    : name_(std::move(name)),
+      read_consistency_interval_(read_consistency_interval),
+      dataset_(std::move(dataset)),
+      last_refresh_(std::chrono::steady_clock::now()),
+      pinned_version_(pinned_version) {}
+
+std::string LocalTable::uri() const {
+  std::lock_guard lock(mu_);
+  return dataset_->path();
+}
+
+Result<table::DatasetPtr> LocalTable::Snapshot() const {
+  std::lock_guard lock(mu_);
+  if (pinned_version_ || !read_consistency_interval_) return dataset_;
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_refresh_ < *read_consistency_interval_) return dataset_;
+  LANCEDB_ASSIGN_OR_RETURN(uint64_t latest, dataset_->LatestVersion());
+  if (latest != dataset_->version()) {
+    LANCEDB_ASSIGN_OR_RETURN(dataset_, table::Dataset::Open(dataset_->fs(), dataset_->path()));
+  }
+  last_refresh_ = now;
+  return dataset_;
+}
+
+Status LocalTable::CheckWritable() const {
+  std::lock_guard lock(mu_);
+  if (pinned_version_) {
+    return Status::NotSupported("Cannot mutate table reference fixed at version " +
+                                std::to_string(*pinned_version_) + "; call CheckoutLatest() first");
+  }
+  return Status::OK();
+}
+
+Result<table::DatasetPtr> LocalTable::LatestForWrite() const {
+  table::DatasetPtr current;
+  {
+    std::lock_guard lock(mu_);
+    current = dataset_;
+  }
+  return table::Dataset::Open(current->fs(), current->path());
+}
+
+void LocalTable::Publish(const table::DatasetPtr& dataset) {
+  std::lock_guard lock(mu_);
+  if (!pinned_version_ && dataset->version() > dataset_->version()) dataset_ = dataset;
+}
+
+Status LocalTable::GetSchema(ArrowSchema* out) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  return array::ExportSchema(*ds->schema(), out);
+}
+
+Result<uint64_t> LocalTable::version() const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  return ds->version();
+}
+
+Result<int64_t> LocalTable::CountRows() const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  return ds->CountRows();
+}
+
+Result<AddResult> LocalTable::Add(ArrowArrayStream* data, AddMode mode) {
+  if (data == nullptr || data->release == nullptr) {
+    return Status::InvalidArgument("Add requires a valid ArrowArrayStream");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
+  return AddReader(reader.get(), mode);
+}
+
+Result<AddResult> LocalTable::AddReader(array::RecordBatchReader* reader, AddMode mode) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  table::DatasetPtr written;
+  if (mode == AddMode::kAppend) {
+    LANCEDB_ASSIGN_OR_RETURN(written, latest->Append(reader));
+  } else {
+    LANCEDB_ASSIGN_OR_RETURN(written, latest->Overwrite(reader));
+  }
+  Publish(written);
+  return AddResult{written->version()};
+}
+
+Status LocalTable::Scan(const ScanRequest& request, ArrowArrayStream* out) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  table::ScanOptions options;
+  options.columns = request.columns;
+  options.with_row_id = request.with_row_id;
+  options.batch_size = request.batch_size;
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, ds->Scan(options));
+  return array::ExportRecordBatchReader(std::move(reader), out);
+}
+
+Result<std::vector<TableVersion>> LocalTable::ListVersions() const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto versions, ds->ListVersions());
+  std::vector<TableVersion> out;
+  out.reserve(versions.size());
+  for (auto& v : versions) out.push_back({v.version, v.timestamp_micros, std::move(v.metadata)});
+  return out;
+}
+
+Status LocalTable::Checkout(uint64_t version) {
+  table::DatasetPtr current;
+  {
+    std::lock_guard lock(mu_);
+    current = dataset_;
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, table::Dataset::Open(current->fs(), current->path(), version));
+  std::lock_guard lock(mu_);
+  dataset_ = std::move(ds);
+  pinned_version_ = version;
+  return Status::OK();
+}
+
+Status LocalTable::CheckoutLatest() {
+  table::DatasetPtr current;
+  {
+    std::lock_guard lock(mu_);
+    current = dataset_;
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, table::Dataset::Open(current->fs(), current->path()));
+  std::lock_guard lock(mu_);
+  dataset_ = std::move(ds);
+  pinned_version_.reset();
+  last_refresh_ = std::chrono::steady_clock::now();
+  return Status::OK();
+}
+
+Status LocalTable::Restore() {
+  table::DatasetPtr current;
+  {
+    std::lock_guard lock(mu_);
+    current = dataset_;
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto restored, current->Restore());
+  std::lock_guard lock(mu_);
+  dataset_ = std::move(restored);
+  pinned_version_.reset();
+  return Status::OK();
+}
+
+}  // namespace lancedb::db

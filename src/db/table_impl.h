@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// LocalTable: the Table implementation over a Lance dataset on a FileSystem.
+// Thread-safety: internally synchronized. The current snapshot (a shared immutable Dataset) is
+// swapped under a mutex; writes run without holding it and rely on the table layer's
+// optimistic commit to serialize with every other writer (threads, processes, LanceDB).
+
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+
+#include "array/array.h"
+#include "lancedb/table.h"
+#include "table/dataset.h"
+
+namespace lancedb::db {
+
+class LocalTable : public Table {
+ public:
+  LocalTable(std::string name, table::DatasetPtr dataset,
+             std::optional<std::chrono::milliseconds> read_consistency_interval,
+             std::optional<uint64_t> pinned_version);
+
+  const std::string& name() const override { return name_; }
+  std::string uri() const override;
+  Status GetSchema(ArrowSchema* out) const override;
+  Result<uint64_t> version() const override;
+  Result<int64_t> CountRows() const override;
+  Result<AddResult> Add(ArrowArrayStream* data, AddMode mode) override;
+  Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
+  Result<std::vector<TableVersion>> ListVersions() const override;
+  Status Checkout(uint64_t version) override;
+  Status CheckoutLatest() override;
+  Status Restore() override;
+
+  /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
+  Result<AddResult> AddReader(array::RecordBatchReader* reader, AddMode mode);
+  /// The snapshot reads go to (refreshed per the read consistency interval).
+  Result<table::DatasetPtr> Snapshot() const;
+
+ private:
+  Status CheckWritable() const;
+  Result<table::DatasetPtr> LatestForWrite() const;
+  void Publish(const table::DatasetPtr& dataset);
+
+  const std::string name_;
+  const std::optional<std::chrono::milliseconds> read_consistency_interval_;
+  mutable std::mutex mu_;
+  mutable table::DatasetPtr dataset_;
+  mutable std::chrono::steady_clock::time_point last_refresh_;
+  std::optional<uint64_t> pinned_version_;
+};
+
+/// Check a table name: non-empty, only letters, digits, '_', '-' and '.', not "." or "..".
+Status ValidateTableName(const std::string& name);
+
+}  // namespace lancedb::db
