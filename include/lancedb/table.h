@@ -16,11 +16,26 @@
 #include <vector>
 
 #include "lancedb/arrow_c.h"
+#include "lancedb/query.h"
 #include "lancedb/status.h"
 
 namespace lancedb {
 
 struct AddResult {
+  uint64_t version = 0;
+};
+
+/// Result of Table::Delete.
+struct DeleteResult {
+  uint64_t num_deleted_rows = 0;
+  /// The version committed (the unchanged current version when nothing matched).
+  uint64_t version = 0;
+};
+
+/// Result of Table::Update.
+struct UpdateResult {
+  uint64_t rows_updated = 0;
+  /// The version committed (the unchanged current version when nothing matched).
   uint64_t version = 0;
 };
 
@@ -41,7 +56,7 @@ struct ScanRequest {
   int64_t batch_size = 8192;
 };
 
-class Table {
+class Table : public std::enable_shared_from_this<Table> {
  public:
   virtual ~Table() = default;
 
@@ -53,6 +68,31 @@ class Table {
   /// The version this handle reads.
   virtual Result<uint64_t> version() const = 0;
   virtual Result<int64_t> CountRows() const = 0;
+  /// Rows where the SQL `filter` is TRUE (all rows when empty). InvalidArgument for a bad
+  /// filter (syntax error with position, unknown column, type error).
+  virtual Result<int64_t> CountRows(const std::string& filter) const = 0;
+
+  /// Start a plain query (all rows, all columns) over the current version.
+  lancedb::Query Query() const;
+  /// A query returning the rows at `offsets` (positions among the live rows), in order.
+  lancedb::Query TakeOffsets(std::vector<uint64_t> offsets) const;
+  /// A query returning the rows with `row_ids` (as returned in `_rowid`), in order.
+  lancedb::Query TakeRowIds(std::vector<uint64_t> row_ids) const;
+  /// Execute a query request (what Query::Execute calls).
+  virtual Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const = 0;
+  /// The schema `request` returns.
+  virtual Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const = 0;
+
+  /// Delete the rows where the SQL predicate `where` is TRUE. Commits a new version unless no
+  /// row matches (then reports 0 and the current version).
+  virtual Result<DeleteResult> Delete(const std::string& where) = 0;
+  /// Set columns to SQL expressions (evaluated against the old row) in the rows where `where`
+  /// is TRUE (every row when unset or empty). Every expression is bound and type-checked
+  /// before any data is read; a failure leaves the table unchanged. Commits a new version
+  /// unless no row matches.
+  virtual Result<UpdateResult> Update(
+      const std::optional<std::string>& where,
+      const std::vector<std::pair<std::string, std::string>>& updates) = 0;
 
   /// Add rows from a stream (consumed and released). The schema must match the table's.
   virtual Result<AddResult> Add(ArrowArrayStream* data, AddMode mode = AddMode::kAppend) = 0;

@@ -29,6 +29,13 @@ class LocalTable : public Table {
   Status GetSchema(ArrowSchema* out) const override;
   Result<uint64_t> version() const override;
   Result<int64_t> CountRows() const override;
+  Result<int64_t> CountRows(const std::string& filter) const override;
+  Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const override;
+  Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const override;
+  Result<DeleteResult> Delete(const std::string& where) override;
+  Result<UpdateResult> Update(
+      const std::optional<std::string>& where,
+      const std::vector<std::pair<std::string, std::string>>& updates) override;
   Result<AddResult> Add(ArrowArrayStream* data, AddMode mode) override;
   Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
   Result<std::vector<TableVersion>> ListVersions() const override;

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Query: a builder for a plain (non-vector) query over a Table, mirroring LanceDB's Rust
+// `Query` (`table.query().only_if(..).select(..).limit(..)`) and `TakeQuery`
+// (`take_offsets`, `take_row_ids`). Filters and projections are SQL expression strings in the
+// DataFusion dialect LanceDB accepts. Thread-safety: a Query is a value; do not share one
+// builder between threads while modifying it. Executing it is const and thread-safe.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lancedb/arrow_c.h"
+#include "lancedb/status.h"
+
+namespace lancedb {
+
+class Table;
+
+/// What a query returns, LanceDB's `Select`.
+enum class SelectKind : uint8_t {
+  kAll,      ///< every column of the table
+  kColumns,  ///< named columns (nested paths allowed: "a.b"), in the order given
+  kDynamic,  ///< (alias, SQL expression) pairs, in the order given
+};
+
+/// The full description of a plain query; what the builder fills in.
+struct QueryRequest {
+  /// SQL filter; rows where it is not TRUE are dropped. Repeated Where() calls are ANDed.
+  std::optional<std::string> filter;
+  SelectKind select = SelectKind::kAll;
+  std::vector<std::string> columns;                          ///< for kColumns
+  std::vector<std::pair<std::string, std::string>> dynamic;  ///< for kDynamic: alias, expr
+  /// Maximum rows returned; unset or 0 = no limit.
+  std::optional<int64_t> limit;
+  /// Rows (after filtering) skipped before the first returned.
+  int64_t offset = 0;
+  /// Append the `_rowid` column (uint64).
+  bool with_row_id = false;
+  /// Maximum rows per output batch.
+  int64_t max_batch_length = 1024;
+  /// Take only these row offsets (positions among the live rows, LanceDB `take_offsets`).
+  std::optional<std::vector<uint64_t>> take_offsets;
+  /// Take only these row ids (LanceDB `take_row_ids`).
+  std::optional<std::vector<uint64_t>> take_row_ids;
+};
+
+/// Builder for a query on one table. Obtain with Table::Query(), Table::TakeOffsets() or
+/// Table::TakeRowIds(); the builder keeps the table alive.
+class Query {
+ public:
+  Query(std::shared_ptr<const Table> table, QueryRequest request = {})
+      : table_(std::move(table)), request_(std::move(request)) {}
+
+  /// Keep only rows where `filter` (SQL) is TRUE. A second call ANDs with the first.
+  Query& Where(const std::string& filter);
+  /// Return these columns, in order.
+  Query& Select(std::vector<std::string> columns);
+  /// Return computed columns: each (alias, SQL expression).
+  Query& Select(std::vector<std::pair<std::string, std::string>> expressions);
+  /// Return at most `limit` rows (0 = no limit).
+  Query& Limit(int64_t limit);
+  /// Skip the first `offset` matching rows.
+  Query& Offset(int64_t offset);
+  /// Append the `_rowid` column.
+  Query& WithRowId(bool with_row_id = true);
+  /// Maximum rows per output batch.
+  Query& MaxBatchLength(int64_t rows);
+
+  const QueryRequest& request() const { return request_; }
+
+  /// Run the query: bind and type-check every expression (errors are returned here, before
+  /// any data is read), then stream the result into `out` (caller releases it).
+  Status Execute(ArrowArrayStream* out) const;
+  /// The schema the query returns (caller releases it).
+  Status OutputSchema(ArrowSchema* out) const;
+
+ private:
+  std::shared_ptr<const Table> table_;
+  QueryRequest request_;
+};
+
+}  // namespace lancedb

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// The Query builder (include/lancedb/query.h) and the Table methods that create one.
+
+#include "lancedb/query.h"
+
+#include "lancedb/table.h"
+
+namespace lancedb {
+
+Query& Query::Where(const std::string& filter) {
+  if (request_.filter && !request_.filter->empty()) {
+    request_.filter = "(" + *request_.filter + ") AND (" + filter + ")";
+  } else {
+    request_.filter = filter;
+  }
+  return *this;
+}
+
+Query& Query::Select(std::vector<std::string> columns) {
+  request_.select = SelectKind::kColumns;
+  request_.columns = std::move(columns);
+  request_.dynamic.clear();
+  return *this;
+}
+
+Query& Query::Select(std::vector<std::pair<std::string, std::string>> expressions) {
+  request_.select = SelectKind::kDynamic;
+  request_.dynamic = std::move(expressions);
+  request_.columns.clear();
+  return *this;
+}
+
+Query& Query::Limit(int64_t limit) {
+  request_.limit = limit;
+  return *this;
+}
+
+Query& Query::Offset(int64_t offset) {
+  request_.offset = offset;
+  return *this;
+}
+
+Query& Query::WithRowId(bool with_row_id) {
+  request_.with_row_id = with_row_id;
+  return *this;
+}
+
+Query& Query::MaxBatchLength(int64_t rows) {
+  request_.max_batch_length = rows;
+  return *this;
+}
+
+Status Query::Execute(ArrowArrayStream* out) const {
+  if (table_ == nullptr) return Status::InvalidArgument("Query has no table");
+  return table_->ExecuteQuery(request_, out);
+}
+
+Status Query::OutputSchema(ArrowSchema* out) const {
+  if (table_ == nullptr) return Status::InvalidArgument("Query has no table");
+  return table_->QuerySchema(request_, out);
+}
+
+lancedb::Query Table::Query() const { return lancedb::Query(shared_from_this()); }
+
+lancedb::Query Table::TakeOffsets(std::vector<uint64_t> offsets) const {
+  QueryRequest request;
+  request.take_offsets = std::move(offsets);
+  return lancedb::Query(shared_from_this(), std::move(request));
+}
+
+lancedb::Query Table::TakeRowIds(std::vector<uint64_t> row_ids) const {
+  QueryRequest request;
+  request.take_row_ids = std::move(row_ids);
+  return lancedb::Query(shared_from_this(), std::move(request));
+}
+
+}  // namespace lancedb
