@@ -31,8 +31,17 @@ std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) {
   return std::shared_ptr<Buffer>(new Buffer(p, size, std::move(owner)));
 }
 
+std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
+  int64_t capacity = PaddedCapacity(size);
+  uint8_t* p = AlignedAlloc(capacity);
+  // Zero only the padding, so that reads of the padded tail are deterministic.
+  if (capacity > size) std::memset(p + size, 0, static_cast<size_t>(capacity - size));
+  std::shared_ptr<const void> owner(p, [](const void* q) { std::free(const_cast<void*>(q)); });
+  return std::shared_ptr<Buffer>(new Buffer(p, size, std::move(owner)));
+}
+
 std::shared_ptr<Buffer> Buffer::Copy(const void* data, int64_t size) {
-  auto buf = Allocate(size);
+  auto buf = AllocateUninitialized(size);
   if (size > 0) std::memcpy(buf->mutable_data(), data, static_cast<size_t>(size));
   return buf;
 }

@@ -27,6 +27,8 @@ class Buffer {
  public:
   /// Allocate `size` zero-initialized bytes, 64-byte aligned.
   static std::shared_ptr<Buffer> Allocate(int64_t size);
+  /// Allocate `size` bytes without initializing them (for data about to be overwritten).
+  static std::shared_ptr<Buffer> AllocateUninitialized(int64_t size);
   /// Copy `size` bytes from `data`.
   static std::shared_ptr<Buffer> Copy(const void* data, int64_t size);
   static std::shared_ptr<Buffer> Copy(std::string_view bytes) {

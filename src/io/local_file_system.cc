@@ -7,6 +7,7 @@
 // the name is taken), which is the atomic commit primitive Lance uses on local disks.
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,30 @@ Result<std::string> WriteTemp(const std::string& path, std::span<const uint8_t> 
   return tmp;
 }
 
+// Ranges at least this large are memory-mapped instead of copied: Lance files are immutable once
+// published (replaced only by rename, deleted only by unlink), so a mapping stays valid.
+constexpr int64_t kMmapThreshold = 1 << 20;
+
+Result<BufferPtr> MapRange(int fd, const std::string& path, int64_t offset, int64_t length) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus("Cannot stat", path, errno);
+  if (offset + length > st.st_size) {
+    return Status::IOError("Range [" + std::to_string(offset) + ", " +
+                           std::to_string(offset + length) + ") is past the end of '" + path +
+                           "' (" + std::to_string(st.st_size) + " bytes)");
+  }
+  static const int64_t kPage = ::sysconf(_SC_PAGESIZE);
+  const int64_t start = offset / kPage * kPage;
+  const size_t map_len = static_cast<size_t>(offset + length - start);
+  void* addr = ::mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
+  if (addr == MAP_FAILED) return ErrnoStatus("Cannot map", path, errno);
+  std::shared_ptr<const void> owner(addr, [map_len](const void* p) {
+    ::munmap(const_cast<void*>(p), map_len);
+  });
+  return Buffer::Wrap(static_cast<const uint8_t*>(addr) + (offset - start), length,
+                      std::move(owner));
+}
+
 class LocalOutputStream : public OutputStream {
  public:
   LocalOutputStream(std::string path, std::string tmp, int fd)
@@ -134,7 +159,12 @@ class LocalFs : public FileSystem {
     }
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("Cannot open", path, errno);
-    auto buffer = Buffer::Allocate(length);
+    if (length >= kMmapThreshold) {
+      auto mapped = MapRange(fd, path, offset, length);
+      ::close(fd);
+      return mapped;
+    }
+    auto buffer = Buffer::AllocateUninitialized(length);
     int64_t done = 0;
     while (done < length) {
       ssize_t n = ::pread(fd, buffer->mutable_data() + done, static_cast<size_t>(length - done),
