@@ -5,6 +5,9 @@
 // chunk words in buffer 0, chunks in buffer 1 with the grammar
 //   u16 num_levels [u16 rep_bytes] [u16 def_bytes] (u16|u32 size) x num_buffers, pad to 8,
 //   [rep, pad 8] [def, pad 8] value buffers each padded to 8.
+// A dictionary page (MiniBlockLayout.dictionary) holds its block-encoded dictionary in buffer 2
+// and index values in the chunks; indices are mapped through the dictionary chunk by chunk.
+// Levels are decoded per chunk with the page-wide rep/def block encodings.
 // Every offset read from the file is bounds-checked.
 
 #include <cstring>
@@ -21,7 +24,7 @@ int64_t PadTo8(int64_t x) { return (x + 7) / 8 * 8; }
 
 class ChunkReader {
  public:
-  ChunkReader(std::span<const uint8_t> chunk) : chunk_(chunk) {}
+  explicit ChunkReader(std::span<const uint8_t> chunk) : chunk_(chunk) {}
   Result<uint64_t> Read(int width) {
     if (pos_ + width > static_cast<int64_t>(chunk_.size())) return Overflow();
     uint64_t v = 0;
@@ -43,6 +46,87 @@ class ChunkReader {
   int64_t pos_ = 0;
 };
 
+Status BadIndex(uint64_t index, uint64_t size) {
+  return Status::Corruption("dictionary index " + std::to_string(index) + " out of range [0, " +
+                            std::to_string(size) + ")");
+}
+
+/// Gather dictionary entries by index into `out`. Indices are `index_bits` wide.
+template <typename Index>
+Status GatherDictionary(const LeafValues& dict, const uint8_t* indices, int64_t n,
+                        LeafValues* out) {
+  const uint64_t size = static_cast<uint64_t>(dict.num_values);
+  if (dict.kind == ValueKind::kVariable) {
+    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      Index idx;
+      std::memcpy(&idx, indices + i * static_cast<int64_t>(sizeof(Index)), sizeof(Index));
+      if (static_cast<uint64_t>(idx) >= size) return BadIndex(static_cast<uint64_t>(idx), size);
+      const int64_t begin = dict.offsets[idx];
+      const int64_t end = dict.offsets[idx + 1];
+      out->data.insert(out->data.end(), dict.data.begin() + begin, dict.data.begin() + end);
+      out->offsets.push_back(out->offsets.back() + (end - begin));
+    }
+    out->num_values += n;
+    return Status::OK();
+  }
+  if (dict.bits_per_value % 8 != 0 || dict.fsl_dim != 0) {
+    return Status::NotSupported("dictionary of " + std::to_string(dict.bits_per_value) +
+                                "-bit values");
+  }
+  const int64_t width = dict.bits_per_value / 8;
+  uint8_t* dst = GrowFixed(out, n);
+  for (int64_t i = 0; i < n; ++i) {
+    Index idx;
+    std::memcpy(&idx, indices + i * static_cast<int64_t>(sizeof(Index)), sizeof(Index));
+    if (static_cast<uint64_t>(idx) >= size) return BadIndex(static_cast<uint64_t>(idx), size);
+    std::memcpy(dst + i * width, dict.data.data() + static_cast<int64_t>(idx) * width,
+                static_cast<size_t>(width));
+  }
+  return Status::OK();
+}
+
+/// The page's dictionary (buffer 2) and a chunk decoder that maps indices through it.
+Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
+                                                const PageContext& ctx) {
+  if (ctx.buffers.size() < 3) return Status::Corruption("missing dictionary buffer");
+  const int64_t num_entries = static_cast<int64_t>(mb.num_dictionary_items());
+  if (num_entries > ctx.buffers[2]->size() * 8 + 1024 && !mb.dictionary().has_constant()) {
+    return Status::Corruption("dictionary claims " + std::to_string(num_entries) + " entries");
+  }
+  auto dict = std::make_shared<LeafValues>(ctx.value_layout);
+  LANCEDB_ASSIGN_OR_RETURN(
+      BlockValueDecoder dict_decoder,
+      ValueDecoderRegistry::Default().MakeBlock(mb.dictionary(), ctx.value_layout));
+  auto st = dict_decoder(ctx.buffers[2]->span(), num_entries, dict.get());
+  if (!st.ok()) return st.WithContext("Dictionary");
+  if (dict->num_values != num_entries) return Status::Corruption("dictionary size mismatch");
+  LANCEDB_ASSIGN_OR_RETURN(int64_t index_bits, DecodedValueBits(mb.value_compression()));
+  if (index_bits != 8 && index_bits != 16 && index_bits != 32 && index_bits != 64) {
+    return Status::NotSupported("dictionary indices of " + std::to_string(index_bits) + " bits");
+  }
+  auto indices = std::make_shared<LeafValues>(FixedLayout(index_bits));
+  LANCEDB_ASSIGN_OR_RETURN(ChunkValueDecoder index_decoder,
+                           ValueDecoderRegistry::Default().Make(mb.value_compression(), *indices));
+  return ChunkValueDecoder(
+      [dict, indices, index_decoder = std::move(index_decoder), index_bits](
+          std::span<const std::span<const uint8_t>> buffers, int64_t n, LeafValues* out) -> Status {
+        indices->Clear();
+        LANCEDB_RETURN_NOT_OK(index_decoder(buffers, n, indices.get()));
+        const uint8_t* p = indices->data.data();
+        switch (index_bits) {
+          case 8:
+            return GatherDictionary<uint8_t>(*dict, p, n, out);
+          case 16:
+            return GatherDictionary<uint16_t>(*dict, p, n, out);
+          case 32:
+            return GatherDictionary<uint32_t>(*dict, p, n, out);
+          default:
+            return GatherDictionary<uint64_t>(*dict, p, n, out);
+        }
+      });
+}
+
 class MiniBlockDecoder final : public PageDecoder {
  public:
   Status Decode(const pb::PageLayout& layout, const PageContext& ctx,
@@ -54,15 +138,24 @@ class MiniBlockDecoder final : public PageDecoder {
  private:
   static Status DecodeImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx, LeafItems* out) {
     const LeafPath& path = *ctx.path;
-    if (mb.has_dictionary() || mb.num_dictionary_items() > 0) {
-      return Status::NotSupported("dictionary-encoded mini-block pages are not supported yet");
-    }
     if (ctx.buffers.size() < 2) return Status::Corruption("missing buffers");
-    LANCEDB_ASSIGN_OR_RETURN(
-        ChunkValueDecoder decode_values,
-        ValueDecoderRegistry::Default().Make(mb.value_compression(), ctx.value_layout));
+    ChunkValueDecoder decode_values;
+    if (mb.has_dictionary()) {
+      LANCEDB_ASSIGN_OR_RETURN(decode_values, MakeDictionaryDecoder(mb, ctx));
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(decode_values, ValueDecoderRegistry::Default().Make(
+                                                  mb.value_compression(), ctx.value_layout));
+    }
     const bool has_rep = mb.has_rep_compression();
     const bool has_def = mb.has_def_compression();
+    BlockValueDecoder rep_decoder;
+    BlockValueDecoder def_decoder;
+    if (has_rep) {
+      LANCEDB_ASSIGN_OR_RETURN(rep_decoder, MakeLevelDecoder(mb.rep_compression()));
+    }
+    if (has_def) {
+      LANCEDB_ASSIGN_OR_RETURN(def_decoder, MakeLevelDecoder(mb.def_compression()));
+    }
     const int word_bytes = mb.has_large_chunk() ? 4 : 2;
     const auto words = ctx.buffers[0]->span();
     const auto data = ctx.buffers[1]->span();
@@ -70,10 +163,20 @@ class MiniBlockDecoder final : public PageDecoder {
     const int64_t num_items = static_cast<int64_t>(mb.num_items());
     const int64_t num_buffers = static_cast<int64_t>(mb.num_buffers());
     if (num_buffers < 1 || num_buffers > 16) return Status::Corruption("bad num_buffers");
+    if (num_items < 0 || num_items > num_chunks * 4096) {
+      return Status::Corruption(std::to_string(num_items) + " items in " +
+                                std::to_string(num_chunks) + " chunks");
+    }
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
+    if (out->values.kind == ValueKind::kFixed) {
+      out->values.data.reserve(
+          static_cast<size_t>((num_items * out->values.bits_per_value + 7) / 8));
+    }
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
+    std::vector<std::span<const uint8_t>> buffers(static_cast<size_t>(num_buffers));
+    std::vector<int64_t> sizes(static_cast<size_t>(num_buffers));
     int64_t offset = 0;
     int64_t values_seen = 0;
     for (int64_t c = 0; c < num_chunks; ++c) {
@@ -97,31 +200,29 @@ class MiniBlockDecoder final : public PageDecoder {
       if (has_def) {
         LANCEDB_ASSIGN_OR_RETURN(def_bytes, reader.Read(2));
       }
-      std::vector<int64_t> sizes;
       for (int64_t b = 0; b < num_buffers; ++b) {
         LANCEDB_ASSIGN_OR_RETURN(uint64_t size, reader.Read(word_bytes));
-        sizes.push_back(static_cast<int64_t>(size));
+        sizes[b] = static_cast<int64_t>(size);
       }
       if (has_rep) {
         LANCEDB_ASSIGN_OR_RETURN(auto bytes, reader.Take(static_cast<int64_t>(rep_bytes)));
-        LANCEDB_RETURN_NOT_OK(
-            DecodeLevels(mb.rep_compression(), bytes, static_cast<int64_t>(num_levels), &rep));
+        auto st = DecodeLevelsWith(rep_decoder, bytes, static_cast<int64_t>(num_levels), &rep);
+        if (!st.ok()) return st.WithContext("Repetition levels of chunk " + std::to_string(c));
       }
       if (has_def) {
         LANCEDB_ASSIGN_OR_RETURN(auto bytes, reader.Take(static_cast<int64_t>(def_bytes)));
-        LANCEDB_RETURN_NOT_OK(
-            DecodeLevels(mb.def_compression(), bytes, static_cast<int64_t>(num_levels), &def));
+        auto st = DecodeLevelsWith(def_decoder, bytes, static_cast<int64_t>(num_levels), &def);
+        if (!st.ok()) return st.WithContext("Definition levels of chunk " + std::to_string(c));
       }
-      std::vector<std::span<const uint8_t>> buffers;
-      for (int64_t size : sizes) {
-        LANCEDB_ASSIGN_OR_RETURN(auto bytes, reader.Take(size));
-        buffers.push_back(bytes);
+      for (int64_t b = 0; b < num_buffers; ++b) {
+        LANCEDB_ASSIGN_OR_RETURN(buffers[b], reader.Take(sizes[b]));
       }
-      LANCEDB_RETURN_NOT_OK(decode_values(buffers, n, &out->values));
+      auto st = decode_values(buffers, n, &out->values);
+      if (!st.ok()) return st.WithContext("Values of chunk " + std::to_string(c));
       values_seen += n;
       offset += chunk_bytes;
     }
-    if (values_seen != num_items) {
+    if (values_seen != num_items || out->values.num_values != num_items) {
       return Status::Corruption("chunks hold " + std::to_string(values_seen) +
                                 " values, expected " + std::to_string(num_items));
     }

@@ -7,6 +7,7 @@
 
 #include "format/page_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lancedb::format {
@@ -33,58 +34,60 @@ bool IsListLayer(int layer) {
          layer == pb::REPDEF_EMPTYABLE_LIST || layer == pb::REPDEF_NULL_AND_EMPTY_LIST;
 }
 
-std::vector<uint16_t> ReadU16(std::span<const uint8_t> bytes, int64_t count) {
-  std::vector<uint16_t> out(static_cast<size_t>(count));
-  if (count > 0) std::memcpy(out.data(), bytes.data(), static_cast<size_t>(count) * 2);
-  return out;
+/// Levels of a constant page: raw u16 when `has_compression` is false.
+Status ConstantLevels(bool has_compression, const pb::CompressiveEncoding& compression,
+                      const BufferPtr& buffer, int64_t count, std::vector<uint16_t>* out) {
+  if (count == 0) return Status::OK();
+  if (has_compression) return DecodeLevels(compression, buffer->span(), count, out);
+  if (buffer->size() < count * 2) {
+    return Status::Corruption("Constant page level buffer holds " + std::to_string(buffer->size()) +
+                              " bytes for " + std::to_string(count) + " levels");
+  }
+  out->resize(static_cast<size_t>(count));
+  std::memcpy(out->data(), buffer->data(), static_cast<size_t>(count) * 2);
+  return Status::OK();
 }
 
 class ConstantDecoder final : public PageDecoder {
  public:
   Status Decode(const pb::PageLayout& layout, const PageContext& ctx,
                 LeafItems* out) const override {
-    const auto& c = layout.constant_layout();
+    auto st = DecodeImpl(layout.constant_layout(), ctx, out);
+    return st.ok() ? st : st.WithContext("Constant page in " + ctx.where);
+  }
+
+ private:
+  static Status DecodeImpl(const pb::ConstantLayout& c, const PageContext& ctx, LeafItems* out) {
     const LeafPath& path = *ctx.path;
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
-    if (c.has_inline_value()) {
-      if (!ctx.buffers.empty() || out->values.kind != ValueKind::kFixed ||
-          out->values.bits_per_value % 8 != 0 ||
-          static_cast<int64_t>(c.inline_value().size()) * 8 != out->values.bits_per_value) {
-        return Status::NotSupported("Constant page with an inline value of " +
-                                    std::to_string(c.inline_value().size()) +
-                                    " bytes for this column in " + ctx.where);
-      }
-      out->codes.assign(static_cast<size_t>(ctx.num_rows), 0);
-      for (int64_t i = 0; i < ctx.num_rows; ++i) {
-        out->values.data.insert(out->values.data.end(), c.inline_value().begin(),
-                                c.inline_value().end());
-      }
-      out->values.num_values = ctx.num_rows;
-      if (path.max_rep > 0) out->rep.assign(static_cast<size_t>(ctx.num_rows), path.max_rep);
-      return Status::OK();
+    const bool has_value = c.has_inline_value();
+    if (has_value &&
+        (out->values.kind != ValueKind::kFixed || out->values.bits_per_value % 8 != 0 ||
+         static_cast<int64_t>(c.inline_value().size()) * 8 != out->values.bits_per_value)) {
+      return Status::NotSupported("inline value of " + std::to_string(c.inline_value().size()) +
+                                  " bytes for this column");
     }
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
     int64_t num_items = ctx.num_rows;
-    if (ctx.buffers.empty()) {
-      def.assign(static_cast<size_t>(num_items), 1);
+    const int64_t nrep = static_cast<int64_t>(c.num_rep_values());
+    const int64_t ndef = static_cast<int64_t>(c.num_def_values());
+    if (ctx.buffers.empty() || (nrep == 0 && ndef == 0)) {
+      def.assign(static_cast<size_t>(num_items), has_value ? 0 : 1);
       if (path.max_rep > 0) rep.assign(static_cast<size_t>(num_items), path.max_rep);
     } else {
-      if (c.has_rep_compression() || c.has_def_compression() || ctx.buffers.size() < 2) {
-        return Status::NotSupported("Constant page with compressed levels in " + ctx.where);
+      if (ctx.buffers.size() < 2 || (nrep > 0 && ndef > 0 && nrep != ndef) ||
+          nrep > (int64_t{1} << 32) || ndef > (int64_t{1} << 32)) {
+        return Status::Corruption("level buffers are inconsistent");
       }
-      const int64_t nrep = static_cast<int64_t>(c.num_rep_values());
-      const int64_t ndef = static_cast<int64_t>(c.num_def_values());
-      if (ctx.buffers[0]->size() < nrep * 2 || ctx.buffers[1]->size() < ndef * 2 ||
-          (nrep > 0 && ndef > 0 && nrep != ndef)) {
-        return Status::Corruption("Constant page level buffers are inconsistent in " + ctx.where);
-      }
-      rep = ReadU16(ctx.buffers[0]->span(), nrep);
-      def = ReadU16(ctx.buffers[1]->span(), ndef);
+      LANCEDB_RETURN_NOT_OK(
+          ConstantLevels(c.has_rep_compression(), c.rep_compression(), ctx.buffers[0], nrep, &rep));
+      LANCEDB_RETURN_NOT_OK(
+          ConstantLevels(c.has_def_compression(), c.def_compression(), ctx.buffers[1], ndef, &def));
       num_items = std::max(nrep, ndef);
       if (nrep == 0 && path.max_rep > 0) {
-        return Status::Corruption("Constant page without repetition levels in " + ctx.where);
+        return Status::Corruption("list column without repetition levels");
       }
       if (ndef == 0) def.assign(static_cast<size_t>(num_items), 0);
     }
@@ -92,9 +95,13 @@ class ConstantDecoder final : public PageDecoder {
     if (path.max_rep > 0) out->rep = std::move(rep);
     for (uint16_t code : out->codes) {
       if (code == 0) {
-        return Status::NotSupported("Constant page with valid values in " + ctx.where);
+        if (!has_value) return Status::Corruption("valid items but no inline value");
+        out->values.data.insert(out->values.data.end(), c.inline_value().begin(),
+                                c.inline_value().end());
+        out->values.num_values++;
+      } else if (CodeIsVisible(path, code)) {
+        out->values.AppendNullSlot();
       }
-      if (CodeIsVisible(path, code)) out->values.AppendNullSlot();
     }
     return Status::OK();
   }
@@ -136,19 +143,47 @@ std::string EncodingName(const pb::CompressiveEncoding& e) {
   return "unknown";
 }
 
+LeafValues FixedLayout(int64_t bits) {
+  LeafValues v;
+  v.kind = ValueKind::kFixed;
+  v.bits_per_value = bits;
+  return v;
+}
+
+uint8_t* GrowFixed(LeafValues* out, int64_t num_values) {
+  const size_t start = out->data.size();
+  out->data.resize(start + static_cast<size_t>(num_values * (out->bits_per_value / 8)));
+  out->num_values += num_values;
+  return out->data.data() + start;
+}
+
+Result<BlockValueDecoder> MakeLevelDecoder(const pb::CompressiveEncoding& encoding) {
+  auto decoder = ValueDecoderRegistry::Default().MakeBlock(encoding, FixedLayout(16));
+  if (!decoder.ok()) return decoder.status().WithContext("Levels");
+  return decoder;
+}
+
+Status DecodeLevelsWith(const BlockValueDecoder& decoder, std::span<const uint8_t> bytes,
+                        int64_t num_levels, std::vector<uint16_t>* out) {
+  LeafValues levels = FixedLayout(16);
+  levels.data.reserve(static_cast<size_t>(num_levels) * 2);
+  LANCEDB_RETURN_NOT_OK(decoder(bytes, num_levels, &levels));
+  if (levels.num_values != num_levels) {
+    return Status::Corruption("Level buffer decoded to " + std::to_string(levels.num_values) +
+                              " levels, expected " + std::to_string(num_levels));
+  }
+  const size_t start = out->size();
+  out->resize(start + static_cast<size_t>(num_levels));
+  if (num_levels > 0) {
+    std::memcpy(out->data() + start, levels.data.data(), static_cast<size_t>(num_levels) * 2);
+  }
+  return Status::OK();
+}
+
 Status DecodeLevels(const pb::CompressiveEncoding& encoding, std::span<const uint8_t> bytes,
                     int64_t num_levels, std::vector<uint16_t>* out) {
-  if (!encoding.has_flat() || encoding.flat().bits_per_value() != 16 ||
-      encoding.flat().has_data()) {
-    return Status::NotSupported("Levels encoded with " + EncodingName(encoding));
-  }
-  if (static_cast<int64_t>(bytes.size()) < num_levels * 2) {
-    return Status::Corruption("Level buffer holds " + std::to_string(bytes.size()) +
-                              " bytes, expected " + std::to_string(num_levels * 2));
-  }
-  std::vector<uint16_t> levels = ReadU16(bytes, num_levels);
-  out->insert(out->end(), levels.begin(), levels.end());
-  return Status::OK();
+  LANCEDB_ASSIGN_OR_RETURN(BlockValueDecoder decoder, MakeLevelDecoder(encoding));
+  return DecodeLevelsWith(decoder, bytes, num_levels, out);
 }
 
 uint16_t MaxVisibleDefinition(const google::protobuf::RepeatedField<int>& layers) {
@@ -221,9 +256,38 @@ Result<ChunkValueDecoder> ValueDecoderRegistry::Make(const pb::CompressiveEncodi
   auto it = factories_.find(encoding.compression_case());
   if (it == factories_.end()) {
     return Status::NotSupported("Compressive encoding '" + EncodingName(encoding) +
-                                "' is not supported yet");
+                                "' is not supported in mini-block chunks");
   }
   return it->second(encoding, layout);
+}
+
+Result<BlockValueDecoder> ValueDecoderRegistry::MakeBlock(const pb::CompressiveEncoding& encoding,
+                                                          const LeafValues& layout) const {
+  auto it = block_factories_.find(encoding.compression_case());
+  if (it == block_factories_.end()) {
+    return Status::NotSupported("Compressive encoding '" + EncodingName(encoding) +
+                                "' is not supported for whole buffers");
+  }
+  return it->second(encoding, layout);
+}
+
+Result<int64_t> DecodedValueBits(const pb::CompressiveEncoding& e) {
+  switch (e.compression_case()) {
+    case pb::CompressiveEncoding::kFlat:
+      return static_cast<int64_t>(e.flat().bits_per_value());
+    case pb::CompressiveEncoding::kInlineBitpacking:
+      return static_cast<int64_t>(e.inline_bitpacking().uncompressed_bits_per_value());
+    case pb::CompressiveEncoding::kOutOfLineBitpacking:
+      return static_cast<int64_t>(e.out_of_line_bitpacking().uncompressed_bits_per_value());
+    case pb::CompressiveEncoding::kRle:
+      return DecodedValueBits(e.rle().values());
+    case pb::CompressiveEncoding::kGeneral:
+      return DecodedValueBits(e.general().values());
+    case pb::CompressiveEncoding::kByteStreamSplit:
+      return DecodedValueBits(e.byte_stream_split().values());
+    default:
+      return Status::NotSupported("Encoding '" + EncodingName(e) + "' is not fixed-width");
+  }
 }
 
 // Defined in miniblock_decoder.cc and fullzip_decoder.cc.

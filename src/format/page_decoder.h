@@ -68,27 +68,60 @@ class PageDecoderRegistry {
 using ChunkValueDecoder = std::function<Status(std::span<const std::span<const uint8_t>> buffers,
                                                int64_t num_values, LeafValues* out)>;
 
+/// Decodes one buffer holding `num_values` values in a block context (levels, dictionaries,
+/// constant-layout levels) and appends them to `out`.
+using BlockValueDecoder =
+    std::function<Status(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out)>;
+
 /// Compressive-encoding decoders keyed by the CompressiveEncoding oneof case. A factory
-/// inspects the encoding (and the leaf layout) and returns a chunk decoder, or NotSupported.
+/// inspects the encoding (and the leaf layout to decode into) and returns a decoder, or
+/// NotSupported. Chunk decoders read mini-block chunk buffers; block decoders whole buffers.
 class ValueDecoderRegistry {
  public:
   using CompressionCase = lance::encodings21::CompressiveEncoding::CompressionCase;
   using Factory = std::function<Result<ChunkValueDecoder>(
       const lance::encodings21::CompressiveEncoding& encoding, const LeafValues& layout)>;
+  using BlockFactory = std::function<Result<BlockValueDecoder>(
+      const lance::encodings21::CompressiveEncoding& encoding, const LeafValues& layout)>;
   void Register(CompressionCase c, Factory factory) { factories_[c] = std::move(factory); }
+  void RegisterBlock(CompressionCase c, BlockFactory factory) {
+    block_factories_[c] = std::move(factory);
+  }
   Result<ChunkValueDecoder> Make(const lance::encodings21::CompressiveEncoding& encoding,
                                  const LeafValues& layout) const;
-  /// Flat, Variable(Flat offsets), FixedSizeList(Flat) with optional item validity.
+  Result<BlockValueDecoder> MakeBlock(const lance::encodings21::CompressiveEncoding& encoding,
+                                      const LeafValues& layout) const;
+  /// Every encoding Lance 2.1/2.2 writes: Flat, Variable, FixedSizeList, InlineBitpacking,
+  /// OutOfLineBitpacking, Rle, Fsst, General, ByteStreamSplit, Constant.
   static const ValueDecoderRegistry& Default();
 
  private:
   std::map<CompressionCase, Factory> factories_;
+  std::map<CompressionCase, BlockFactory> block_factories_;
 };
+
+/// Width in bits of the values an encoding decodes to when it is fixed-width (dictionary
+/// indices); NotSupported otherwise.
+Result<int64_t> DecodedValueBits(const lance::encodings21::CompressiveEncoding& encoding);
+
+/// A fixed-width layout of `bits` per value (levels, dictionary indices).
+LeafValues FixedLayout(int64_t bits);
+
+/// Append `num_values` zero-initialised fixed-width values to `out` and return their bytes.
+/// REQUIRES: out->bits_per_value % 8 == 0.
+uint8_t* GrowFixed(LeafValues* out, int64_t num_values);
 
 /// Name of a compressive encoding, for messages ("flat", "fsst", ...).
 std::string EncodingName(const lance::encodings21::CompressiveEncoding& encoding);
 
-/// Decode raw levels (only Flat(16) so far) from one buffer.
+/// Decoder of one buffer of u16 repetition or definition levels.
+Result<BlockValueDecoder> MakeLevelDecoder(const lance::encodings21::CompressiveEncoding& encoding);
+
+/// Decode `num_levels` levels from `bytes` with `decoder` and append them to `out`.
+Status DecodeLevelsWith(const BlockValueDecoder& decoder, std::span<const uint8_t> bytes,
+                        int64_t num_levels, std::vector<uint16_t>* out);
+
+/// Decode levels with a decoder made for `encoding` (see MakeLevelDecoder).
 Status DecodeLevels(const lance::encodings21::CompressiveEncoding& encoding,
                     std::span<const uint8_t> bytes, int64_t num_levels, std::vector<uint16_t>* out);
 

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Decoders of uncompressed mini-block chunk values (lance-format.md §2.3):
+// Decoders of uncompressed values (lance-format.md §2.3), in chunk and block form:
 //   Flat(bits): the raw little-endian values (bit-packed LSB-first when bits % 8 != 0);
 //   FixedSizeList(dim, has_validity, Flat(item bits)): [item validity bitmap] + flat items;
-//   Variable(Flat 32|64 offsets): (n + 1) offsets relative to the chunk buffer, then bytes.
+//   Variable(Flat 32|64 offsets): chunk form = (n + 1) offsets relative to the chunk buffer,
+//     then bytes; block form = u32|u64 bits_per_offset, u32|u64 bytes_start, (n + 1) offsets
+//     relative to bytes_start, bytes;
+//   ByteStreamSplit(Flat(bits)): byte plane b holds byte b of every value;
+//   Constant(value): the value repeated.
+// The registry also holds the compressed decoders of compressed_decoders.cc.
 
 #include <cstring>
 
@@ -14,9 +19,14 @@ namespace lancedb::format {
 
 namespace pb = lance::encodings21;
 
+// Defined in compressed_decoders.cc.
+void RegisterCompressedDecoders(ValueDecoderRegistry* registry);
+
 namespace {
 
-Status NeedBuffers(std::span<const std::span<const uint8_t>> buffers, size_t n) {
+using Buffers = std::span<const std::span<const uint8_t>>;
+
+Status NeedBuffers(Buffers buffers, size_t n) {
   if (buffers.size() != n) {
     return Status::Corruption("Chunk has " + std::to_string(buffers.size()) +
                               " value buffers, expected " + std::to_string(n));
@@ -28,7 +38,7 @@ Status AppendFixed(std::span<const uint8_t> bytes, int64_t num_values, LeafValue
   const int64_t bits = out->bits_per_value;
   const int64_t need = (num_values * bits + 7) / 8;
   if (static_cast<int64_t>(bytes.size()) < need) {
-    return Status::Corruption("Chunk value buffer holds " + std::to_string(bytes.size()) +
+    return Status::Corruption("Value buffer holds " + std::to_string(bytes.size()) +
                               " bytes, expected " + std::to_string(need));
   }
   if (bits % 8 == 0) {
@@ -45,18 +55,33 @@ bool IsPlainFlat(const pb::CompressiveEncoding& e, int64_t bits) {
          static_cast<int64_t>(e.flat().bits_per_value()) == bits;
 }
 
-Result<ChunkValueDecoder> MakeFlat(const pb::CompressiveEncoding& e, const LeafValues& layout) {
+Status CheckFlat(const pb::CompressiveEncoding& e, const LeafValues& layout) {
   if (layout.kind != ValueKind::kFixed || !IsPlainFlat(e, layout.bits_per_value)) {
     return Status::NotSupported("Encoding " + EncodingName(e) + " for a column of " +
                                 std::to_string(layout.bits_per_value) + "-bit values");
   }
-  return ChunkValueDecoder([](std::span<const std::span<const uint8_t>> buffers, int64_t num_values,
-                              LeafValues* out) -> Status {
+  return Status::OK();
+}
+
+Result<ChunkValueDecoder> MakeFlat(const pb::CompressiveEncoding& e, const LeafValues& layout) {
+  LANCEDB_RETURN_NOT_OK(CheckFlat(e, layout));
+  return ChunkValueDecoder([](Buffers buffers, int64_t num_values, LeafValues* out) -> Status {
     LANCEDB_RETURN_NOT_OK(NeedBuffers(buffers, 1));
     LANCEDB_RETURN_NOT_OK(AppendFixed(buffers[0], num_values, out));
     out->num_values += num_values;
     return Status::OK();
   });
+}
+
+Result<BlockValueDecoder> MakeFlatBlock(const pb::CompressiveEncoding& e,
+                                        const LeafValues& layout) {
+  LANCEDB_RETURN_NOT_OK(CheckFlat(e, layout));
+  return BlockValueDecoder(
+      [](std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) -> Status {
+        LANCEDB_RETURN_NOT_OK(AppendFixed(bytes, num_values, out));
+        out->num_values += num_values;
+        return Status::OK();
+      });
 }
 
 Result<ChunkValueDecoder> MakeFixedSizeList(const pb::CompressiveEncoding& e,
@@ -68,53 +93,73 @@ Result<ChunkValueDecoder> MakeFixedSizeList(const pb::CompressiveEncoding& e,
                                 " for this column");
   }
   const bool has_validity = fsl.has_validity();
-  return ChunkValueDecoder([has_validity](std::span<const std::span<const uint8_t>> buffers,
-                                          int64_t num_values, LeafValues* out) -> Status {
-    LANCEDB_RETURN_NOT_OK(NeedBuffers(buffers, has_validity ? 2 : 1));
-    const int64_t dim = out->fsl_dim;
-    if (has_validity) {
-      if (static_cast<int64_t>(buffers[0].size()) * 8 < num_values * dim) {
-        return Status::Corruption("Fixed-size-list validity buffer too small");
-      }
-      if (out->item_validity.empty()) {
-        int64_t filled = 0;
-        AppendBits(nullptr, 0, out->num_values * dim, &out->item_validity, &filled);
-      }
-      int64_t vbits = out->num_values * dim;
-      AppendBits(buffers[0].data(), 0, num_values * dim, &out->item_validity, &vbits);
-    } else if (!out->item_validity.empty()) {
-      int64_t vbits = out->num_values * dim;
-      AppendBits(nullptr, 0, num_values * dim, &out->item_validity, &vbits);
+  return ChunkValueDecoder(
+      [has_validity](Buffers buffers, int64_t num_values, LeafValues* out) -> Status {
+        LANCEDB_RETURN_NOT_OK(NeedBuffers(buffers, has_validity ? 2 : 1));
+        const int64_t dim = out->fsl_dim;
+        LANCEDB_RETURN_NOT_OK(AppendFixed(buffers.back(), num_values, out));
+        if (has_validity) {
+          if (static_cast<int64_t>(buffers[0].size()) * 8 < num_values * dim) {
+            return Status::Corruption("Fixed-size-list validity buffer too small");
+          }
+          if (out->item_validity.empty()) {
+            int64_t filled = 0;
+            AppendBits(nullptr, 0, out->num_values * dim, &out->item_validity, &filled);
+          }
+          int64_t vbits = out->num_values * dim;
+          AppendBits(buffers[0].data(), 0, num_values * dim, &out->item_validity, &vbits);
+        } else if (!out->item_validity.empty()) {
+          int64_t vbits = out->num_values * dim;
+          AppendBits(nullptr, 0, num_values * dim, &out->item_validity, &vbits);
+        }
+        out->num_values += num_values;
+        return Status::OK();
+      });
+}
+
+/// Append `num_values` values whose (n + 1) offsets are at `offsets`, relative to `bytes`.
+template <typename Offset>
+Status AppendVariableValues(const uint8_t* offsets, std::span<const uint8_t> bytes,
+                            int64_t num_values, LeafValues* out) {
+  Offset first;
+  std::memcpy(&first, offsets, sizeof(Offset));
+  Offset last;
+  std::memcpy(&last, offsets + num_values * static_cast<int64_t>(sizeof(Offset)), sizeof(Offset));
+  if (last < first || static_cast<uint64_t>(last) > bytes.size()) {
+    return Status::Corruption("Variable offsets out of bounds");
+  }
+  const int64_t base = out->offsets.back() - static_cast<int64_t>(first);
+  const size_t start = out->offsets.size();
+  out->offsets.resize(start + static_cast<size_t>(num_values));
+  int64_t* dst = out->offsets.data() + start;
+  Offset prev = first;
+  for (int64_t i = 1; i <= num_values; ++i) {
+    Offset o;
+    std::memcpy(&o, offsets + i * static_cast<int64_t>(sizeof(Offset)), sizeof(Offset));
+    if (o < prev) {
+      out->offsets.resize(start);
+      return Status::Corruption("Variable offsets decrease");
     }
-    LANCEDB_RETURN_NOT_OK(AppendFixed(buffers.back(), num_values, out));
-    out->num_values += num_values;
-    return Status::OK();
-  });
+    dst[i - 1] = static_cast<int64_t>(o) + base;
+    prev = o;
+  }
+  out->data.insert(out->data.end(), bytes.begin() + static_cast<int64_t>(first),
+                   bytes.begin() + static_cast<int64_t>(last));
+  out->num_values += num_values;
+  return Status::OK();
 }
 
 template <typename Offset>
-Status AppendVariable(std::span<const uint8_t> buf, int64_t num_values, LeafValues* out) {
+Status AppendVariableChunk(std::span<const uint8_t> buf, int64_t num_values, LeafValues* out) {
   const int64_t header = (num_values + 1) * static_cast<int64_t>(sizeof(Offset));
   if (static_cast<int64_t>(buf.size()) < header) {
     return Status::Corruption("Variable chunk of " + std::to_string(buf.size()) +
                               " bytes cannot hold " + std::to_string(num_values) + " offsets");
   }
-  std::vector<Offset> offsets(static_cast<size_t>(num_values + 1));
-  std::memcpy(offsets.data(), buf.data(), static_cast<size_t>(header));
-  for (int64_t i = 0; i < num_values; ++i) {
-    const uint64_t begin = static_cast<uint64_t>(offsets[i]);
-    const uint64_t end = static_cast<uint64_t>(offsets[i + 1]);
-    if (end < begin || end > buf.size()) {
-      return Status::Corruption("Variable chunk offsets out of bounds");
-    }
-    out->data.insert(out->data.end(), buf.begin() + begin, buf.begin() + end);
-    out->offsets.push_back(out->offsets.back() + static_cast<int64_t>(end - begin));
-  }
-  out->num_values += num_values;
-  return Status::OK();
+  return AppendVariableValues<Offset>(buf.data(), buf, num_values, out);
 }
 
-Result<ChunkValueDecoder> MakeVariable(const pb::CompressiveEncoding& e, const LeafValues& layout) {
+Result<bool> CheckVariable(const pb::CompressiveEncoding& e, const LeafValues& layout) {
   const auto& var = e.variable();
   const bool wide = IsPlainFlat(var.offsets(), 64);
   if (layout.kind != ValueKind::kVariable || var.has_values() ||
@@ -122,11 +167,104 @@ Result<ChunkValueDecoder> MakeVariable(const pb::CompressiveEncoding& e, const L
     return Status::NotSupported("variable encoding with offsets " + EncodingName(var.offsets()) +
                                 " for this column");
   }
-  return ChunkValueDecoder([wide](std::span<const std::span<const uint8_t>> buffers,
-                                  int64_t num_values, LeafValues* out) -> Status {
+  return wide;
+}
+
+Result<ChunkValueDecoder> MakeVariable(const pb::CompressiveEncoding& e, const LeafValues& layout) {
+  LANCEDB_ASSIGN_OR_RETURN(bool wide, CheckVariable(e, layout));
+  return ChunkValueDecoder([wide](Buffers buffers, int64_t num_values, LeafValues* out) -> Status {
     LANCEDB_RETURN_NOT_OK(NeedBuffers(buffers, 1));
-    return wide ? AppendVariable<uint64_t>(buffers[0], num_values, out)
-                : AppendVariable<uint32_t>(buffers[0], num_values, out);
+    return wide ? AppendVariableChunk<uint64_t>(buffers[0], num_values, out)
+                : AppendVariableChunk<uint32_t>(buffers[0], num_values, out);
+  });
+}
+
+template <typename Offset>
+Status AppendVariableBlock(std::span<const uint8_t> buf, int64_t num_values, LeafValues* out) {
+  constexpr int64_t kWord = sizeof(Offset);
+  if (static_cast<int64_t>(buf.size()) < 2 * kWord) {
+    return Status::Corruption("Variable block is truncated");
+  }
+  Offset bits;
+  Offset bytes_start;
+  std::memcpy(&bits, buf.data(), sizeof(Offset));
+  std::memcpy(&bytes_start, buf.data() + kWord, sizeof(Offset));
+  if (bits != kWord * 8) return Status::Corruption("Variable block has a bad offset width");
+  const uint64_t offsets_end = 2 * kWord + static_cast<uint64_t>(num_values + 1) * kWord;
+  if (offsets_end > static_cast<uint64_t>(bytes_start) || bytes_start > buf.size()) {
+    return Status::Corruption("Variable block offsets out of bounds");
+  }
+  return AppendVariableValues<Offset>(
+      buf.data() + 2 * kWord, buf.subspan(static_cast<size_t>(bytes_start)), num_values, out);
+}
+
+Result<BlockValueDecoder> MakeVariableBlock(const pb::CompressiveEncoding& e,
+                                            const LeafValues& layout) {
+  LANCEDB_ASSIGN_OR_RETURN(bool wide, CheckVariable(e, layout));
+  (void)wide;  // the block names its own offset width
+  return BlockValueDecoder(
+      [](std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) -> Status {
+        if (bytes.size() >= 4 && bytes[0] == 64) {
+          return AppendVariableBlock<uint64_t>(bytes, num_values, out);
+        }
+        return AppendVariableBlock<uint32_t>(bytes, num_values, out);
+      });
+}
+
+Status CheckByteStreamSplit(const pb::CompressiveEncoding& e, const LeafValues& layout) {
+  if (layout.kind != ValueKind::kFixed || layout.bits_per_value % 8 != 0 ||
+      !IsPlainFlat(e.byte_stream_split().values(), layout.bits_per_value)) {
+    return Status::NotSupported("byte_stream_split over " +
+                                EncodingName(e.byte_stream_split().values()) + " for this column");
+  }
+  return Status::OK();
+}
+
+Status AppendByteStreamSplit(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) {
+  const int64_t width = out->bits_per_value / 8;
+  if (static_cast<int64_t>(bytes.size()) < num_values * width) {
+    return Status::Corruption("Byte-stream-split buffer too small");
+  }
+  uint8_t* dst = GrowFixed(out, num_values);
+  for (int64_t b = 0; b < width; ++b) {
+    const uint8_t* plane = bytes.data() + b * num_values;
+    for (int64_t i = 0; i < num_values; ++i) dst[i * width + b] = plane[i];
+  }
+  return Status::OK();
+}
+
+Result<ChunkValueDecoder> MakeByteStreamSplit(const pb::CompressiveEncoding& e,
+                                              const LeafValues& layout) {
+  LANCEDB_RETURN_NOT_OK(CheckByteStreamSplit(e, layout));
+  return ChunkValueDecoder([](Buffers buffers, int64_t num_values, LeafValues* out) -> Status {
+    LANCEDB_RETURN_NOT_OK(NeedBuffers(buffers, 1));
+    return AppendByteStreamSplit(buffers[0], num_values, out);
+  });
+}
+
+Result<BlockValueDecoder> MakeByteStreamSplitBlock(const pb::CompressiveEncoding& e,
+                                                   const LeafValues& layout) {
+  LANCEDB_RETURN_NOT_OK(CheckByteStreamSplit(e, layout));
+  return BlockValueDecoder(AppendByteStreamSplit);
+}
+
+Result<BlockValueDecoder> MakeConstantBlock(const pb::CompressiveEncoding& e,
+                                            const LeafValues& layout) {
+  const auto& c = e.constant();
+  if (layout.kind != ValueKind::kFixed || layout.bits_per_value % 8 != 0 || !c.has_value() ||
+      static_cast<int64_t>(c.value().size()) * 8 != layout.bits_per_value) {
+    return Status::NotSupported("constant encoding for this column");
+  }
+  return BlockValueDecoder([value = c.value()](std::span<const uint8_t>, int64_t num_values,
+                                               LeafValues* out) -> Status {
+    if (num_values < 0 || num_values > (int64_t{1} << 32)) {
+      return Status::Corruption("Constant block with " + std::to_string(num_values) + " values");
+    }
+    uint8_t* dst = GrowFixed(out, num_values);
+    for (int64_t i = 0; i < num_values; ++i) {
+      std::memcpy(dst + i * static_cast<int64_t>(value.size()), value.data(), value.size());
+    }
+    return Status::OK();
   });
 }
 
@@ -138,6 +276,12 @@ const ValueDecoderRegistry& ValueDecoderRegistry::Default() {
     r.Register(pb::CompressiveEncoding::kFlat, MakeFlat);
     r.Register(pb::CompressiveEncoding::kFixedSizeList, MakeFixedSizeList);
     r.Register(pb::CompressiveEncoding::kVariable, MakeVariable);
+    r.Register(pb::CompressiveEncoding::kByteStreamSplit, MakeByteStreamSplit);
+    r.RegisterBlock(pb::CompressiveEncoding::kFlat, MakeFlatBlock);
+    r.RegisterBlock(pb::CompressiveEncoding::kVariable, MakeVariableBlock);
+    r.RegisterBlock(pb::CompressiveEncoding::kByteStreamSplit, MakeByteStreamSplitBlock);
+    r.RegisterBlock(pb::CompressiveEncoding::kConstant, MakeConstantBlock);
+    RegisterCompressedDecoders(&r);
     return r;
   }();
   return registry;
