@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "index/vector/distance.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "index/vector/distance_kernels.h"
+
+namespace lancedb::index::vector {
+namespace internal {
+namespace {
+
+float L2Scalar(const float* a, const float* b, size_t dim) {
+  float acc[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= dim; i += 4) {
+    for (size_t j = 0; j < 4; ++j) {
+      float d = a[i + j] - b[i + j];
+      acc[j] += d * d;
+    }
+  }
+  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; i < dim; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return sum;
+}
+
+float DotScalar(const float* a, const float* b, size_t dim) {
+  float acc[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= dim; i += 4) {
+    for (size_t j = 0; j < 4; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; i < dim; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+float L2F16Scalar(const uint16_t* a, const uint16_t* b, size_t dim) {
+  float sum = 0;
+  for (size_t i = 0; i < dim; ++i) {
+    float d = HalfToFloat(a[i]) - HalfToFloat(b[i]);
+    sum += d * d;
+  }
+  return sum;
+}
+
+float DotF16Scalar(const uint16_t* a, const uint16_t* b, size_t dim) {
+  float sum = 0;
+  for (size_t i = 0; i < dim; ++i) sum += HalfToFloat(a[i]) * HalfToFloat(b[i]);
+  return sum;
+}
+
+double L2F64Scalar(const double* a, const double* b, size_t dim) {
+  double sum = 0;
+  for (size_t i = 0; i < dim; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return sum;
+}
+
+double DotF64Scalar(const double* a, const double* b, size_t dim) {
+  double sum = 0;
+  for (size_t i = 0; i < dim; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+uint32_t HammingScalar(const uint8_t* a, const uint8_t* b, size_t num_bytes) {
+  uint32_t count = 0;
+  for (size_t i = 0; i < num_bytes; ++i) count += std::popcount(static_cast<uint8_t>(a[i] ^ b[i]));
+  return count;
+}
+
+}  // namespace
+
+const Kernels kScalarKernels = {L2Scalar,    DotScalar,    L2F16Scalar,  DotF16Scalar,
+                                L2F64Scalar, DotF64Scalar, HammingScalar};
+
+}  // namespace internal
+
+namespace {
+
+const internal::Kernels* KernelsFor(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512:
+      return &internal::kAvx512Kernels;
+    case SimdLevel::kAvx2:
+      return &internal::kAvx2Kernels;
+    case SimdLevel::kScalar:
+      break;
+  }
+  return &internal::kScalarKernels;
+}
+
+SimdLevel InitialLevel() {
+  SimdLevel level = DetectSimdLevel();
+  // LANCEDB_SIMD=scalar|avx2|avx512 caps the level (for benchmarks and tests).
+  if (const char* env = std::getenv("LANCEDB_SIMD")) {
+    std::string_view v(env);
+    SimdLevel cap = v == "scalar" ? SimdLevel::kScalar
+                    : v == "avx2" ? SimdLevel::kAvx2
+                                  : SimdLevel::kAvx512;
+    level = std::min(level, cap);
+  }
+  return level;
+}
+
+std::atomic<SimdLevel> g_level{InitialLevel()};
+std::atomic<const internal::Kernels*> g_kernels{KernelsFor(g_level.load())};
+
+inline const internal::Kernels& K() { return *g_kernels.load(std::memory_order_relaxed); }
+
+}  // namespace
+
+SimdLevel DetectSimdLevel() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma")) {
+    return SimdLevel::kAvx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
+#endif
+  return SimdLevel::kScalar;
+}
+
+SimdLevel ActiveSimdLevel() { return g_level.load(); }
+
+void SetSimdLevel(SimdLevel level) {
+  level = std::min(level, DetectSimdLevel());
+  g_level.store(level);
+  g_kernels.store(KernelsFor(level));
+}
+
+std::string_view SimdLevelName(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512:
+      return "avx512";
+    case SimdLevel::kAvx2:
+      return "avx2";
+    case SimdLevel::kScalar:
+      break;
+  }
+  return "scalar";
+}
+
+Result<DistanceType> ParseDistanceType(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "l2" || lower == "euclidean") return DistanceType::kL2;
+  if (lower == "cosine") return DistanceType::kCosine;
+  if (lower == "dot") return DistanceType::kDot;
+  if (lower == "hamming") return DistanceType::kHamming;
+  return Status::InvalidArgument("Unknown distance type '" + std::string(name) +
+                                 "'; expected one of: l2, cosine, dot, hamming");
+}
+
+std::string_view DistanceTypeName(DistanceType type) {
+  switch (type) {
+    case DistanceType::kL2:
+      return "l2";
+    case DistanceType::kCosine:
+      return "cosine";
+    case DistanceType::kDot:
+      return "dot";
+    case DistanceType::kHamming:
+      return "hamming";
+  }
+  return "l2";
+}
+
+float L2(const float* a, const float* b, size_t dim) noexcept { return K().l2(a, b, dim); }
+float Dot(const float* a, const float* b, size_t dim) noexcept { return K().dot(a, b, dim); }
+float L2F16(const uint16_t* a, const uint16_t* b, size_t dim) noexcept {
+  return K().l2_f16(a, b, dim);
+}
+float DotF16(const uint16_t* a, const uint16_t* b, size_t dim) noexcept {
+  return K().dot_f16(a, b, dim);
+}
+double L2F64(const double* a, const double* b, size_t dim) noexcept {
+  return K().l2_f64(a, b, dim);
+}
+double DotF64(const double* a, const double* b, size_t dim) noexcept {
+  return K().dot_f64(a, b, dim);
+}
+uint32_t Hamming(const uint8_t* a, const uint8_t* b, size_t num_bytes) noexcept {
+  return K().hamming(a, b, num_bytes);
+}
+
+float HalfToFloat(uint16_t h) noexcept {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1Fu;
+  uint32_t mant = h & 0x3FFu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      int shift = 0;
+      while ((mant & 0x400u) == 0) {
+        mant <<= 1;
+        ++shift;
+      }
+      mant &= 0x3FFu;
+      bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+uint16_t FloatToHalf(float f) noexcept {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  uint32_t abs = x & 0x7FFFFFFFu;
+  if (abs >= 0x7F800000u) {  // inf or nan
+    return sign | 0x7C00u | (abs > 0x7F800000u ? 0x200u : 0u);
+  }
+  if (abs >= 0x477FF000u) return sign | 0x7C00u;  // rounds to >= 65520: overflow to inf
+  if (abs < 0x38800000u) {                        // subnormal or zero in half
+    if (abs < 0x33000000u) return sign;           // < 2^-25 rounds to zero
+    uint32_t exp = abs >> 23;
+    uint32_t mant = (abs & 0x7FFFFFu) | 0x800000u;
+    uint32_t shift = 126 - exp;  // 14..24 → value = mant >> (shift)
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1u);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return sign | static_cast<uint16_t>(half);
+  }
+  uint32_t half = ((abs >> 13) - (112u << 10));
+  uint32_t rem = abs & 0x1FFFu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return sign | static_cast<uint16_t>(half);
+}
+
+float Distance(DistanceType type, const float* a, const float* b, size_t dim) noexcept {
+  switch (type) {
+    case DistanceType::kL2:
+      return L2(a, b, dim);
+    case DistanceType::kDot:
+      return -Dot(a, b, dim);
+    case DistanceType::kCosine: {
+      float denom = std::sqrt(Norm2(a, dim) * Norm2(b, dim));
+      return denom > 0 ? 1.0f - Dot(a, b, dim) / denom : 1.0f;
+    }
+    case DistanceType::kHamming:
+      break;
+  }
+  return 0.0f;
+}
+
+float VectorNorm(ElementType element_type, const void* v, size_t dim) noexcept {
+  switch (element_type) {
+    case ElementType::kFloat16: {
+      auto* p = static_cast<const uint16_t*>(v);
+      return std::sqrt(DotF16(p, p, dim));
+    }
+    case ElementType::kFloat32: {
+      auto* p = static_cast<const float*>(v);
+      return std::sqrt(Dot(p, p, dim));
+    }
+    case ElementType::kFloat64: {
+      auto* p = static_cast<const double*>(v);
+      return static_cast<float>(std::sqrt(DotF64(p, p, dim)));
+    }
+    case ElementType::kUInt8:
+      break;
+  }
+  return 0.0f;
+}
+
+namespace {
+
+template <typename T, typename L2Fn, typename DotFn>
+void BatchTyped(DistanceType type, const T* q, const T* data, int64_t n, size_t dim, float* out,
+                float qnorm, L2Fn l2, DotFn dot) {
+  for (int64_t r = 0; r < n; ++r) {
+    const T* v = data + static_cast<size_t>(r) * dim;
+    switch (type) {
+      case DistanceType::kL2:
+        out[r] = static_cast<float>(l2(q, v, dim));
+        break;
+      case DistanceType::kDot:
+        out[r] = -static_cast<float>(dot(q, v, dim));
+        break;
+      case DistanceType::kCosine: {
+        double vn = std::sqrt(static_cast<double>(dot(v, v, dim)));
+        double denom = vn * qnorm;
+        out[r] = denom > 0 ? static_cast<float>(1.0 - static_cast<double>(dot(q, v, dim)) / denom)
+                           : 1.0f;
+        break;
+      }
+      case DistanceType::kHamming:
+        out[r] = 0.0f;
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+void DistanceBatch(DistanceType type, ElementType element_type, const void* query,
+                   const void* elements, int64_t num_rows, size_t dim, float* out,
+                   std::optional<float> query_norm) noexcept {
+  if (type == DistanceType::kHamming) {
+    auto* q = static_cast<const uint8_t*>(query);
+    auto* d = static_cast<const uint8_t*>(elements);
+    for (int64_t r = 0; r < num_rows; ++r) {
+      out[r] = static_cast<float>(Hamming(q, d + static_cast<size_t>(r) * dim, dim));
+    }
+    return;
+  }
+  float qnorm = 0;
+  if (type == DistanceType::kCosine) {
+    qnorm = query_norm ? *query_norm : VectorNorm(element_type, query, dim);
+  }
+  switch (element_type) {
+    case ElementType::kFloat32:
+      BatchTyped(type, static_cast<const float*>(query), static_cast<const float*>(elements),
+                 num_rows, dim, out, qnorm, K().l2, K().dot);
+      break;
+    case ElementType::kFloat16:
+      BatchTyped(type, static_cast<const uint16_t*>(query), static_cast<const uint16_t*>(elements),
+                 num_rows, dim, out, qnorm, K().l2_f16, K().dot_f16);
+      break;
+    case ElementType::kFloat64:
+      BatchTyped(type, static_cast<const double*>(query), static_cast<const double*>(elements),
+                 num_rows, dim, out, qnorm, K().l2_f64, K().dot_f64);
+      break;
+    case ElementType::kUInt8:
+      std::fill(out, out + num_rows, 0.0f);
+      break;
+  }
+}
+
+}  // namespace lancedb::index::vector

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// FLAT "quantization": a partition's float32 vectors as they are. Also the exact storage HNSW
+// graphs are built on. Row offsets are 64-bit: a partition may hold more than 2^31 bytes.
+// Thread-safety: immutable.
+
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "index/vector/quantizer.h"
+
+namespace lancedb::index::vector {
+
+class FlatStorage final : public PartitionStorage {
+ public:
+  /// Layout: vectors (num_rows, dim). `metric` is kL2 or kDot (the index metric).
+  FlatStorage(std::vector<float> vectors, size_t dim, DistanceType metric)
+      : vectors_(std::move(vectors)), dim_(dim), metric_(metric) {}
+
+  int64_t num_rows() const override { return static_cast<int64_t>(vectors_.size() / dim_); }
+  size_t dim() const { return dim_; }
+  DistanceType metric() const { return metric_; }
+  /// Layout: (num_rows, dim).
+  std::span<const float> vectors() const { return vectors_; }
+  const float* row(int64_t r) const { return vectors_.data() + static_cast<size_t>(r) * dim_; }
+
+  float Distance(const float* query, int64_t r) const {
+    return metric_ == DistanceType::kDot ? -Dot(query, row(r), dim_) : L2(query, row(r), dim_);
+  }
+
+  std::unique_ptr<DistanceComputer> QueryComputer(std::span<const float> query) const override {
+    return std::make_unique<Computer>(this, query);
+  }
+
+ private:
+  class Computer final : public DistanceComputer {
+   public:
+    Computer(const FlatStorage* s, std::span<const float> q) : s_(s), q_(q.begin(), q.end()) {}
+    float Distance(int64_t row) const override { return s_->Distance(q_.data(), row); }
+
+   private:
+    const FlatStorage* s_;
+    std::vector<float> q_;
+  };
+
+  std::vector<float> vectors_;
+  size_t dim_;
+  DistanceType metric_;
+};
+
+/// The FLAT quantizer: stores vectors unchanged.
+class FlatQuantizer final : public Quantizer {
+ public:
+  FlatQuantizer(size_t dim, DistanceType metric) : dim_(dim), metric_(metric) {}
+  QuantizerType type() const override { return QuantizerType::kFlat; }
+  std::unique_ptr<PartitionStorage> Encode(std::span<const float> vectors,
+                                           std::span<const float> centroid) const override {
+    return std::make_unique<FlatStorage>(std::vector<float>(vectors.begin(), vectors.end()), dim_,
+                                         metric_);
+  }
+
+ private:
+  size_t dim_;
+  DistanceType metric_;
+};
+
+}  // namespace lancedb::index::vector

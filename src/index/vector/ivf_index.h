@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// An IVF index in memory: centroids (the coarse quantizer), one quantizer shared by all
+// partitions, and per partition the row ids (arrival order), the encoded vectors and a
+// sub-index. Thread-safety: immutable after building; Search is thread-safe.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "index/vector/flat_search.h"
+#include "index/vector/quantizer.h"
+
+namespace lancedb::index::vector {
+
+enum class SubIndexType : uint8_t { kFlat = 0, kHnsw = 1 };
+
+struct IvfPartition {
+  std::vector<uint64_t> row_ids;  ///< in arrival order; local row r has id row_ids[r]
+  std::unique_ptr<PartitionStorage> storage;
+  std::unique_ptr<SubIndex> sub_index;
+};
+
+struct IvfSearchParams {
+  size_t k = 10;
+  size_t nprobes = 20;
+  /// HNSW breadth; 0: 1.5 * k (of the refined candidate count when refining).
+  size_t ef = 0;
+  /// Re-rank k * refine_factor candidates with `exact_distance` (0: no refine).
+  size_t refine_factor = 0;
+  /// Exact distance (user metric) of a row id to the query; required when refining.
+  std::function<float(uint64_t row_id)> exact_distance;
+  /// Prefilter on row ids; null accepts all.
+  std::function<bool(uint64_t row_id)> accept;
+};
+
+class IvfIndex {
+ public:
+  /// Layout: centroids (num_partitions, dim).
+  IvfIndex(size_t dim, DistanceType distance_type, std::vector<float> centroids,
+           std::unique_ptr<Quantizer> quantizer, SubIndexType sub_index_type,
+           std::vector<IvfPartition> partitions)
+      : dim_(dim),
+        distance_type_(distance_type),
+        centroids_(std::move(centroids)),
+        quantizer_(std::move(quantizer)),
+        sub_index_type_(sub_index_type),
+        partitions_(std::move(partitions)) {}
+
+  size_t dim() const { return dim_; }
+  DistanceType distance_type() const { return distance_type_; }
+  int64_t num_partitions() const { return static_cast<int64_t>(partitions_.size()); }
+  /// Layout: (num_partitions, dim).
+  std::span<const float> centroids() const { return centroids_; }
+  const Quantizer& quantizer() const { return *quantizer_; }
+  SubIndexType sub_index_type() const { return sub_index_type_; }
+  const IvfPartition& partition(int64_t p) const { return partitions_[p]; }
+  int64_t num_rows() const;
+
+  /// Return the ids of the `nprobes` partitions nearest to `query` (index space), nearest
+  /// first.
+  std::vector<uint32_t> FindPartitions(std::span<const float> query, size_t nprobes) const;
+
+  /// Return up to k neighbours of `query` (user metric), sorted.
+  /// Errors: InvalidArgument on a wrong dimension or a NaN in the query.
+  Result<std::vector<Neighbor>> Search(std::span<const float> query,
+                                       const IvfSearchParams& params) const;
+
+  /// Prepare a query for this index (normalized for cosine). Layout: (dim).
+  Result<std::vector<float>> PrepareQuery(std::span<const float> query) const;
+
+ private:
+  size_t dim_;
+  DistanceType distance_type_;
+  std::vector<float> centroids_;
+  std::unique_ptr<Quantizer> quantizer_;
+  SubIndexType sub_index_type_;
+  std::vector<IvfPartition> partitions_;
+};
+
+}  // namespace lancedb::index::vector

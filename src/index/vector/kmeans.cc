@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "index/vector/kmeans.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <unordered_set>
+
+#include "index/vector/random.h"
+
+namespace lancedb::index::vector {
+namespace {
+
+/// Rows per sgemm block; bounds the (block, num_centroids) scratch matrix to ~16 MiB.
+int64_t BlockRows(int64_t num_centroids) {
+  return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(num_centroids, 1), 16, 4096);
+}
+
+Status ValidateData(std::span<const float> data) {
+  for (float v : data) {
+    if (!std::isfinite(v)) {
+      return Status::InvalidArgument("k-means training data contains NaN or infinite values");
+    }
+  }
+  return Status::OK();
+}
+
+void InitRandom(const std::vector<float>& data, int64_t n, size_t dim, int64_t k, Rng& rng,
+                std::vector<float>& centroids) {
+  std::vector<int64_t> picks = SampleRows(n, k, rng.Next());
+  for (int64_t c = 0; c < k; ++c) {
+    std::memcpy(&centroids[c * dim], &data[picks[c] * dim], dim * sizeof(float));
+  }
+}
+
+void InitPlusPlus(const std::vector<float>& data, int64_t n, size_t dim, int64_t k,
+                  DistanceType type, Rng& rng, std::vector<float>& centroids) {
+  std::vector<double> d2(n, std::numeric_limits<double>::infinity());
+  int64_t first = static_cast<int64_t>(rng.Uniform(n));
+  std::memcpy(centroids.data(), &data[first * dim], dim * sizeof(float));
+  for (int64_t c = 1; c < k; ++c) {
+    const float* last = &centroids[(c - 1) * dim];
+    double total = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      const float* x = &data[r * dim];
+      double d = type == DistanceType::kL2 ? L2(x, last, dim) : 1.0 - Dot(x, last, dim);
+      d2[r] = std::min(d2[r], std::max(d, 0.0));
+      total += d2[r];
+    }
+    int64_t pick = static_cast<int64_t>(rng.Uniform(n));
+    if (total > 0) {
+      double target = rng.UniformDouble() * total;
+      double acc = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        acc += d2[r];
+        if (acc >= target) {
+          pick = r;
+          break;
+        }
+      }
+    }
+    std::memcpy(&centroids[c * dim], &data[pick * dim], dim * sizeof(float));
+  }
+}
+
+/// Recompute centroids as means (double sums in row order); repair empty clusters by splitting
+/// the largest one. Returns nothing; `centroids` is updated in place.
+void UpdateCentroids(const std::vector<float>& data, int64_t n, size_t dim, int64_t k,
+                     const std::vector<uint32_t>& assignment, DistanceType type, Rng& rng,
+                     std::vector<float>& centroids) {
+  std::vector<double> sums(static_cast<size_t>(k) * dim, 0.0);
+  std::vector<int64_t> counts(k, 0);
+  for (int64_t r = 0; r < n; ++r) {
+    uint32_t c = assignment[r];
+    ++counts[c];
+    double* s = &sums[c * dim];
+    const float* x = &data[r * dim];
+    for (size_t j = 0; j < dim; ++j) s[j] += x[j];
+  }
+  for (int64_t c = 0; c < k; ++c) {
+    if (counts[c] == 0) continue;
+    for (size_t j = 0; j < dim; ++j) {
+      centroids[c * dim + j] = static_cast<float>(sums[c * dim + j] / counts[c]);
+    }
+  }
+  // Empty clusters: take a perturbed copy of a large cluster's centroid (chosen with
+  // probability proportional to its size) and split that cluster's count.
+  for (int64_t c = 0; c < k; ++c) {
+    if (counts[c] != 0) continue;
+    int64_t donor = 0;
+    for (;;) {
+      donor = static_cast<int64_t>(rng.Uniform(k));
+      double p = static_cast<double>(counts[donor] - 1) / static_cast<double>(n - k);
+      if (counts[donor] > 1 && rng.UniformDouble() < std::max(p, 1e-3)) break;
+    }
+    constexpr float kEps = 1.0f / 1024;
+    for (size_t j = 0; j < dim; ++j) {
+      float v = centroids[donor * dim + j];
+      float sign = (j % 2 == 0) ? 1.0f : -1.0f;
+      centroids[c * dim + j] = v * (1 + sign * kEps);
+      centroids[donor * dim + j] = v * (1 - sign * kEps);
+    }
+    counts[c] = counts[donor] / 2;
+    counts[donor] -= counts[c];
+  }
+  if (type == DistanceType::kCosine) NormalizeRows(centroids.data(), k, dim);
+}
+
+}  // namespace
+
+void NormalizeRows(float* data, int64_t num_rows, size_t dim) {
+  for (int64_t r = 0; r < num_rows; ++r) {
+    float* x = data + static_cast<size_t>(r) * dim;
+    float norm = std::sqrt(Norm2(x, dim));
+    if (norm > 0) {
+      for (size_t j = 0; j < dim; ++j) x[j] /= norm;
+    }
+  }
+}
+
+std::vector<int64_t> SampleRows(int64_t num_rows, int64_t count, uint64_t rng_seed) {
+  Rng rng(rng_seed);
+  count = std::min(count, num_rows);
+  std::vector<int64_t> out;
+  if (count * 4 >= num_rows) {
+    // Partial Fisher-Yates over all indices.
+    std::vector<int64_t> idx(num_rows);
+    std::iota(idx.begin(), idx.end(), 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t j = i + static_cast<int64_t>(rng.Uniform(num_rows - i));
+      std::swap(idx[i], idx[j]);
+    }
+    out.assign(idx.begin(), idx.begin() + count);
+  } else {
+    // Floyd's algorithm: `count` distinct values without O(num_rows) memory.
+    std::unordered_set<int64_t> seen;
+    seen.reserve(count * 2);
+    for (int64_t j = num_rows - count; j < num_rows; ++j) {
+      int64_t t = static_cast<int64_t>(rng.Uniform(j + 1));
+      if (!seen.insert(t).second) seen.insert(j);
+    }
+    std::vector<int64_t> sorted(seen.begin(), seen.end());
+    out = std::move(sorted);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
+                       int64_t num_centroids, size_t dim, DistanceType distance_type,
+                       uint32_t* assignment, float* distances) {
+  std::vector<float> cnorm(num_centroids, 0.0f);
+  if (distance_type == DistanceType::kL2) {
+    for (int64_t c = 0; c < num_centroids; ++c) cnorm[c] = Norm2(centroids + c * dim, dim);
+  }
+  int64_t block = BlockRows(num_centroids);
+  std::vector<float> dots(static_cast<size_t>(block) * num_centroids);
+  for (int64_t b = 0; b < num_rows; b += block) {
+    int64_t m = std::min(block, num_rows - b);
+    const float* x = data + static_cast<size_t>(b) * dim;
+    // dots (m, k) = x (m, dim) · centroids^T (dim, k)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m),
+                static_cast<int>(num_centroids), static_cast<int>(dim), 1.0f, x,
+                static_cast<int>(dim), centroids, static_cast<int>(dim), 0.0f, dots.data(),
+                static_cast<int>(num_centroids));
+    for (int64_t i = 0; i < m; ++i) {
+      const float* row = &dots[i * num_centroids];
+      float best = std::numeric_limits<float>::infinity();
+      uint32_t best_c = 0;
+      for (int64_t c = 0; c < num_centroids; ++c) {
+        float score = distance_type == DistanceType::kL2 ? cnorm[c] - 2 * row[c] : -row[c];
+        if (score < best) {
+          best = score;
+          best_c = static_cast<uint32_t>(c);
+        }
+      }
+      assignment[b + i] = best_c;
+      if (distances) {
+        const float* xi = x + i * dim;
+        switch (distance_type) {
+          case DistanceType::kL2:
+            distances[b + i] = std::max(0.0f, best + Norm2(xi, dim));
+            break;
+          case DistanceType::kCosine:
+            distances[b + i] = 1.0f + best;
+            break;
+          default:
+            distances[b + i] = best;
+        }
+      }
+    }
+  }
+}
+
+Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
+                                 const KMeansParams& params) {
+  if (dim == 0) return Status::InvalidArgument("k-means: dimension must be positive");
+  int64_t n = static_cast<int64_t>(data.size() / dim);
+  int64_t k = params.num_clusters;
+  if (k <= 0) return Status::InvalidArgument("k-means: num_clusters must be positive");
+  if (k > n) {
+    return Status::InvalidArgument("k-means: cannot train " + std::to_string(k) +
+                                   " clusters from " + std::to_string(n) + " rows");
+  }
+  if (params.distance_type == DistanceType::kHamming) {
+    return Status::InvalidArgument("k-means does not support hamming distance");
+  }
+  LANCEDB_RETURN_NOT_OK(ValidateData(data));
+  Rng rng(Rng::ResolveSeed(params.seed));
+
+  // Sample at most k * sample_rate rows, keeping their order.
+  int64_t max_rows = params.sample_rate > 0 ? k * params.sample_rate : n;
+  std::vector<float> train;
+  if (n > max_rows) {
+    std::vector<int64_t> rows = SampleRows(n, max_rows, rng.Next());
+    train.resize(rows.size() * dim);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::memcpy(&train[i * dim], &data[rows[i] * dim], dim * sizeof(float));
+    }
+    n = max_rows;
+  } else {
+    train.assign(data.begin(), data.end());
+  }
+  if (params.distance_type == DistanceType::kCosine) NormalizeRows(train.data(), n, dim);
+
+  KMeansResult result;
+  result.centroids.resize(static_cast<size_t>(k) * dim);
+  if (params.init == KMeansInit::kKMeansPlusPlus) {
+    InitPlusPlus(train, n, dim, k, params.distance_type, rng, result.centroids);
+  } else {
+    InitRandom(train, n, dim, k, rng, result.centroids);
+  }
+  std::vector<uint32_t> assignment(n);
+  std::vector<float> dist(n);
+  double prev_loss = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < std::max(params.max_iterations, 1); ++it) {
+    AssignToCentroids(train.data(), n, result.centroids.data(), k, dim, params.distance_type,
+                      assignment.data(), dist.data());
+    double loss = 0;
+    for (float d : dist) loss += d;
+    result.loss = loss;
+    result.iterations = it + 1;
+    UpdateCentroids(train, n, dim, k, assignment, params.distance_type, rng, result.centroids);
+    if (prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
+    prev_loss = loss;
+  }
+  return result;
+}
+
+}  // namespace lancedb::index::vector

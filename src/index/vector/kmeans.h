@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Lloyd's k-means over float32 vectors, the training step of IVF partitioning and of PQ
+// codebooks. The assignment step is a BLAS sgemm (x·c for blocks of rows against all
+// centroids); the update sums in double precision in row order. With a seed, the result
+// depends only on the data, its row order and the parameters: not on the thread count, the
+// process or the time. Thread-safety: the functions are thread-safe.
+
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "index/vector/distance.h"
+#include "lancedb/status.h"
+
+namespace lancedb::index::vector {
+
+enum class KMeansInit : uint8_t { kRandom = 0, kKMeansPlusPlus = 1 };
+
+struct KMeansParams {
+  int64_t num_clusters = 0;
+  int max_iterations = 50;
+  /// Train on at most num_clusters * sample_rate rows, sampled with the seed.
+  int64_t sample_rate = 256;
+  KMeansInit init = KMeansInit::kRandom;
+  /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot.
+  DistanceType distance_type = DistanceType::kL2;
+  /// Seed of the sampling, the initialisation and the empty-cluster repair; absent: random.
+  std::optional<uint64_t> seed;
+  /// Stop when the loss improves by less than this fraction between iterations.
+  double tolerance = 1e-4;
+};
+
+struct KMeansResult {
+  std::vector<float> centroids;  ///< Layout: (num_clusters, dim)
+  double loss = 0;               ///< sum of distances of the training rows to their centroid
+  int iterations = 0;
+};
+
+/// Train num_clusters centroids on `data`. Layout: data (num_rows, dim).
+/// Errors: InvalidArgument when num_clusters is 0 or exceeds the number of rows, or when the
+/// data has NaN/infinite values or hamming is asked.
+Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
+                                 const KMeansParams& params);
+
+/// Write the index of the nearest centroid for each row into `assignment` (and the distance
+/// into `distances` when not null). Cosine expects unit-normalized rows and centroids and
+/// reports 1 - dot. Layout: data (num_rows, dim); centroids (num_centroids, dim).
+void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
+                       int64_t num_centroids, size_t dim, DistanceType distance_type,
+                       uint32_t* assignment, float* distances);
+
+/// Normalize each row to unit L2 norm in place (zero rows stay zero). Layout: (num_rows, dim).
+void NormalizeRows(float* data, int64_t num_rows, size_t dim);
+
+/// Return `count` distinct row indices of [0, num_rows) chosen with `rng_seed`, ascending.
+std::vector<int64_t> SampleRows(int64_t num_rows, int64_t count, uint64_t rng_seed);
+
+}  // namespace lancedb::index::vector

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Test helpers: seeded clustered data and brute-force ground truth.
+
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "index/vector/flat_search.h"
+#include "index/vector/random.h"
+
+namespace lancedb::index::vector::testing {
+
+/// Return num_rows vectors drawn around num_clusters Gaussian centres. Layout: (num_rows, dim).
+inline std::vector<float> ClusteredData(int64_t num_rows, size_t dim, int num_clusters,
+                                        uint64_t seed, float spread = 0.15f) {
+  Rng rng(seed);
+  std::vector<float> centres(num_clusters * dim);
+  for (auto& c : centres) c = static_cast<float>(rng.Normal());
+  std::vector<float> out(num_rows * dim);
+  for (int64_t r = 0; r < num_rows; ++r) {
+    size_t c = rng.Uniform(num_clusters);
+    for (size_t j = 0; j < dim; ++j) {
+      out[r * dim + j] = centres[c * dim + j] + spread * static_cast<float>(rng.Normal());
+    }
+  }
+  return out;
+}
+
+inline std::vector<uint64_t> Iota(int64_t n, uint64_t first = 0) {
+  std::vector<uint64_t> ids(n);
+  for (int64_t i = 0; i < n; ++i) ids[i] = first + i;
+  return ids;
+}
+
+/// FlatSearchOptions for k and a distance type.
+inline FlatSearchOptions Options(size_t k, DistanceType type) {
+  FlatSearchOptions o;
+  o.k = k;
+  o.distance_type = type;
+  return o;
+}
+
+/// Exact top-k ids for one query.
+inline std::vector<uint64_t> ExactTopK(const std::vector<float>& data, size_t dim,
+                                       const float* query, size_t k, DistanceType type) {
+  VectorChunk chunk{ElementType::kFloat32, data.data(), static_cast<int64_t>(data.size() / dim)};
+  FlatSearchOptions o;
+  o.k = k;
+  o.distance_type = type;
+  o.num_threads = 1;
+  auto res = FlatSearch({&chunk, 1}, dim, query, o);
+  std::vector<uint64_t> ids;
+  for (const auto& n : *res) ids.push_back(n.row_id);
+  return ids;
+}
+
+/// Fraction of `truth` found in `got`.
+inline double Recall(const std::vector<uint64_t>& truth, const std::vector<Neighbor>& got) {
+  std::set<uint64_t> g;
+  for (const auto& n : got) g.insert(n.row_id);
+  size_t hit = 0;
+  for (auto id : truth) hit += g.count(id);
+  return truth.empty() ? 1.0 : static_cast<double>(hit) / truth.size();
+}
+
+}  // namespace lancedb::index::vector::testing
