@@ -18,6 +18,7 @@
 #include "format/proto/file2.pb.h"
 #include "format/shredder.h"
 #include "format/unravel.h"
+#include "format/v20_reader.h"
 
 namespace lancedb::format {
 namespace {
@@ -167,6 +168,16 @@ class FileReaderImpl final : public FileReader {
       }
       columns_.push_back(std::move(meta));
     }
+    if (version_.minor == 0) {
+      std::vector<std::pair<uint64_t, uint64_t>> global_buffers;
+      for (uint32_t g = 0; g < footer_.num_global_buffers; ++g) {
+        const size_t entry = footer_.gbo_table_pos - tail_start + 16ull * g;
+        global_buffers.emplace_back(ReadU64(t, entry), ReadU64(t, entry + 8));
+      }
+      auto v20 = V20FieldReader::Make(fs_, path_, size_, &columns_, std::move(global_buffers));
+      if (!v20.ok()) return v20.status();
+      v20_ = v20.MoveValueUnsafe();
+    }
     return MapFields();
   }
 
@@ -241,7 +252,8 @@ class FileReaderImpl final : public FileReader {
       FieldColumns fc;
       fc.first_column = column;
       LanceSchema one({field}, {});
-      column += static_cast<int>(one.LeafFieldIds().size());
+      column +=
+          version_.minor == 0 ? V20ColumnCount(field) : static_cast<int>(one.LeafFieldIds().size());
       auto paths = BuildLeafPaths(one);
       if (paths.ok()) {
         fc.paths = paths.MoveValueUnsafe();
@@ -250,9 +262,9 @@ class FileReaderImpl final : public FileReader {
       }
       fields_.push_back(std::move(fc));
     }
-    if (version_.minor >= 1 && column != static_cast<int>(columns_.size())) {
+    if (column != static_cast<int>(columns_.size())) {
       return Corrupt("has " + std::to_string(columns_.size()) + " columns but its schema has " +
-                     std::to_string(column) + " leaf fields");
+                     std::to_string(column) + (version_.minor == 0 ? " fields" : " leaf fields"));
     }
     return Status::OK();
   }
@@ -269,10 +281,12 @@ class FileReaderImpl final : public FileReader {
                                     int64_t num_rows) const {
     const FieldColumns& fc = fields_[index];
     const std::string& name = schema_.fields()[index].name;
-    if (!fc.status.ok()) return fc.status.WithContext("Field '" + name + "' of '" + path_ + "'");
     if (version_.minor == 0) {
-      return Status::NotSupported("Reading Lance 2.0 files is not supported yet ('" + path_ + "')");
+      auto column = v20_->Read(schema_.fields()[index], type, fc.first_column, row_start, num_rows);
+      if (!column.ok()) return column.status().WithContext("Field '" + name + "'");
+      return column;
     }
+    if (!fc.status.ok()) return fc.status.WithContext("Field '" + name + "' of '" + path_ + "'");
     std::vector<UnraveledLeaf> leaves;
     for (size_t i = 0; i < fc.paths.size(); ++i) {
       const int column = fc.first_column + static_cast<int>(i);
@@ -371,6 +385,7 @@ class FileReaderImpl final : public FileReader {
   int64_t num_rows_ = 0;
   std::vector<v2::ColumnMetadata> columns_;
   std::vector<FieldColumns> fields_;
+  std::unique_ptr<V20FieldReader> v20_;  // 2.0 files only
 };
 
 }  // namespace
