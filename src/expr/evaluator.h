@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Vectorized evaluation of bound expressions over record batches, with SQL three-valued logic.
+// Each node is evaluated once per batch into a Vec by a tight loop specialised on the value
+// kind; there are no per-row virtual calls. Thread-safety: stateless functions.
+
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "array/array.h"
+#include "expr/binder.h"
+#include "expr/vec.h"
+
+namespace lancedb::expr {
+
+/// Evaluate `e` over `batch`, which must hold every column the expression reads (by name,
+/// including `_rowid` / `_rowoffset` when used).
+Result<Vec> EvaluateVec(const BoundExpr& e, const array::RecordBatch& batch);
+
+/// Evaluate `e` into an Arrow array of `type` (default: the expression's type). A bare
+/// top-level column is returned as is.
+Result<array::ArrayPtr> Evaluate(const BoundExpression& e, const array::RecordBatch& batch,
+                                 const array::DataTypePtr& type = nullptr);
+
+/// Evaluate a filter: the indices of the rows where it is TRUE (NULL and FALSE drop the row).
+Result<std::vector<int64_t>> EvaluateFilter(const BoundExpression& filter,
+                                            const array::RecordBatch& batch);
+
+/// Evaluate one function call (evaluator_functions.cc).
+Result<Vec> EvaluateFunction(const BoundExpr& e, const array::RecordBatch& batch);
+/// LIKE matching on bytes: '%' any sequence, '_' one UTF-8 character, `escape` quotes.
+bool LikeMatch(std::string_view text, std::string_view pattern, char escape);
+/// Lower/upper-case UTF-8 (ASCII, Latin-1, Greek and Cyrillic letters).
+std::string Utf8Lower(std::string_view s);
+std::string Utf8Upper(std::string_view s);
+
+}  // namespace lancedb::expr
