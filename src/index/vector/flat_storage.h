@@ -20,7 +20,12 @@ class FlatStorage final : public PartitionStorage {
  public:
   /// Layout: vectors (num_rows, dim). `metric` is kL2 or kDot (the index metric).
   FlatStorage(std::vector<float> vectors, size_t dim, DistanceType metric)
-      : vectors_(std::move(vectors)), dim_(dim), metric_(metric) {}
+      : owned_(std::move(vectors)), vectors_(owned_), dim_(dim), metric_(metric) {}
+  /// View vectors owned elsewhere; they must outlive the storage. Layout: (num_rows, dim).
+  static FlatStorage View(std::span<const float> vectors, size_t dim, DistanceType metric) {
+    return FlatStorage(vectors, dim, metric);
+  }
+  FlatStorage(FlatStorage&&) = default;
 
   int64_t num_rows() const override { return static_cast<int64_t>(vectors_.size() / dim_); }
   size_t dim() const { return dim_; }
@@ -48,7 +53,11 @@ class FlatStorage final : public PartitionStorage {
     std::vector<float> q_;
   };
 
-  std::vector<float> vectors_;
+  FlatStorage(std::span<const float> view, size_t dim, DistanceType metric)
+      : vectors_(view), dim_(dim), metric_(metric) {}
+
+  std::vector<float> owned_;
+  std::span<const float> vectors_;  // owned_ or external memory
   size_t dim_;
   DistanceType metric_;
 };
