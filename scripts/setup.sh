@@ -8,8 +8,8 @@ set -euo pipefail
 
 APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
   liblz4-dev libroaring-dev libflatbuffers-dev flatbuffers-compiler libgtest-dev googletest
-  libbenchmark-dev clang-format libopenblas-dev)
-PY_PACKAGES=(pytest pyarrow numpy pandas "pylance==12.0.0" "lancedb==0.39.0")
+  libbenchmark-dev clang-format)
+PY_PACKAGES=(pytest pyarrow numpy pandas scikit-build-core nanobind "pylance==12.0.0" "lancedb==0.39.0")
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

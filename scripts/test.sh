@@ -6,6 +6,7 @@
 #   1. install dependencies (scripts/setup.sh),
 #   2. release build with warnings as errors; fast C++ tests (ctest -L fast),
 #   3. Python compatibility tests against pylance/pyarrow (pytest tests/),
+#      the lancedb_cpp package (pip install ./python, reusing the release build) and its tests,
 #   4. ASan+UBSan build of the C++ tests; fast C++ tests again.
 # Set LANCEDB_SKIP_SANITIZE=1 to skip step 4 locally.
 set -euo pipefail
@@ -15,7 +16,8 @@ JOBS="${LANCEDB_JOBS:-$(nproc)}"
 bash scripts/setup.sh
 
 echo "== release build"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLANCEDB_WERROR=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLANCEDB_WERROR=ON -DLANCEDB_BUILD_PYTHON=ON \
+  >/dev/null
 cmake --build build -j "$JOBS"
 
 echo "== C++ tests (release)"
@@ -34,6 +36,16 @@ LANCEDB_BUILD_DIR="$PWD/build" python3 -m pytest tests -q -p no:cacheprovider
 rc=$?
 set -e
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then exit "$rc"; fi
+
+echo "== Python package lancedb_cpp"
+# The wheel is built in the release build directory with the same options, so nothing is
+# compiled twice; scikit-build-core installs only the module's "python" component.
+python3 -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall \
+  --no-deps -Cbuild-dir="$PWD/build" -Ccmake.define.LANCEDB_BUILD_PYTHON=ON \
+  -Ccmake.define.LANCEDB_BUILD_TESTS=ON -Ccmake.define.LANCEDB_BUILD_TOOLS=ON \
+  -Ccmake.define.LANCEDB_WERROR=ON ./python
+# From the repository root, so that the installed package is imported, not python/lancedb_cpp.
+python3 -m pytest python/tests -q -p no:cacheprovider
 
 if [ "${LANCEDB_SKIP_SANITIZE:-0}" != "1" ]; then
   echo "== C++ tests (ASan + UBSan)"

@@ -1,0 +1,518 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Turn user data into a pyarrow RecordBatchReader, as LanceDB does.
+
+Accepted: a list of dicts, a list of RecordBatches, a pandas or polars DataFrame, a pyarrow
+Table / RecordBatch / RecordBatchReader, any object exposing ``__arrow_c_stream__``, and
+iterables of any of these. Arrow inputs are passed through without copying their buffers;
+only columns that need a cast or a bad-vector fix are rebuilt.
+
+Schema inference follows LanceDB: list columns whose name mentions ``vector`` or
+``embedding`` become ``fixed_size_list`` of their most common length (``float32``, or
+``uint8`` for integers within 0..255); Python ints become int64, floats float64, str utf8,
+dicts structs.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from collections import Counter
+from typing import Any, Iterable, Iterator, List, Optional, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+ON_BAD_VECTORS = ("error", "drop", "fill", "null")
+VECTOR_COLUMN_NAME = "vector"
+
+
+# ---------------------------------------------------------------------------------------------
+# Input conversion
+
+
+def _is_pandas_df(data: Any) -> bool:
+    mod = type(data).__module__
+    return mod.startswith("pandas") and type(data).__name__ == "DataFrame"
+
+
+def _is_polars(data: Any, name: str) -> bool:
+    return type(data).__module__.startswith("polars") and type(data).__name__ == name
+
+
+def _py_kind(value: Any) -> str:
+    """A coarse type name for a Python value: values of different kinds cannot share a column."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "bytes"
+    if isinstance(value, dict):
+        return "dict"
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        return "list"
+    if isinstance(value, datetime.datetime):
+        return "datetime"
+    if isinstance(value, datetime.date):
+        return "date"
+    if isinstance(value, decimal.Decimal):
+        return "decimal"
+    return type(value).__name__
+
+
+def _describe_mismatch(rows: List[dict], prefix: str = "") -> Optional[str]:
+    """Find the first field whose values have incompatible Python types; describe it."""
+    if not rows or not isinstance(rows[0], dict):
+        return None
+    for key in rows[0].keys():
+        first_kind, first_row = None, None
+        nested: List[dict] = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                return f"row {i} is a {type(row).__name__}, not a dict"
+            value = row.get(key)
+            if value is None:
+                continue
+            kind = _py_kind(value)
+            if first_kind is None:
+                first_kind, first_row = kind, i
+            elif kind != first_kind:
+                return (
+                    f"field '{prefix}{key}' has mismatched types: row {first_row} has a "
+                    f"{first_kind} ({type(rows[first_row][key]).__name__}), row {i} has a "
+                    f"{kind} ({type(value).__name__}: {value!r:.40})"
+                )
+            if kind == "dict":
+                nested.append(value)
+        if nested:
+            inner = _describe_mismatch(nested, prefix=f"{prefix}{key}.")
+            if inner:
+                return inner
+    return None
+
+
+def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
+    if rows and not isinstance(rows[0], dict):
+        raise ValueError(
+            f"Cannot create rows from a list of {type(rows[0]).__name__}; "
+            "use a list of dictionaries"
+        )
+    try:
+        if schema is not None:
+            # Only the fields the rows have: the rest are checked (and filled) later.
+            names = set(rows[0].keys()) if rows else set(schema.names)
+            if names.issubset(schema.names):
+                schema = pa.schema(
+                    [f for f in schema if f.name in names], metadata=schema.metadata
+                )
+            else:  # unknown fields: infer, and let the caller name the unknown field
+                schema = None
+        return pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
+        detail = _describe_mismatch(rows)
+        if detail:
+            raise ValueError(f"Cannot convert the rows to Arrow: {detail}") from None
+        raise ValueError(f"Cannot convert the rows to Arrow: {err}") from None
+
+
+def _single_reader(data: Any, schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
+    """Convert one non-iterator input to a reader."""
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if isinstance(data, pa.Table):
+        return data.to_reader()
+    if isinstance(data, pa.RecordBatch):
+        return pa.RecordBatchReader.from_batches(data.schema, [data])
+    if isinstance(data, dict):
+        raise ValueError(
+            "Cannot create or add rows from a single dictionary. "
+            "Use a list of dictionaries instead."
+        )
+    if isinstance(data, list):
+        if not data:
+            if schema is None:
+                raise ValueError("Cannot create table from empty list without a schema")
+            return pa.Table.from_pylist([], schema=schema).to_reader()
+        if isinstance(data[0], pa.RecordBatch):
+            return pa.Table.from_batches(data).to_reader()
+        if hasattr(data[0], "model_dump") and hasattr(type(data[0]), "to_arrow_schema"):
+            model_schema = type(data[0]).to_arrow_schema()
+            return pa.Table.from_pylist([d.model_dump() for d in data], model_schema).to_reader()
+        return _from_pylist(data, schema).to_reader()
+    if _is_pandas_df(data):
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"pandas"}
+        return table.replace_schema_metadata(meta or None).to_reader()
+    if _is_polars(data, "DataFrame"):
+        return data.to_arrow().to_reader()
+    if _is_polars(data, "LazyFrame"):
+        return data.collect().to_arrow().to_reader()
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data)
+    if hasattr(data, "__arrow_c_array__"):
+        return pa.RecordBatchReader.from_batches(
+            pa.record_batch(data).schema, [pa.record_batch(data)]
+        )
+    raise TypeError(
+        f"Unknown data type {type(data)}. Supported types: list of dicts, pandas DataFrame, "
+        "polars DataFrame, pyarrow Table/RecordBatch/RecordBatchReader, objects exposing "
+        "__arrow_c_stream__, or iterables of these."
+    )
+
+
+def _iterator_reader(data: Iterable, schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
+    it = iter(data)
+    try:
+        first_item = next(it)
+    except StopIteration:
+        if schema is None:
+            raise ValueError("Cannot create table from an empty iterator without a schema")
+        return pa.Table.from_pylist([], schema=schema).to_reader()
+    first = _single_reader(first_item, schema)
+    first_schema = first.schema
+
+    def gen() -> Iterator[pa.RecordBatch]:
+        yield from first
+        for item in it:
+            for batch in _single_reader(item, schema):
+                if not batch.schema.equals(first_schema):
+                    try:
+                        batch = pa.Table.from_batches([batch]).cast(first_schema).combine_chunks()
+                        batch = batch.to_batches()[0] if batch.num_rows else None
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+                        raise ValueError(
+                            "Input iterator yielded a batch with schema that does not match "
+                            f"the schema of other batches.\nExpected:\n{first_schema}\n"
+                            f"Got:\n{item.schema if hasattr(item, 'schema') else batch.schema}"
+                        ) from None
+                    if batch is None:
+                        continue
+                yield batch
+
+    return pa.RecordBatchReader.from_batches(first_schema, gen())
+
+
+def to_reader(data: Any, schema: Optional[pa.Schema] = None) -> pa.RecordBatchReader:
+    """Convert any supported input to a RecordBatchReader (no copy for Arrow inputs)."""
+    if isinstance(data, (list, dict, pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
+        return _single_reader(data, schema)
+    if _is_pandas_df(data) or _is_polars(data, "DataFrame") or _is_polars(data, "LazyFrame"):
+        return _single_reader(data, schema)
+    if hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__"):
+        return _single_reader(data, schema)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"Unknown data type {type(data)}")
+    if isinstance(data, Iterable):
+        return _iterator_reader(data, schema)
+    return _single_reader(data, schema)
+
+
+def to_schema(schema: Any) -> pa.Schema:
+    """Accept a pa.Schema, a LanceModel class or anything exposing ``__arrow_c_schema__``."""
+    if isinstance(schema, pa.Schema):
+        return schema
+    if hasattr(schema, "to_arrow_schema"):
+        return schema.to_arrow_schema()
+    if hasattr(schema, "__arrow_c_schema__"):
+        return pa.schema(schema)
+    raise TypeError(f"schema must be a pyarrow.Schema, got {type(schema).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Peeking, inference, bad vectors, casting
+
+
+def _peek(reader: pa.RecordBatchReader) -> Tuple[Optional[pa.RecordBatch], pa.RecordBatchReader]:
+    """Read the first batch and return it with a reader that still yields every batch."""
+    try:
+        first = reader.read_next_batch()
+    except StopIteration:
+        return None, pa.RecordBatchReader.from_batches(reader.schema, [])
+
+    def gen():
+        yield first
+        yield from reader
+
+    return first, pa.RecordBatchReader.from_batches(reader.schema, gen())
+
+
+def _is_list_like(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+
+
+def _is_var_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t)
+
+
+def _modal_length(column: pa.Array) -> Optional[int]:
+    lengths = pc.list_value_length(column)
+    lengths = pc.filter(lengths, pc.greater(lengths, 0))
+    if len(lengths) == 0:
+        return None
+    counts = Counter(lengths.to_pylist())
+    best = max(counts.values())
+    return min(n for n, c in counts.items() if c == best)
+
+
+def _name_suggests_vector(name: str) -> bool:
+    lower = name.lower()
+    return "vector" in lower or "embedding" in lower
+
+
+def infer_schema(schema: pa.Schema, first: Optional[pa.RecordBatch]) -> pa.Schema:
+    """LanceDB's target schema for data without one: vector-named lists become fixed size."""
+    for i, field in enumerate(schema):
+        if not (_name_suggests_vector(field.name) and _is_var_list(field.type)):
+            continue
+        if first is None:
+            continue
+        column = first.column(i)
+        dim = _modal_length(column)
+        if dim is None:
+            continue
+        value_type = field.type.value_type
+        if pa.types.is_floating(value_type):
+            target = pa.list_(pa.float32(), dim)
+        elif pa.types.is_integer(value_type):
+            values = pc.list_flatten(column)
+            bounds = pc.min_max(values)
+            lo, hi = bounds["min"].as_py(), bounds["max"].as_py()
+            small = lo is None or (lo >= 0 and hi <= 255)
+            target = pa.list_(pa.uint8() if small else pa.float32(), dim)
+        else:
+            continue
+        schema = schema.set(i, pa.field(field.name, target, field.nullable, field.metadata))
+    return schema
+
+
+def _vector_columns(
+    source: pa.Schema, target: Optional[pa.Schema]
+) -> List[Tuple[str, Optional[int]]]:
+    """The (name, expected dimension) of the columns whose vectors get checked."""
+    found = []
+    if target is None:
+        for field in source:
+            floating = _is_list_like(field.type) and pa.types.is_floating(field.type.value_type)
+            named = floating and field.name == VECTOR_COLUMN_NAME
+            wide = (
+                floating
+                and pa.types.is_fixed_size_list(field.type)
+                and field.type.list_size >= 10
+            )
+            if named or wide:
+                found.append((field.name, None))
+        return found
+    for field in target:
+        if field.name not in source.names:
+            continue
+        if not (_is_list_like(field.type) and pa.types.is_floating(field.type.value_type)):
+            continue
+        src = source.field(field.name)
+        named = field.name == VECTOR_COLUMN_NAME or (
+            field.name == "embedding" and pa.types.is_fixed_size_list(field.type)
+        )
+        wide = (
+            pa.types.is_fixed_size_list(src.type)
+            and pa.types.is_floating(src.type.value_type)
+            and src.type.list_size >= 10
+        )
+        if named or wide:
+            dim = field.type.list_size if pa.types.is_fixed_size_list(field.type) else None
+            found.append((field.name, dim))
+    return found
+
+
+def _row_has_nan(column: pa.Array) -> pa.Array:
+    """Per row: does the vector contain a NaN (null rows: false)."""
+    if not pa.types.is_floating(column.type.value_type):
+        return pa.array([False] * len(column))
+    flat = pc.list_flatten(column)
+    values = flat.cast(pa.float32()) if pa.types.is_float16(flat.type) else flat
+    nan = pc.fill_null(pc.is_nan(values), False)
+    parents = pc.list_parent_indices(column)
+    bad_rows = pc.unique(pc.filter(parents, nan))
+    return pc.is_in(pa.array(range(len(column)), pa.int64()), bad_rows.cast(pa.int64()))
+
+
+def _fill_vectors(column: pa.Array, bad: pa.Array, dim: int, fill_value: float) -> pa.Array:
+    rows = column.to_pylist()
+    mask = bad.to_pylist()
+    fixed = []
+    for row, is_bad in zip(rows, mask):
+        if not is_bad:
+            fixed.append(row)
+            continue
+        row = list(row or [])[:dim]
+        row += [None] * (dim - len(row))
+        fixed.append(
+            [fill_value if (v is None or (isinstance(v, float) and math.isnan(v))) else v
+             for v in row]
+        )
+    return pa.array(fixed, type=column.type)
+
+
+def _fix_batch(
+    batch: pa.RecordBatch,
+    name: str,
+    dim: int,
+    on_bad_vectors: str,
+    fill_value: float,
+) -> pa.RecordBatch:
+    index = batch.schema.get_field_index(name)
+    column = batch.column(index)
+    has_nan = _row_has_nan(column)
+    lengths = pc.list_value_length(column)
+    wrong_dim = pc.fill_null(pc.not_equal(lengths, dim), True)
+    bad = pc.or_(has_nan, wrong_dim)
+    if not pc.any(bad).as_py():
+        return batch
+    if on_bad_vectors == "error":
+        what = "has variable length vectors" if pc.any(wrong_dim).as_py() else "has NaNs"
+        raise ValueError(
+            f"Vector column '{name}' {what}. Set on_bad_vectors='drop' to remove them, "
+            "set on_bad_vectors='fill' and fill_value=<value> to replace them, "
+            "or set on_bad_vectors='null' to replace them with null."
+        )
+    if on_bad_vectors == "drop":
+        return batch.filter(pc.invert(bad))
+    if on_bad_vectors == "null":
+        fixed = pc.if_else(bad, pa.scalar(None, column.type), column)
+    else:
+        if fill_value is None:
+            raise ValueError("`fill_value` must not be None if `on_bad_vectors` is 'fill'")
+        fixed = _fill_vectors(column, bad, dim, fill_value)
+    return batch.set_column(index, batch.schema.field(index), fixed)
+
+
+def _handle_bad_vectors(
+    reader: pa.RecordBatchReader,
+    target: Optional[pa.Schema],
+    on_bad_vectors: str,
+    fill_value: float,
+) -> pa.RecordBatchReader:
+    columns = _vector_columns(reader.schema, target)
+    if not columns:
+        return reader
+    first, reader = _peek(reader)
+    if first is None:
+        return reader
+    dims = {}
+    for name, dim in columns:
+        src_type = reader.schema.field(name).type
+        if dim is None and pa.types.is_fixed_size_list(src_type):
+            dim = src_type.list_size
+        if dim is None:
+            dim = _modal_length(first.column(reader.schema.get_field_index(name)))
+        if dim is not None:
+            dims[name] = dim
+    if not dims:
+        return reader
+
+    def gen():
+        for batch in reader:
+            for name, dim in dims.items():
+                batch = _fix_batch(batch, name, dim, on_bad_vectors, fill_value)
+            yield batch
+
+    # Validate eagerly when asked to error, so that nothing is written on bad input.
+    if on_bad_vectors == "error":
+        batches = list(gen())
+        return pa.RecordBatchReader.from_batches(reader.schema, batches)
+    return pa.RecordBatchReader.from_batches(reader.schema, gen())
+
+
+def _cast_to(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchReader:
+    """Reorder and cast the reader's columns to `target` (same set of names)."""
+    source = reader.schema
+    if source.equals(target, check_metadata=False):
+        if source.metadata == target.metadata:
+            return reader
+    order = [source.get_field_index(f.name) for f in target]
+    same_types = all(source.field(i).type == f.type for i, f in zip(order, target))
+
+    def gen():
+        for batch in reader:
+            columns = [batch.column(i) for i in order]
+            if not same_types:
+                try:
+                    columns = [
+                        c if c.type == f.type else c.cast(f.type) for c, f in zip(columns, target)
+                    ]
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as err:
+                    raise ValueError(f"Cannot cast the data to the table schema: {err}") from None
+            yield pa.RecordBatch.from_arrays(columns, schema=target)
+
+    if not same_types:
+        for i, f in zip(order, target):
+            if not _castable(source.field(i).type, f.type):
+                raise ValueError(
+                    f"Cannot cast field '{f.name}' from {source.field(i).type} to {f.type}"
+                )
+    return pa.RecordBatchReader.from_batches(target, gen())
+
+
+def _castable(src: pa.DataType, dst: pa.DataType) -> bool:
+    try:
+        pa.array([], type=src).cast(dst)
+        return True
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return False
+
+
+def _with_missing_columns(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchReader:
+    """Add all-null columns for nullable target fields the input lacks."""
+    missing = [f for f in target if f.name not in reader.schema.names]
+    for f in missing:
+        if not f.nullable:
+            raise ValueError(
+                f"Invalid input, the data is missing the non-nullable field '{f.name}'"
+            )
+    if not missing:
+        return reader
+    schema = reader.schema
+    for f in missing:
+        schema = schema.append(f)
+
+    def gen():
+        for batch in reader:
+            columns = list(batch.columns) + [pa.nulls(batch.num_rows, f.type) for f in missing]
+            yield pa.RecordBatch.from_arrays(columns, schema=schema)
+
+    return pa.RecordBatchReader.from_batches(schema, gen())
+
+
+def sanitize(
+    data: Any,
+    target: Optional[pa.Schema] = None,
+    on_bad_vectors: str = "error",
+    fill_value: float = 0.0,
+    *,
+    allow_missing: bool = False,
+) -> pa.RecordBatchReader:
+    """Convert `data` into a reader whose schema is `target` (or the inferred schema)."""
+    if on_bad_vectors not in ON_BAD_VECTORS:
+        raise ValueError(
+            f"Invalid value for on_bad_vectors: {on_bad_vectors!r}; "
+            f"expected one of {', '.join(ON_BAD_VECTORS)}"
+        )
+    reader = to_reader(data, target)
+    if target is not None:
+        extra = [n for n in reader.schema.names if n not in target.names]
+        if extra:
+            raise ValueError(
+                f"Invalid input, field '{extra[0]}' does not exist in table schema"
+            )
+    reader = _handle_bad_vectors(reader, target, on_bad_vectors, fill_value)
+    if target is None:
+        first, reader = _peek(reader)
+        target = infer_schema(reader.schema, first)
+    elif allow_missing:
+        reader = _with_missing_columns(reader, target)
+    if len(reader.schema) != len(target):
+        missing = [n for n in target.names if n not in reader.schema.names]
+        raise ValueError(f"Invalid input, the data is missing the field '{missing[0]}'")
+    return _cast_to(reader, target)

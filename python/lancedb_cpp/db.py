@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""DBConnection: LanceDB's sync connection API over the native engine."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Dict, Iterator, List, Optional
+
+from . import _data, _native
+from .table import Table
+
+
+@dataclass
+class ListTablesResponse:
+    """One page of table names; pass ``page_token`` back to get the next page (None: done)."""
+
+    tables: List[str] = field(default_factory=list)
+    page_token: Optional[str] = None
+
+
+def _check_namespace(namespace_path: Optional[List[str]]) -> None:
+    if namespace_path:
+        raise NotImplementedError("namespaces other than the root namespace are not supported")
+
+
+class DBConnection:
+    """A database: a directory (or ``memory://``) holding one Lance dataset per table.
+    Safe to share between threads."""
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        read_consistency_interval: Optional[timedelta] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+    ):
+        if read_consistency_interval is not None and not isinstance(
+            read_consistency_interval, timedelta
+        ):
+            raise ValueError("read_consistency_interval must be a datetime.timedelta or None")
+        seconds = (
+            None
+            if read_consistency_interval is None
+            else read_consistency_interval.total_seconds()
+        )
+        options = {str(k): str(v) for k, v in (storage_options or {}).items()}
+        self._inner = _native.connect(uri, seconds, options)
+        self._uri = uri
+        self._read_consistency_interval = read_consistency_interval
+        self.storage_options = storage_options
+
+    @property
+    def uri(self) -> str:
+        """The database location as given to ``connect``."""
+        return self._uri
+
+    @property
+    def read_consistency_interval(self) -> Optional[timedelta]:
+        """How often tables check for other writers' versions (None: only on checkout_latest)."""
+        return self._read_consistency_interval
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(uri={self._uri!r})"
+
+    # Listing --------------------------------------------------------------------------------
+
+    def table_names(
+        self,
+        page_token: Optional[str] = None,
+        limit: int = 10,
+        *,
+        namespace_path: Optional[List[str]] = None,
+    ) -> List[str]:
+        """Sorted table names after `page_token`, at most `limit` (deprecated: list_tables)."""
+        warnings.warn(
+            "table_names() is deprecated, use list_tables() instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        _check_namespace(namespace_path)
+        if limit is not None and limit <= 0:
+            return []  # as LanceDB
+        return self._inner.table_names(page_token or "", limit or 0)
+
+    def list_tables(
+        self,
+        namespace_path: Optional[List[str]] = None,
+        page_token: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> ListTablesResponse:
+        """One page of sorted table names, with the token of the next page."""
+        _check_namespace(namespace_path)
+        if limit is not None and limit <= 0:
+            return ListTablesResponse(tables=[], page_token=None)  # as LanceDB
+        tables, token = self._inner.list_tables(page_token or "", limit)
+        return ListTablesResponse(tables=tables, page_token=token or None)
+
+    def _all_table_names(self) -> Iterator[str]:
+        token = None
+        while True:
+            page = self.list_tables(page_token=token)
+            yield from page.tables
+            token = page.page_token
+            if not token:
+                return
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._all_table_names())
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._all_table_names()
+
+    def __getitem__(self, name: str) -> Table:
+        return self.open_table(name)
+
+    # Tables ---------------------------------------------------------------------------------
+
+    def create_table(
+        self,
+        name: str,
+        data: Any = None,
+        schema: Any = None,
+        mode: str = "create",
+        exist_ok: bool = False,
+        on_bad_vectors: str = "error",
+        fill_value: float = 0.0,
+        embedding_functions: Any = None,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        **kwargs: Any,
+    ) -> Table:
+        """Create a table from `data` (list of dicts, DataFrame, Arrow data ...) and/or a
+        `schema`. mode "create" fails if the table exists (unless `exist_ok`, which opens
+        it); "overwrite" replaces its content."""
+        _check_namespace(namespace_path)
+        if embedding_functions:
+            raise NotImplementedError("embedding functions are not supported yet")
+        if mode not in ("create", "overwrite"):
+            raise ValueError(f"mode must be 'create' or 'overwrite', got {mode!r}")
+        if data is None and schema is None:
+            raise ValueError("Either data or schema must be provided")
+        native_mode = "exist_ok" if (mode == "create" and exist_ok) else mode
+        target = None if schema is None else _data.to_schema(schema)
+        if data is None:
+            inner = self._inner.create_empty_table(name, target, native_mode)
+        else:
+            reader = _data.sanitize(data, target, on_bad_vectors, fill_value)
+            inner = self._inner.create_table(name, reader, native_mode)
+        return Table(self, inner)
+
+    def open_table(
+        self,
+        name: str,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        index_cache_size: Optional[int] = None,
+        version: Optional[int] = None,
+        **kwargs: Any,
+    ) -> Table:
+        """Open a table at its latest version, or read-only at `version`."""
+        _check_namespace(namespace_path)
+        table = Table(self, self._inner.open_table(name, version))
+        if version is not None:
+            table._pinned = int(version)
+        return table
+
+    def drop_table(
+        self, name: str, namespace_path: Optional[List[str]] = None, ignore_missing: bool = False
+    ) -> None:
+        """Delete a table and all its versions."""
+        _check_namespace(namespace_path)
+        try:
+            self._inner.drop_table(name)
+        except ValueError:
+            if not ignore_missing:
+                raise
+
+    def drop_all_tables(self, namespace_path: Optional[List[str]] = None) -> None:
+        """Delete every table."""
+        _check_namespace(namespace_path)
+        self._inner.drop_all_tables()
+
+    def drop_database(self) -> None:
+        """Deprecated alias of drop_all_tables()."""
+        self.drop_all_tables()
+
+
+LanceDBConnection = DBConnection

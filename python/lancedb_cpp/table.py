@@ -1,0 +1,348 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Table: LanceDB's sync ``Table`` API over the native engine.
+
+A Table may be used from many Python threads at once: the engine handle is internally
+synchronized and every native call runs without the GIL. Writes always apply to the newest
+version on storage; reads see this handle's version (see ``read_consistency_interval``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+
+import pyarrow as pa
+
+from . import _data
+from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import polars as pl
+
+    from ._native import Table as _NativeTable
+    from .db import DBConnection
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """The outcome of ``Table.add``: the version it committed."""
+
+    version: int
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """The outcome of ``Table.delete``."""
+
+    num_deleted_rows: int
+    version: int
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """The outcome of ``Table.update``."""
+
+    rows_updated: int
+    version: int
+
+
+def value_to_sql(value: Any) -> str:
+    """Render a Python value as a SQL literal (as ``lancedb.util.value_to_sql``)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, pa.Scalar):
+        return value_to_sql(value.as_py())
+    if type(value).__module__ == "numpy":
+        if hasattr(value, "tolist"):
+            return value_to_sql(value.tolist())
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "'NaN'::double"
+        if math.isinf(value):
+            return "'Infinity'::double" if value > 0 else "'-Infinity'::double"
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (bytes, bytearray)):
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return f"'{value.isoformat()}'"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_to_sql(v) for v in value) + "]"
+    if isinstance(value, dict):
+        parts = ", ".join(f"{value_to_sql(str(k))}, {value_to_sql(v)}" for k, v in value.items())
+        return f"named_struct({parts})"
+    raise NotImplementedError(f"SQL conversion is not implemented for {type(value).__name__}")
+
+
+def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
+    reader = pa.RecordBatchReader.from_stream(stream)
+    index = reader.schema.get_field_index("_rowid")
+    if index < 0 or reader.schema.field(index).nullable:
+        return reader
+    # LanceDB reports `_rowid` as a nullable uint64; relabel it (no data is copied).
+    schema = reader.schema.set(index, reader.schema.field(index).with_nullable(True))
+    return pa.RecordBatchReader.from_batches(
+        schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)
+    )
+
+
+def _slice_reader(
+    reader: pa.RecordBatchReader, offset: int, limit: Optional[int]
+) -> pa.RecordBatchReader:
+    """Skip `offset` rows, then return at most `limit` rows (zero-copy slices)."""
+    if offset == 0 and limit is None:
+        return reader
+
+    def gen():
+        skip, left = offset, limit
+        for batch in reader:
+            if skip >= batch.num_rows:
+                skip -= batch.num_rows
+                continue
+            batch = batch.slice(skip)
+            skip = 0
+            if left is not None:
+                batch = batch.slice(0, left)
+                left -= batch.num_rows
+            if batch.num_rows:
+                yield batch
+            if left == 0:
+                return
+
+    return pa.RecordBatchReader.from_batches(reader.schema, gen())
+
+
+class Table:
+    """A LanceDB table (a Lance dataset). Obtain one from ``DBConnection.create_table`` or
+    ``DBConnection.open_table``."""
+
+    def __init__(self, conn: "DBConnection", inner: "_NativeTable"):
+        self._conn = conn
+        self._inner = inner
+
+    # Basics ---------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The table's name."""
+        return self._inner.name
+
+    @property
+    def uri(self) -> str:
+        """The location of the table's Lance dataset."""
+        return self._inner.uri
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema of the version this handle reads."""
+        return pa.schema(self._inner.schema())
+
+    @property
+    def version(self) -> int:
+        """The version this handle reads."""
+        return self._inner.version()
+
+    def __repr__(self) -> str:
+        return f"LanceTable(name={self.name!r}, version={self.version})"
+
+    def __len__(self) -> int:
+        return self.count_rows()
+
+    def count_rows(self, filter: Optional[str] = None) -> int:
+        """Count the rows, or those where the SQL `filter` is true."""
+        if filter is None:
+            return self._inner.count_rows()
+        return self._inner.count_rows_where(filter)
+
+    def head(self, n: int = 5) -> pa.Table:
+        """The first `n` rows as a pyarrow Table."""
+        return self.search().limit(n).to_arrow()
+
+    def to_arrow(self) -> pa.Table:
+        """All rows of the current version as a pyarrow Table (zero-copy from the engine)."""
+        return _stream_to_reader(self._inner.scan()).read_all()
+
+    def to_pandas(self, **kwargs: Any) -> "pd.DataFrame":
+        """All rows as a pandas DataFrame."""
+        kwargs.pop("blob_mode", None)
+        return self.to_arrow().to_pandas(**kwargs)
+
+    def to_polars(self, batch_size: Optional[int] = None) -> "pl.LazyFrame":
+        """All rows as a polars LazyFrame (requires polars)."""
+        import polars as pl
+
+        return pl.from_arrow(self.to_arrow()).lazy()
+
+    # Writes ---------------------------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self._conn is not None and self._pinned is not None:
+            raise ValueError(
+                "Invalid input, table cannot be modified when a specific version is checked "
+                f"out (version {self._pinned}); call checkout_latest() first"
+            )
+
+    _pinned: Optional[int] = None
+
+    def add(
+        self,
+        data: Any,
+        mode: str = "append",
+        on_bad_vectors: str = "error",
+        fill_value: float = 0.0,
+        **kwargs: Any,
+    ) -> AddResult:
+        """Add rows (any supported input) with ``mode`` "append" or "overwrite"."""
+        if mode not in ("append", "overwrite"):
+            raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
+        self._check_writable()
+        target = None if mode == "overwrite" else self.schema
+        reader = _data.sanitize(
+            data, target, on_bad_vectors, fill_value, allow_missing=(mode == "append")
+        )
+        if mode == "overwrite":
+            current = self.schema
+            if set(reader.schema.names) == set(current.names):
+                reader = _data._cast_to(reader, current)
+        return AddResult(version=self._inner.add(reader, mode))
+
+    def delete(self, where: str) -> DeleteResult:
+        """Delete the rows where the SQL predicate is true."""
+        self._check_writable()
+        if hasattr(where, "to_sql"):
+            where = where.to_sql()
+        deleted, version = self._inner.delete(where)
+        return DeleteResult(num_deleted_rows=deleted, version=version)
+
+    def update(
+        self,
+        where: Optional[str] = None,
+        values: Optional[Dict[str, Any]] = None,
+        *,
+        values_sql: Optional[Dict[str, str]] = None,
+    ) -> UpdateResult:
+        """Set columns in the rows where `where` is true (every row when None): `values` are
+        Python literals, `values_sql` SQL expressions; give exactly one of them."""
+        if values is not None and values_sql is not None:
+            raise ValueError("Only one of values or values_sql can be provided")
+        if values is None and values_sql is None:
+            raise ValueError("Either values or values_sql must be provided")
+        self._check_writable()
+        if values is not None:
+            updates = [(k, value_to_sql(v)) for k, v in values.items()]
+        else:
+            updates = [(k, str(v)) for k, v in values_sql.items()]
+        updated, version = self._inner.update(where, updates)
+        return UpdateResult(rows_updated=updated, version=version)
+
+    # Queries --------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: Any = None,
+        vector_column_name: Optional[str] = None,
+        query_type: str = "auto",
+        ordering_field_name: Optional[str] = None,
+        fts_columns: Optional[Union[str, List[str]]] = None,
+    ) -> LanceQueryBuilder:
+        """Start a query. Without `query`, a plain scan with where/select/limit/offset."""
+        if query is not None:
+            raise NotImplementedError("vector and full-text search are not implemented yet")
+        return LanceEmptyQueryBuilder(self)
+
+    def query(self) -> LanceQueryBuilder:
+        """Start a plain query (as ``search()`` with no query)."""
+        return LanceEmptyQueryBuilder(self)
+
+    def take_offsets(self, offsets: Iterable[int]) -> LanceTakeQueryBuilder:
+        """A query for the rows at these offsets (positions among the live rows), in order."""
+        return LanceTakeQueryBuilder(self, offsets=offsets)
+
+    def take_row_ids(self, row_ids: Iterable[int]) -> LanceTakeQueryBuilder:
+        """A query for the rows with these row ids (from ``with_row_id``), in order."""
+        return LanceTakeQueryBuilder(self, row_ids=row_ids)
+
+    def _native_query_args(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        columns = request["columns"]
+        return dict(
+            filter=request["filter"],
+            columns=list(columns) if isinstance(columns, list) else None,
+            dynamic=list(columns.items()) if isinstance(columns, dict) else None,
+            limit=request["limit"],
+            offset=request["offset"],
+            with_row_id=request["with_row_id"],
+            max_batch_length=request["max_batch_length"] or 1024,
+            take_offsets=request.get("take_offsets"),
+            take_row_ids=request.get("take_row_ids"),
+        )
+
+    def _execute(self, request: Dict[str, Any]) -> pa.RecordBatchReader:
+        try:
+            return _stream_to_reader(self._inner.query(**self._native_query_args(request)))
+        except NotImplementedError:
+            plain = (
+                request["filter"] is None
+                and not isinstance(request["columns"], dict)
+                and request.get("take_offsets") is None
+                and request.get("take_row_ids") is None
+            )
+            if not plain:
+                raise
+        # An engine without the SQL layer still serves plain scans: project, then slice here.
+        columns = request["columns"] or []
+        reader = _stream_to_reader(
+            self._inner.scan(columns, request["with_row_id"], request["max_batch_length"] or 1024)
+        )
+        return _slice_reader(reader, request["offset"], request["limit"])
+
+    def _output_schema(self, request: Dict[str, Any]) -> pa.Schema:
+        try:
+            return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
+        except NotImplementedError:
+            return self._execute(request).schema
+
+    # Versions -------------------------------------------------------------------------------
+
+    def list_versions(self) -> List[Dict[str, Any]]:
+        """Every version, oldest first: dicts with "version", "timestamp" and "metadata"."""
+        return [
+            {
+                "version": version,
+                "timestamp": datetime.datetime.fromtimestamp(micros / 1e6),
+                "metadata": dict(metadata),
+            }
+            for version, micros, metadata in self._inner.list_versions()
+        ]
+
+    def checkout(self, version: Union[int, str]) -> None:
+        """Pin this handle to `version` (read-only until ``checkout_latest``)."""
+        if isinstance(version, str):
+            raise NotImplementedError("checking out a tag is not supported yet")
+        self._inner.checkout(int(version))
+        self._pinned = int(version)
+
+    def checkout_latest(self) -> None:
+        """Follow the newest version again (and allow writes)."""
+        self._inner.checkout_latest()
+        self._pinned = None
+
+    def restore(self, version: Optional[Union[int, str]] = None) -> None:
+        """Make `version` (or the checked-out version) the newest version, as a new commit."""
+        if version is not None:
+            self.checkout(version)
+        elif self._pinned is None:
+            raise ValueError("Invalid input, you must run checkout before running restore")
+        self._inner.restore()
+        self._pinned = None
+
+
+LanceTable = Table
