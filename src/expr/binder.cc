@@ -510,7 +510,9 @@ Result<BoundExpression> Bind(const NodePtr& node, const array::Schema& schema) {
 
 Result<BoundExpression> ParseAndBind(std::string_view sql, const array::Schema& schema) {
   LANCEDB_ASSIGN_OR_RETURN(auto node, Parse(sql));
-  return Bind(node, schema);
+  LANCEDB_ASSIGN_OR_RETURN(auto bound, Bind(node, schema));
+  bound.sql = std::string(sql);
+  return bound;
 }
 
 Result<BoundExpression> ParseFilter(std::string_view sql, const array::Schema& schema) {

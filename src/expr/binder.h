@@ -26,6 +26,7 @@ struct BoundExpression {
   BoundPtr root;
   /// Top-level column names read (schema spelling), including virtual ones, sorted.
   std::set<std::string> columns;
+  /// The source text (ParseAndBind) or a rendering of the tree (Bind).
   std::string sql;
 };
 

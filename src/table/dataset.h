@@ -93,6 +93,13 @@ class Dataset {
   /// fully deleted fragments. Returns the new dataset and the number of rows deleted.
   Result<std::shared_ptr<const Dataset>> DeleteRows(const std::vector<uint64_t>& row_addresses,
                                                     int64_t* num_deleted) const;
+  /// Replace rows: delete the rows at `row_addresses` and append `new_rows` (the rewritten
+  /// rows, with the table's schema) as new fragments, in one Update commit. Returns the new
+  /// dataset; `num_updated` receives the number of old rows replaced. NotSupported on tables
+  /// with stable row ids (dataset_update.cc).
+  Result<std::shared_ptr<const Dataset>> UpdateRows(const std::vector<uint64_t>& row_addresses,
+                                                    array::RecordBatchReader* new_rows,
+                                                    int64_t* num_updated) const;
   /// Commit this snapshot's content as the newest version (Restore operation).
   Result<std::shared_ptr<const Dataset>> Restore() const;
 

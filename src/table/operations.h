@@ -70,6 +70,24 @@ class DeleteOperation : public Operation {
   int64_t num_deleted_ = 0;
 };
 
+/// Rewrite rows: delete the old rows (as DeleteOperation) and add the rewritten rows as new
+/// fragments, in one Update transaction (REWRITE_ROWS).
+class UpdateOperation : public Operation {
+ public:
+  UpdateOperation(std::map<uint64_t, std::vector<uint32_t>> deletions,
+                  std::vector<pb::DataFragment> new_fragments)
+      : delete_(std::move(deletions)), new_fragments_(std::move(new_fragments)) {}
+  std::string_view name() const override { return "Update"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+  /// Rows removed by the last built attempt (rows already deleted concurrently excluded).
+  int64_t num_deleted() const { return delete_.num_deleted(); }
+
+ private:
+  DeleteOperation delete_;
+  std::vector<pb::DataFragment> new_fragments_;
+};
+
 /// Make an older version's content the newest version.
 class RestoreOperation : public Operation {
  public:

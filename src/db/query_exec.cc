@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "db/query_exec.h"
+
+#include <algorithm>
+#include <set>
+
+#include "expr/evaluator.h"
+#include "expr/parser.h"
+
+namespace lancedb::db {
+
+namespace {
+
+bool IsVirtual(const std::string& name) {
+  return name == expr::kRowIdColumn || name == expr::kRowOffsetColumn;
+}
+
+array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
+  return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
+                                {nullptr, Buffer::FromVector(values)});
+}
+
+/// A column the scan can always read cheaply when the filter needs none.
+std::string CheapestColumn(const array::Schema& schema) {
+  for (const auto& f : schema.fields()) {
+    if (!f->type()->is_nested()) return f->name();
+  }
+  return schema.num_fields() > 0 ? schema.field(0)->name() : "";
+}
+
+/// Evaluate the outputs of `plan` over `input` (which holds every column they read).
+Result<array::RecordBatchPtr> Project(const QueryPlan& plan, const array::RecordBatch& input,
+                                      const array::ArrayPtr& row_ids) {
+  std::vector<array::ArrayPtr> columns;
+  for (const auto& out : plan.outputs) {
+    LANCEDB_ASSIGN_OR_RETURN(auto col, expr::Evaluate(out, input));
+    columns.push_back(std::move(col));
+  }
+  if (plan.with_row_id) columns.push_back(row_ids);
+  return array::RecordBatch::Make(plan.output_schema, std::move(columns), input.num_rows());
+}
+
+/// Appends `extra` columns (name, array) to a batch.
+Result<array::RecordBatchPtr> WithColumns(
+    const array::RecordBatch& batch,
+    const std::vector<std::pair<std::string, array::ArrayPtr>>& extra) {
+  auto fields = batch.schema()->fields();
+  auto columns = batch.columns();
+  for (const auto& [name, arr] : extra) {
+    fields.push_back(array::field(name, arr->type));
+    columns.push_back(arr);
+  }
+  return array::RecordBatch::Make(array::schema(fields), columns, batch.num_rows());
+}
+
+/// Streams a filtered, projected scan. Externally synchronized.
+class QueryReader : public array::RecordBatchReader {
+ public:
+  QueryReader(QueryPlan plan, std::unique_ptr<array::RecordBatchReader> scan)
+      : plan_(std::move(plan)), scan_(std::move(scan)) {}
+
+  array::SchemaPtr schema() const override { return plan_.output_schema; }
+
+  Result<array::RecordBatchPtr> Next() override {
+    while (plan_.limit < 0 || emitted_ < plan_.limit) {
+      LANCEDB_ASSIGN_OR_RETURN(auto batch, scan_->Next());
+      if (batch == nullptr) return batch;
+      const int64_t n = batch->num_rows();
+      auto ids_arr = batch->GetColumnByName(expr::kRowIdColumn);
+      if (plan_.needs_row_offset) {
+        std::vector<uint64_t> offsets(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i)
+          offsets[static_cast<size_t>(i)] = static_cast<uint64_t>(seen_ + i);
+        LANCEDB_ASSIGN_OR_RETURN(
+            batch, WithColumns(*batch, {{expr::kRowOffsetColumn, U64Array(offsets)}}));
+      }
+      seen_ += n;
+      std::vector<int64_t> keep;
+      if (plan_.filter) {
+        LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan_.filter, *batch));
+      } else {
+        keep.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] = i;
+      }
+      // OFFSET and LIMIT apply to the matching rows.
+      if (skipped_ < plan_.offset) {
+        int64_t drop =
+            std::min<int64_t>(plan_.offset - skipped_, static_cast<int64_t>(keep.size()));
+        keep.erase(keep.begin(), keep.begin() + drop);
+        skipped_ += drop;
+      }
+      if (plan_.limit >= 0 && emitted_ + static_cast<int64_t>(keep.size()) > plan_.limit) {
+        keep.resize(static_cast<size_t>(plan_.limit - emitted_));
+      }
+      if (keep.empty()) continue;
+      emitted_ += static_cast<int64_t>(keep.size());
+      LANCEDB_ASSIGN_OR_RETURN(auto selected, Select(*batch, keep));
+      LANCEDB_ASSIGN_OR_RETURN(auto ids, array::Take(ids_arr, keep));
+      std::vector<uint64_t> addresses(ids->GetValues<uint64_t>(1),
+                                      ids->GetValues<uint64_t>(1) + ids->length);
+      if (!plan_.late_columns.empty()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto late, plan_.dataset->Take(addresses, plan_.late_columns));
+        std::vector<std::pair<std::string, array::ArrayPtr>> extra;
+        for (int i = 0; i < late->num_columns(); ++i) {
+          extra.emplace_back(late->schema()->field(i)->name(), late->column(i));
+        }
+        LANCEDB_ASSIGN_OR_RETURN(selected, WithColumns(*selected, extra));
+      }
+      return Project(plan_, *selected, ids);
+    }
+    return array::RecordBatchPtr();
+  }
+
+ private:
+  static Result<array::RecordBatchPtr> Select(const array::RecordBatch& batch,
+                                              const std::vector<int64_t>& keep) {
+    if (static_cast<int64_t>(keep.size()) == batch.num_rows()) {
+      return std::make_shared<array::RecordBatch>(batch);
+    }
+    std::vector<array::ArrayPtr> columns;
+    for (const auto& c : batch.columns()) {
+      LANCEDB_ASSIGN_OR_RETURN(auto t, array::Take(c, keep));
+      columns.push_back(std::move(t));
+    }
+    return array::RecordBatch::Make(batch.schema(), std::move(columns),
+                                    static_cast<int64_t>(keep.size()));
+  }
+
+  QueryPlan plan_;
+  std::unique_ptr<array::RecordBatchReader> scan_;
+  int64_t seen_ = 0;
+  int64_t skipped_ = 0;
+  int64_t emitted_ = 0;
+};
+
+}  // namespace
+
+Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& request) {
+  QueryPlan plan;
+  const array::Schema& schema = *dataset->schema();
+  if (request.filter && !request.filter->empty()) {
+    LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(*request.filter, schema));
+    plan.filter = std::move(filter);
+  }
+  std::vector<std::pair<std::string, std::string>> outputs;
+  switch (request.select) {
+    case SelectKind::kAll:
+      for (const auto& f : schema.fields()) {
+        std::string quoted = "`";
+        for (char c : f->name()) quoted += c == '`' ? std::string("``") : std::string(1, c);
+        outputs.emplace_back(f->name(), quoted + "`");
+      }
+      break;
+    case SelectKind::kColumns:
+      for (const auto& c : request.columns) outputs.emplace_back(c, c);
+      break;
+    case SelectKind::kDynamic:
+      outputs = request.dynamic;
+      break;
+  }
+  std::set<std::string> output_columns;
+  std::vector<array::FieldPtr> fields;
+  for (const auto& [name, sql] : outputs) {
+    auto bound = expr::ParseAndBind(sql, schema);
+    if (!bound.ok()) return bound.status().WithContext("In select '" + name + "'");
+    output_columns.insert(bound->columns.begin(), bound->columns.end());
+    fields.push_back(array::field(name, bound->root->type));
+    plan.output_names.push_back(name);
+    plan.outputs.push_back(bound.MoveValueUnsafe());
+  }
+  plan.with_row_id = request.with_row_id;
+  if (plan.with_row_id) fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  plan.output_schema = array::schema(std::move(fields));
+  if (request.offset < 0) return Status::InvalidArgument("Offset must be non-negative");
+  if (request.limit && *request.limit < 0)
+    return Status::InvalidArgument("Limit must be non-negative");
+  plan.offset = request.offset;
+  plan.limit = request.limit && *request.limit > 0 ? *request.limit : -1;
+  plan.batch_size = std::max<int64_t>(request.max_batch_length, 1);
+  plan.needs_row_offset = output_columns.count(expr::kRowOffsetColumn) > 0;
+  std::set<std::string> scan;
+  if (plan.filter) {
+    plan.needs_row_offset |= plan.filter->columns.count(expr::kRowOffsetColumn) > 0;
+    for (const auto& c : plan.filter->columns) {
+      if (!IsVirtual(c)) scan.insert(c);
+    }
+    for (const auto& c : output_columns) {
+      if (!IsVirtual(c) && !scan.count(c)) plan.late_columns.push_back(c);
+    }
+  } else {
+    for (const auto& c : output_columns) {
+      if (!IsVirtual(c)) scan.insert(c);
+    }
+  }
+  if (scan.empty() && schema.num_fields() > 0) scan.insert(CheapestColumn(schema));
+  plan.scan_columns.assign(scan.begin(), scan.end());
+  plan.take_offsets = request.take_offsets;
+  plan.take_row_ids = request.take_row_ids;
+  plan.dataset = std::move(dataset);
+  return plan;
+}
+
+Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,
+                                                   const expr::BoundExpression* filter) {
+  QueryRequest request;
+  if (filter) request.filter = filter->sql;  // the source text, bound again on `dataset`
+  request.select = SelectKind::kDynamic;
+  request.with_row_id = true;
+  request.max_batch_length = 8192;
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(dataset, request));
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan)));
+  std::vector<uint64_t> out;
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+    const auto& ids = batch->column(batch->num_columns() - 1);
+    out.insert(out.end(), ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
+  if (plan.take_offsets || plan.take_row_ids) {
+    std::vector<uint64_t> addresses;
+    if (plan.take_row_ids) {
+      addresses = *plan.take_row_ids;
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(auto all, MatchingRowAddresses(plan.dataset, nullptr));
+      for (uint64_t off : *plan.take_offsets) {
+        if (off >= all.size()) {
+          return Status::InvalidArgument("Offset " + std::to_string(off) +
+                                         " is out of range; the table has " +
+                                         std::to_string(all.size()) + " rows");
+        }
+        addresses.push_back(all[off]);
+      }
+    }
+    std::set<std::string> cols;
+    for (const auto& o : plan.outputs) cols.insert(o.columns.begin(), o.columns.end());
+    if (plan.filter) cols.insert(plan.filter->columns.begin(), plan.filter->columns.end());
+    std::vector<std::string> names;
+    for (const auto& c : cols) {
+      if (!IsVirtual(c)) names.push_back(c);
+    }
+    if (names.empty()) names.push_back(CheapestColumn(*plan.dataset->schema()));
+    LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, names));
+    LANCEDB_ASSIGN_OR_RETURN(taken,
+                             WithColumns(*taken, {{expr::kRowIdColumn, U64Array(addresses)}}));
+    auto reader = array::MakeVectorReader(taken->schema(), {taken});
+    plan.scan_columns = names;
+    plan.late_columns.clear();
+    plan.needs_row_offset = false;
+    return std::unique_ptr<array::RecordBatchReader>(
+        std::make_unique<QueryReader>(std::move(plan), std::move(reader)));
+  }
+  table::ScanOptions options;
+  options.columns = plan.scan_columns;
+  options.with_row_id = true;
+  options.batch_size = plan.batch_size;
+  LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
+  return std::unique_ptr<array::RecordBatchReader>(
+      std::make_unique<QueryReader>(std::move(plan), std::move(scan)));
+}
+
+}  // namespace lancedb::db
