@@ -11,6 +11,7 @@
 #include "format/file_reader.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
+#include "table/row_ids.h"
 
 namespace lancedb::table {
 
@@ -86,7 +87,10 @@ class ScanReader : public array::RecordBatchReader {
       if (with_row_id_) {
         std::vector<uint64_t> ids;
         ids.reserve(keep.size());
-        for (int64_t k : keep) ids.push_back((frag.id() << 32) | static_cast<uint64_t>(start + k));
+        for (int64_t k : keep) {
+          const auto offset = static_cast<uint64_t>(start + k);
+          ids.push_back(row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset]);
+        }
         columns.push_back(array::ArrayData::Make(array::uint64(), static_cast<int64_t>(ids.size()),
                                                  {nullptr, Buffer::FromVector(ids)}));
       }
@@ -102,6 +106,11 @@ class ScanReader : public array::RecordBatchReader {
     readers_.assign(static_cast<size_t>(frag.files_size()), nullptr);
     holders_ = FieldHolders(frag, fields_);
     deleted_.clear();
+    row_ids_.clear();
+    if (with_row_id_ && (manifest_->proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
+      // With stable row ids, _rowid is the fragment's sequence, not the row address (§3).
+      LANCEDB_ASSIGN_OR_RETURN(row_ids_, FragmentRowIds(*fs_, root_, frag));
+    }
     if (frag.has_deletion_file()) {
       LANCEDB_ASSIGN_OR_RETURN(auto offsets, ReadDeletions(*fs_, root_, manifest_->proto(), frag));
       deleted_.assign(frag.physical_rows(), false);
@@ -159,6 +168,7 @@ class ScanReader : public array::RecordBatchReader {
   std::vector<std::shared_ptr<format::FileReader>> readers_;
   std::vector<int> holders_;  // per projected field: the file index holding it, or -1
   std::vector<bool> deleted_;
+  std::vector<uint64_t> row_ids_;  // stable row ids of the fragment's physical rows, or empty
 };
 
 }  // namespace
