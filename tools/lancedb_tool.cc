@@ -8,7 +8,10 @@
 //   lancedb_tool create <db> <table> <in.arrows> [create|overwrite|exist_ok]
 //   lancedb_tool add <db> <table> <in.arrows> [append|overwrite]
 //   lancedb_tool scan <db> <table> <out.arrows> [--version N] [--columns a,b] [--with-row-id]
-//   lancedb_tool count <db> <table> [--version N]
+//                [--where "<sql>"] [--limit N] [--offset N]
+//   lancedb_tool count <db> <table> [--version N] [--where "<sql>"]
+//   lancedb_tool delete <db> <table> "<sql>"          prints "<num_deleted_rows> <version>"
+//   lancedb_tool update <db> <table> "<where>" col=expr ...   prints "<rows_updated> <version>"
 //   lancedb_tool versions <db> <table>
 //   lancedb_tool tables <db>
 //   lancedb_tool drop <db> <table>
@@ -55,6 +58,9 @@ struct Flags {
   std::optional<uint64_t> version;
   std::vector<std::string> columns;
   bool with_row_id = false;
+  std::optional<std::string> where;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
   std::vector<std::string> positional;
 };
 
@@ -68,6 +74,12 @@ Flags ParseFlags(int argc, char** argv, int first) {
       std::stringstream ss(argv[++i]);
       std::string c;
       while (std::getline(ss, c, ',')) f.columns.push_back(c);
+    } else if (a == "--where" && i + 1 < argc) {
+      f.where = argv[++i];
+    } else if (a == "--limit" && i + 1 < argc) {
+      f.limit = std::stoll(argv[++i]);
+    } else if (a == "--offset" && i + 1 < argc) {
+      f.offset = std::stoll(argv[++i]);
     } else if (a == "--with-row-id") {
       f.with_row_id = true;
     } else {
@@ -120,11 +132,13 @@ Status Run(int argc, char** argv) {
   }
   if (cmd == "scan") {
     LANCEDB_RETURN_NOT_OK(need(2));
-    lancedb::ScanRequest request;
-    request.columns = flags.columns;
-    request.with_row_id = flags.with_row_id;
+    lancedb::Query query = table->Query();
+    if (!flags.columns.empty()) query.Select(flags.columns);
+    if (flags.where) query.Where(*flags.where);
+    if (flags.limit) query.Limit(*flags.limit);
+    query.Offset(flags.offset).WithRowId(flags.with_row_id);
     ArrowArrayStream stream;
-    LANCEDB_RETURN_NOT_OK(table->Scan(request, &stream));
+    LANCEDB_RETURN_NOT_OK(query.Execute(&stream));
     LANCEDB_ASSIGN_OR_RETURN(auto reader, la::ImportArrayStream(&stream));
     LANCEDB_ASSIGN_OR_RETURN(auto batches, reader->ReadAll());
     LANCEDB_ASSIGN_OR_RETURN(auto bytes, la::ipc::WriteStream(reader->schema(), batches));
@@ -134,8 +148,29 @@ Status Run(int argc, char** argv) {
     return Status::OK();
   }
   if (cmd == "count") {
-    LANCEDB_ASSIGN_OR_RETURN(int64_t rows, table->CountRows());
+    LANCEDB_ASSIGN_OR_RETURN(int64_t rows, table->CountRows(flags.where.value_or("")));
     std::printf("%lld\n", static_cast<long long>(rows));
+    return Status::OK();
+  }
+  if (cmd == "delete") {
+    LANCEDB_RETURN_NOT_OK(need(2));
+    LANCEDB_ASSIGN_OR_RETURN(auto result, table->Delete(pos[1]));
+    std::printf("%llu %llu\n", static_cast<unsigned long long>(result.num_deleted_rows),
+                static_cast<unsigned long long>(result.version));
+    return Status::OK();
+  }
+  if (cmd == "update") {
+    LANCEDB_RETURN_NOT_OK(need(3));
+    std::vector<std::pair<std::string, std::string>> updates;
+    for (size_t i = 2; i < pos.size(); ++i) {
+      size_t eq = pos[i].find('=');
+      if (eq == std::string::npos)
+        return Status::InvalidArgument("expected col=expr, got '" + pos[i] + "'");
+      updates.emplace_back(pos[i].substr(0, eq), pos[i].substr(eq + 1));
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto result, table->Update(pos[1], updates));
+    std::printf("%llu %llu\n", static_cast<unsigned long long>(result.rows_updated),
+                static_cast<unsigned long long>(result.version));
     return Status::OK();
   }
   if (cmd == "versions") {

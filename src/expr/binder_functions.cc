@@ -346,9 +346,11 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
       break;
     }
     case Func::kPow: {
-      LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
-      LANCEDB_RETURN_NOT_OK(want(1, ValueKind::kFloat));
       bool ints = args[0]->kind == ValueKind::kInt && args[1]->kind == ValueKind::kInt;
+      if (!ints) {
+        LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
+        LANCEDB_RETURN_NOT_OK(want(1, ValueKind::kFloat));
+      }
       ValueKind k = ints ? ValueKind::kInt : ValueKind::kFloat;
       LANCEDB_ASSIGN_OR_RETURN(args[0], Coerce(args[0], k));
       LANCEDB_ASSIGN_OR_RETURN(args[1], Coerce(args[1], k));
