@@ -69,17 +69,27 @@ Status LocalTable::QuerySchema(const QueryRequest& request, ArrowSchema* out) co
 Result<DeleteResult> LocalTable::Delete(const std::string& where) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   if (where.empty()) return Status::InvalidArgument("Delete needs a predicate");
-  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
-  LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(where, *latest->schema()));
-  LANCEDB_ASSIGN_OR_RETURN(auto addresses, MatchingRowAddresses(latest, &filter));
-  if (addresses.empty()) {
-    Publish(latest);
-    return DeleteResult{0, latest->version()};
+  // The commit rebases over concurrent writers; when even its retries are exhausted (many
+  // writers at once), evaluate the predicate again on the newest version and try again: a
+  // delete by predicate means the same on any version.
+  constexpr int kAttempts = 10;
+  for (int attempt = 1;; ++attempt) {
+    LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+    LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(where, *latest->schema()));
+    LANCEDB_ASSIGN_OR_RETURN(auto addresses, MatchingRowAddresses(latest, &filter));
+    if (addresses.empty()) {
+      Publish(latest);
+      return DeleteResult{0, latest->version()};
+    }
+    int64_t deleted = 0;
+    auto written = latest->DeleteRows(addresses, &deleted);
+    if (!written.ok()) {
+      if (written.status().IsCommitConflict() && attempt < kAttempts) continue;
+      return written.status();
+    }
+    Publish(*written);
+    return DeleteResult{static_cast<uint64_t>(deleted), (*written)->version()};
   }
-  int64_t deleted = 0;
-  LANCEDB_ASSIGN_OR_RETURN(auto written, latest->DeleteRows(addresses, &deleted));
-  Publish(written);
-  return DeleteResult{static_cast<uint64_t>(deleted), written->version()};
 }
 
 Result<UpdateResult> LocalTable::Update(
