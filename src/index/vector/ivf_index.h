@@ -61,6 +61,8 @@ class IvfIndex {
   const Quantizer& quantizer() const { return *quantizer_; }
   SubIndexType sub_index_type() const { return sub_index_type_; }
   const IvfPartition& partition(int64_t p) const { return partitions_[p]; }
+  /// Mutable partition, for extending an index before it is shared (ivf_extend.h).
+  IvfPartition* mutable_partition(int64_t p) { return &partitions_[p]; }
   int64_t num_rows() const;
 
   /// Return the ids of the `nprobes` partitions nearest to `query` (index space), nearest
