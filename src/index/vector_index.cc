@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Loading (with the process-wide cache) and searching vector indices (vector_index.h).
+
+#include "index/vector_index.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "index/vector/distance.h"
+#include "index/vector/flat_search.h"
+#include "index/vector_index_internal.h"
+#include "table/create_index_op.h"
+#include "table/manifest.h"
+
+namespace lancedb::index {
+namespace {
+
+/// Loaded segments by "{dataset path}#{uuid}". A uuid names immutable files, so entries never
+/// go stale; they are dropped only by ClearVectorIndexCache.
+struct Cache {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<const VectorIndex>> entries;
+};
+
+Cache& GetCache() {
+  static Cache* cache = new Cache();
+  return *cache;
+}
+
+}  // namespace
+
+bool VectorIndex::covers(uint64_t fragment_id) const {
+  return std::binary_search(fragment_ids_.begin(), fragment_ids_.end(), fragment_id);
+}
+
+Result<std::shared_ptr<const VectorIndex>> VectorIndex::Load(const table::Dataset& dataset,
+                                                             const table::pb::IndexMetadata& meta) {
+  if (meta.index_details().type_url() != kVectorIndexTypeUrl) {
+    return Status::NotSupported("Index '" + meta.name() + "' has type " +
+                                meta.index_details().type_url() +
+                                ", not a lancedb-cpp vector index");
+  }
+  const std::string uuid = table::IndexUuidString(meta);
+  const std::string key = dataset.path() + "#" + uuid;
+  Cache& cache = GetCache();
+  {
+    std::lock_guard lock(cache.mu);
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end()) return it->second;
+  }
+  vector::IvfFileParams fp;
+  LANCEDB_ASSIGN_OR_RETURN(auto ivf,
+                           vector::ReadIvfIndexFiles(dataset.fs(), IndexDir(dataset, uuid), &fp));
+  LANCEDB_ASSIGN_OR_RETURN(auto fragments, DecodeFragmentBitmap(meta.fragment_bitmap()));
+  std::string column = meta.fields_size() > 0 ? FieldName(dataset, meta.fields(0)) : "";
+  auto loaded = std::make_shared<const VectorIndex>(meta.name(), uuid, column, fp.index_type,
+                                                    std::move(fragments), std::move(ivf));
+  std::lock_guard lock(cache.mu);
+  auto [it, inserted] = cache.entries.emplace(key, loaded);
+  return it->second;
+}
+
+void ClearVectorIndexCache() {
+  Cache& cache = GetCache();
+  std::lock_guard lock(cache.mu);
+  cache.entries.clear();
+}
+
+Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float> query,
+                                                          const VectorSearchParams& params,
+                                                          const table::Dataset& dataset) const {
+  vector::IvfSearchParams sp;
+  const bool refine = params.refine_factor > 0;
+  sp.k = refine ? params.k * params.refine_factor : params.k;
+  sp.nprobes = params.nprobes;
+  sp.ef = params.ef;
+  sp.accept = params.accept;
+  LANCEDB_ASSIGN_OR_RETURN(auto found, ivf_->Search(query, sp));
+  if (!refine || found.empty()) return found;
+  // Re-rank the candidates with exact distances on the stored vectors.
+  std::vector<uint64_t> addresses;
+  for (const auto& n : found) addresses.push_back(n.row_id);
+  LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset.Take(addresses, {column_}));
+  auto col = batch->column(0);
+  const size_t dim = ivf_->dim();
+  std::vector<float> row;
+  vector::TopK top(params.k);
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (col->IsNull(static_cast<int64_t>(i))) continue;
+    auto [start, end] = col->GetListRange(static_cast<int64_t>(i));
+    row.clear();
+    const auto& child = *col->children[0];
+    if (child.type->id() == array::TypeId::kFloat32) {
+      const float* v = child.GetValues<float>(1) + start;
+      row.assign(v, v + dim);
+    } else if (child.type->id() == array::TypeId::kFloat64) {
+      const double* v = child.GetValues<double>(1) + start;
+      for (size_t j = 0; j < dim; ++j) row.push_back(static_cast<float>(v[j]));
+    } else {
+      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
+      for (size_t j = 0; j < dim; ++j) row.push_back(vector::HalfToFloat(v[j]));
+    }
+    top.Push(vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim), addresses[i]);
+  }
+  return top.Sorted();
+}
+
+Result<std::vector<std::shared_ptr<const VectorIndex>>> LoadVectorIndices(
+    const table::Dataset& dataset, const std::string& column) {
+  std::vector<std::shared_ptr<const VectorIndex>> out;
+  for (const auto& meta : dataset.manifest().index_section().indices()) {
+    if (meta.index_details().type_url() != kVectorIndexTypeUrl) continue;
+    if (meta.fields_size() == 0 || FieldName(dataset, meta.fields(0)) != column) continue;
+    LANCEDB_ASSIGN_OR_RETURN(auto loaded, VectorIndex::Load(dataset, meta));
+    out.push_back(std::move(loaded));
+  }
+  return out;
+}
+
+}  // namespace lancedb::index

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Vector indices over a table snapshot: build (train, assign, encode), persist under
+// `_indices/<uuid>/` as Lance files, register in the manifest with a CreateIndex commit, load
+// back (cached per process by uuid) and search. Layout and registration:
+// docs/format/vector-index.md. The rows of fragments an index segment does not cover must be
+// searched exactly by the caller (VectorIndex::covers()).
+//
+// Thread-safety: the functions are thread-safe; a loaded VectorIndex is immutable and shared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "index/vector/ivf_builder.h"
+#include "index/vector/ivf_index.h"
+#include "lancedb/index.h"
+#include "table/dataset.h"
+#include "table/manifest.h"
+
+namespace lancedb::index {
+
+/// Type URL of lancedb-cpp's vector index details (IndexMetadata.index_details).
+inline constexpr char kVectorIndexTypeUrl[] = "/lancedb_cpp.VectorIndexDetails";
+/// IndexMetadata.index_version written for vector indices.
+inline constexpr int32_t kVectorIndexVersion = 1;
+
+/// Check `config` for a column of dimension `dim` with `num_rows` rows and resolve LanceDB's
+/// defaults into builder parameters. InvalidArgument naming the problem.
+Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig& config, size_t dim,
+                                                        int64_t num_rows);
+
+/// Build a vector index on `column` of `dataset` (a vector column: fixed_size_list of float16,
+/// float32 or float64) and commit it. Returns the committed snapshot. Errors leave the table
+/// unchanged and no index files behind: InvalidArgument (no such column, not a vector column,
+/// bad parameters), AlreadyExists (name taken and !options.replace), NotSupported (stable row
+/// ids), CommitConflict.
+Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
+                                            const std::string& column,
+                                            const VectorIndexConfig& config,
+                                            const CreateIndexOptions& options = {});
+
+/// Search parameters of a loaded index.
+struct VectorSearchParams {
+  size_t k = 10;
+  size_t nprobes = 20;
+  /// Re-rank k * refine_factor candidates with exact distances read from the table (0: off).
+  size_t refine_factor = 0;
+  /// HNSW search breadth (0: 1.5 k).
+  size_t ef = 0;
+  /// Prefilter on row addresses; null accepts all.
+  std::function<bool(uint64_t row_address)> accept;
+};
+
+/// One loaded index segment. Immutable; shared through the process-wide cache.
+class VectorIndex {
+ public:
+  /// Load the segment `meta` of `dataset` (cached by uuid). NotSupported when its type URL is
+  /// not kVectorIndexTypeUrl; Corruption for damaged files.
+  static Result<std::shared_ptr<const VectorIndex>> Load(const table::Dataset& dataset,
+                                                         const table::pb::IndexMetadata& meta);
+
+  const std::string& name() const { return name_; }
+  const std::string& uuid() const { return uuid_; }
+  const std::string& column() const { return column_; }
+  const std::string& index_type() const { return index_type_; }
+  /// Fragment ids covered, ascending.
+  const std::vector<uint64_t>& fragment_ids() const { return fragment_ids_; }
+  bool covers(uint64_t fragment_id) const;
+  const vector::IvfIndex& ivf() const { return *ivf_; }
+
+  /// Return up to k (row address, distance) pairs nearest to `query`, closest first. With
+  /// refine_factor, `dataset` supplies the exact vectors (it must hold the indexed rows).
+  /// InvalidArgument for a query of the wrong dimension or with NaN.
+  Result<std::vector<vector::Neighbor>> Search(std::span<const float> query,
+                                               const VectorSearchParams& params,
+                                               const table::Dataset& dataset) const;
+
+  VectorIndex(std::string name, std::string uuid, std::string column, std::string index_type,
+              std::vector<uint64_t> fragment_ids, std::unique_ptr<vector::IvfIndex> ivf)
+      : name_(std::move(name)),
+        uuid_(std::move(uuid)),
+        column_(std::move(column)),
+        index_type_(std::move(index_type)),
+        fragment_ids_(std::move(fragment_ids)),
+        ivf_(std::move(ivf)) {}
+
+ private:
+  std::string name_, uuid_, column_, index_type_;
+  std::vector<uint64_t> fragment_ids_;
+  std::unique_ptr<vector::IvfIndex> ivf_;
+};
+
+/// Load every lancedb-cpp vector index segment on `column` of `dataset`.
+Result<std::vector<std::shared_ptr<const VectorIndex>>> LoadVectorIndices(
+    const table::Dataset& dataset, const std::string& column);
+
+/// Drop every cached loaded index (tests).
+void ClearVectorIndexCache();
+
+/// Decode a portable roaring fragment bitmap. Corruption for bad bytes.
+Result<std::vector<uint64_t>> DecodeFragmentBitmap(const std::string& bytes);
+/// Encode fragment ids as a portable 32-bit roaring bitmap.
+std::string EncodeFragmentBitmap(const std::vector<uint64_t>& fragment_ids);
+
+/// Read `column` (a vector column) with row addresses, restricted to the fragments accepted
+/// by `fragment_filter` (null: all). Layout: vectors (rows, dim). Rows with a null vector are
+/// skipped.
+Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column,
+                        const std::function<bool(uint64_t fragment_id)>& fragment_filter,
+                        size_t* dim, std::vector<float>* vectors,
+                        std::vector<uint64_t>* row_addresses);
+
+}  // namespace lancedb::index

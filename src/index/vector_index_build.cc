@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Building and registering vector indices (vector_index.h).
+
+#include <roaring/roaring.h>
+
+#include <chrono>
+#include <random>
+
+#include "index/proto/vector_index.pb.h"
+#include "index/vector/distance.h"
+#include "index/vector_index_internal.h"
+#include "table/commit.h"
+#include "table/create_index_op.h"
+#include "table/manifest.h"
+
+namespace lancedb::index {
+namespace {
+
+namespace pb = table::pb;
+using vector::QuantizerType;
+using vector::SubIndexType;
+
+void SetQuantizerAndSubIndex(VectorIndexType type, vector::IvfBuildParams* p) {
+  switch (type) {
+    case VectorIndexType::kIvfFlat:
+    case VectorIndexType::kIvfHnswFlat:
+      p->quantizer = QuantizerType::kFlat;
+      break;
+    case VectorIndexType::kIvfPq:
+    case VectorIndexType::kIvfHnswPq:
+      p->quantizer = QuantizerType::kPq;
+      break;
+    case VectorIndexType::kIvfSq:
+    case VectorIndexType::kIvfHnswSq:
+      p->quantizer = QuantizerType::kSq;
+      break;
+    case VectorIndexType::kIvfRq:
+      p->quantizer = QuantizerType::kRq;
+      break;
+  }
+  bool hnsw = type == VectorIndexType::kIvfHnswFlat || type == VectorIndexType::kIvfHnswPq ||
+              type == VectorIndexType::kIvfHnswSq;
+  p->sub_index = hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat;
+}
+
+/// The vector column's dimension and element type; InvalidArgument otherwise.
+Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string& column) {
+  const array::Schema& schema = *dataset.schema();
+  int i = schema.GetFieldIndex(column);
+  if (i < 0) {
+    std::string names;
+    for (const auto& f : schema.fields()) names += (names.empty() ? "" : ", ") + f->name();
+    return Status::InvalidArgument("Column '" + column + "' not found; columns are: " + names);
+  }
+  const auto& type = schema.field(i)->type();
+  bool ok = type->id() == array::TypeId::kFixedSizeList && type->value_type()->is_floating();
+  if (!ok) {
+    return Status::InvalidArgument("Column '" + column + "' of type " + type->ToString() +
+                                   " is not a vector column (fixed_size_list of float16, "
+                                   "float32 or float64); a vector index needs one");
+  }
+  return static_cast<size_t>(type->fixed_size());
+}
+
+/// Append the float values of one FSL row to `out`.
+void AppendRow(const array::ArrayData& child, int64_t start, size_t dim, std::vector<float>* out) {
+  switch (child.type->id()) {
+    case array::TypeId::kFloat32: {
+      const float* v = child.GetValues<float>(1) + start;
+      out->insert(out->end(), v, v + dim);
+      break;
+    }
+    case array::TypeId::kFloat64: {
+      const double* v = child.GetValues<double>(1) + start;
+      for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
+      break;
+    }
+    default: {
+      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
+      for (size_t j = 0; j < dim; ++j) out->push_back(vector::HalfToFloat(v[j]));
+      break;
+    }
+  }
+}
+
+uint64_t NowMillis() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
+                                        const vector::IvfFileParams& fp) {
+  lancedb_cpp::VectorIndexDetails d;
+  d.set_metric_type(static_cast<uint32_t>(ivf.distance_type()));
+  d.set_index_type(fp.index_type);
+  d.set_num_partitions(static_cast<uint64_t>(ivf.num_partitions()));
+  d.set_dimension(static_cast<uint32_t>(ivf.dim()));
+  if (auto* pq = dynamic_cast<const vector::ProductQuantizer*>(&ivf.quantizer())) {
+    d.set_num_sub_vectors(static_cast<uint32_t>(pq->num_sub_vectors()));
+    d.set_num_bits(static_cast<uint32_t>(pq->num_bits()));
+  } else if (ivf.quantizer().type() == QuantizerType::kRq) {
+    d.set_num_bits(1);
+  }
+  if (ivf.sub_index_type() == SubIndexType::kHnsw) {
+    d.set_m(static_cast<uint32_t>(fp.m));
+    d.set_ef_construction(static_cast<uint32_t>(fp.ef_construction));
+  }
+  if (fp.seed) d.set_seed(*fp.seed);
+  d.set_format_version(vector::kIvfFormatVersion);
+  return d;
+}
+
+}  // namespace
+
+std::string IndexDir(const table::Dataset& dataset, const std::string& uuid) {
+  return io::JoinPath(io::JoinPath(dataset.path(), "_indices"), uuid);
+}
+
+NewIndexUuid MakeIndexUuid() {
+  static thread_local std::mt19937_64 rng(std::random_device{}() ^
+                                          static_cast<uint64_t>(NowMillis()) << 20);
+  NewIndexUuid out;
+  for (int i = 0; i < 2; ++i) {
+    uint64_t v = rng();
+    for (int b = 0; b < 8; ++b) out.bytes.push_back(static_cast<char>(v >> (8 * b)));
+  }
+  out.bytes[6] = static_cast<char>((out.bytes[6] & 0x0F) | 0x40);  // version 4
+  out.bytes[8] = static_cast<char>((out.bytes[8] & 0x3F) | 0x80);  // variant 10
+  pb::IndexMetadata tmp;
+  tmp.mutable_uuid()->set_uuid(out.bytes);
+  out.text = table::IndexUuidString(tmp);
+  return out;
+}
+
+std::string EncodeFragmentBitmap(const std::vector<uint64_t>& fragment_ids) {
+  roaring_bitmap_t* r = roaring_bitmap_create();
+  for (uint64_t id : fragment_ids) roaring_bitmap_add(r, static_cast<uint32_t>(id));
+  roaring_bitmap_run_optimize(r);
+  std::string out(roaring_bitmap_portable_size_in_bytes(r), '\0');
+  roaring_bitmap_portable_serialize(r, out.data());
+  roaring_bitmap_free(r);
+  return out;
+}
+
+Result<std::vector<uint64_t>> DecodeFragmentBitmap(const std::string& bytes) {
+  if (bytes.empty()) return std::vector<uint64_t>();
+  roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  if (r == nullptr) return Status::Corruption("Index fragment_bitmap is not a roaring bitmap");
+  std::vector<uint32_t> ids(roaring_bitmap_get_cardinality(r));
+  roaring_bitmap_to_uint32_array(r, ids.data());
+  roaring_bitmap_free(r);
+  return std::vector<uint64_t>(ids.begin(), ids.end());
+}
+
+std::string FieldName(const table::Dataset& dataset, int32_t field_id) {
+  const auto* f = dataset.lance_schema().FindById(field_id);
+  return f ? f->name : std::string();
+}
+
+Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig& c, size_t dim,
+                                                        int64_t num_rows) {
+  if (c.seed && c.accelerator) {
+    return Status::InvalidArgument("seed is not supported with accelerator-based index training");
+  }
+  vector::IvfBuildParams p;
+  LANCEDB_ASSIGN_OR_RETURN(p.distance_type, vector::ParseDistanceType(c.distance_type));
+  if (p.distance_type == vector::DistanceType::kHamming) {
+    return Status::InvalidArgument("Distance type 'hamming' is not supported by " +
+                                   std::string(VectorIndexTypeName(c.index_type)) +
+                                   " here; use flat search (bypass_vector_index)");
+  }
+  SetQuantizerAndSubIndex(c.index_type, &p);
+  if (c.num_partitions && *c.num_partitions <= 0) {
+    return Status::InvalidArgument("num_partitions must be positive");
+  }
+  if (c.target_partition_size && *c.target_partition_size <= 0) {
+    return Status::InvalidArgument("target_partition_size must be positive");
+  }
+  p.target_partition_size = c.target_partition_size.value_or(0);
+  p.num_partitions =
+      c.num_partitions.value_or(vector::DefaultNumPartitions(num_rows, p.target_partition_size));
+  if (p.num_partitions > num_rows) {
+    return Status::InvalidArgument("num_partitions (" + std::to_string(p.num_partitions) +
+                                   ") exceeds the number of rows (" + std::to_string(num_rows) +
+                                   ") of the column to index");
+  }
+  if (c.max_iterations <= 0) return Status::InvalidArgument("max_iterations must be positive");
+  if (c.sample_rate <= 0) return Status::InvalidArgument("sample_rate must be positive");
+  p.max_iterations = c.max_iterations;
+  p.sample_rate = c.sample_rate;
+  p.seed = c.seed;
+  if (p.quantizer == QuantizerType::kPq) {
+    if (c.num_sub_vectors && *c.num_sub_vectors <= 0) {
+      return Status::InvalidArgument("num_sub_vectors must be positive");
+    }
+    p.num_sub_vectors = c.num_sub_vectors ? static_cast<size_t>(*c.num_sub_vectors)
+                                          : vector::DefaultNumSubVectors(dim);
+    if (dim % p.num_sub_vectors != 0) {
+      return Status::InvalidArgument("num_sub_vectors (" + std::to_string(p.num_sub_vectors) +
+                                     ") must divide the vector dimension (" + std::to_string(dim) +
+                                     ")");
+    }
+    p.num_bits = c.num_bits.value_or(8);
+    if (p.num_bits != 4 && p.num_bits != 8) {
+      return Status::InvalidArgument("num_bits must be 4 or 8 for PQ, got " +
+                                     std::to_string(p.num_bits));
+    }
+    if (num_rows < (int64_t{1} << p.num_bits)) {
+      return Status::InvalidArgument("PQ training needs at least " +
+                                     std::to_string(1 << p.num_bits) + " rows, the column has " +
+                                     std::to_string(num_rows));
+    }
+  } else if (p.quantizer == QuantizerType::kRq && c.num_bits && *c.num_bits != 1) {
+    return Status::InvalidArgument("IVF_RQ supports num_bits=1 only");
+  }
+  if (p.sub_index == SubIndexType::kHnsw) {
+    if (c.m < 2 || c.m > 512) return Status::InvalidArgument("HNSW m must be in [2, 512]");
+    if (c.ef_construction <= 0) return Status::InvalidArgument("ef_construction must be positive");
+    p.m = static_cast<size_t>(c.m);
+    p.ef_construction = static_cast<size_t>(c.ef_construction);
+  }
+  return p;
+}
+
+Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column,
+                        const std::function<bool(uint64_t)>& fragment_filter, size_t* dim,
+                        std::vector<float>* vectors, std::vector<uint64_t>* row_addresses) {
+  LANCEDB_ASSIGN_OR_RETURN(*dim, VectorColumnDim(dataset, column));
+  table::ScanOptions opts;
+  opts.columns = {column};
+  opts.with_row_id = true;
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, dataset.Scan(opts));
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (batch == nullptr) break;
+    auto vec = batch->GetColumnByName(column);
+    auto ids = batch->GetColumnByName("_rowid");
+    if (vec == nullptr || ids == nullptr) return Status::Internal("scan lost the vector column");
+    const uint64_t* addr = ids->GetValues<uint64_t>(1);
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (vec->IsNull(r)) continue;
+      if (fragment_filter && !fragment_filter(addr[r] >> 32)) continue;
+      auto [start, end] = vec->GetListRange(r);
+      AppendRow(*vec->children[0], start, *dim, vectors);
+      row_addresses->push_back(addr[r]);
+    }
+  }
+  return Status::OK();
+}
+
+Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
+                                            const vector::IvfIndex& ivf,
+                                            const vector::IvfFileParams& file_params,
+                                            const std::string& name, int32_t field_id,
+                                            const std::vector<uint64_t>& fragments,
+                                            std::vector<pb::IndexMetadata> removed, bool replace) {
+  NewIndexUuid uuid = MakeIndexUuid();
+  const std::string dir = IndexDir(*dataset, uuid.text);
+  LANCEDB_ASSIGN_OR_RETURN(auto files,
+                           vector::WriteIvfIndexFiles(dataset->fs(), dir, ivf, file_params));
+  pb::IndexMetadata meta;
+  meta.mutable_uuid()->set_uuid(uuid.bytes);
+  meta.add_fields(field_id);
+  meta.set_name(name);
+  meta.set_dataset_version(dataset->version());
+  meta.set_fragment_bitmap(EncodeFragmentBitmap(fragments));
+  meta.mutable_index_details()->set_type_url(kVectorIndexTypeUrl);
+  meta.mutable_index_details()->set_value(Details(ivf, file_params).SerializeAsString());
+  meta.set_index_version(kVectorIndexVersion);
+  meta.set_created_at(NowMillis());
+  for (const auto& f : files) {
+    auto* file = meta.add_files();
+    file->set_path(f.name);
+    file->set_size_bytes(static_cast<uint64_t>(f.size_bytes));
+  }
+  table::CreateIndexOperation op({meta}, std::move(removed), replace);
+  auto listing = table::ListVersionFiles(*dataset->fs(), dataset->path());
+  auto committed = listing.ok()
+                       ? table::CommitOperation(
+                             dataset->fs(), dataset->path(),
+                             std::shared_ptr<const table::Manifest>(dataset, &dataset->manifest()),
+                             listing->naming, &op, table::WriteParams{}.max_retries)
+                       : Result<table::DatasetPtr>(listing.status());
+  if (!committed.ok()) (void)dataset->fs()->DeleteDirRecursive(dir);
+  return committed;
+}
+
+Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
+                                            const std::string& column,
+                                            const VectorIndexConfig& config,
+                                            const CreateIndexOptions& options) {
+  const std::string name = options.name.empty() ? column + "_idx" : options.name;
+  if (!options.replace) {
+    for (const auto& m : dataset->manifest().index_section().indices()) {
+      if (m.name() == name) {
+        return Status::AlreadyExists("Index '" + name +
+                                     "' already exists; pass replace=true to replace it");
+      }
+    }
+  }
+  if (dataset->manifest().proto().reader_feature_flags() & table::kFlagStableRowIds) {
+    return Status::NotSupported("Vector indices on tables with stable row ids are not supported");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(size_t dim, VectorColumnDim(*dataset, column));
+  // Validate what can be validated before reading any data.
+  if (config.seed && config.accelerator) {
+    return Status::InvalidArgument("seed is not supported with accelerator-based index training");
+  }
+  LANCEDB_RETURN_NOT_OK(ResolveVectorIndexParams(config, dim, INT64_MAX / 2).status());
+  std::vector<float> vectors;
+  std::vector<uint64_t> rows;
+  LANCEDB_RETURN_NOT_OK(ReadVectorColumn(*dataset, column, nullptr, &dim, &vectors, &rows));
+  if (rows.empty()) {
+    return Status::InvalidArgument("Cannot train a vector index on column '" + column +
+                                   "': it has no non-null rows");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto params, ResolveVectorIndexParams(config, dim, static_cast<int64_t>(rows.size())));
+  params.progress = options.progress;
+  LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
+  vector::IvfFileParams fp{std::string(VectorIndexTypeName(config.index_type)), config.seed,
+                           params.m, params.ef_construction};
+  std::vector<uint64_t> fragments;
+  for (const auto& frag : dataset->manifest().proto().fragments()) fragments.push_back(frag.id());
+  const auto* field = dataset->lance_schema().FindTopLevel(column);
+  return CommitVectorIndex(dataset, *ivf, fp, name, field->id, fragments, {}, options.replace);
+}
+
+}  // namespace lancedb::index

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Seeded determinism at the file level (a LanceDB contract): two builds with the same seed, in
+// two processes, on two tables with the same rows, write identical centroid and codebook bytes.
+// WriteIndexedTableForOtherProcess is both the child of that test and the writer used by
+// tests/compat/test_index_compat.py (it runs only when LANCEDB_INDEX_OUT is set).
+
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "index/index_manager.h"
+#include "index/vector/ivf_persist.h"
+#include "index/vector/ivf_persist_internal.h"
+#include "index/vector_index.h"
+#include "index/vector_index_test_util.h"
+#include "table/create_index_op.h"
+#include "table/manifest.h"
+
+extern char** environ;
+
+namespace lancedb::index {
+namespace {
+
+using table::testing::TempDir;
+
+constexpr size_t kDim = 16;
+
+/// Build table `dir`/t (1000 rows, seed-7 data) with an IVF_PQ index trained with `seed`.
+/// Returns the index directory.
+std::string BuildSeeded(const std::string& dir, uint64_t seed, const std::string& type) {
+  auto data = vector::testing::ClusteredData(1000, kDim, 8, 7);
+  auto reader = testing::VectorReader(data, kDim, 0);
+  auto ds = table::Dataset::Write(io::LocalFileSystem(), dir + "/t", reader.get(), {});
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  if (!ds.ok()) return "";
+  VectorIndexConfig config;
+  config.index_type = *ParseVectorIndexType(type);
+  config.seed = seed;
+  config.num_partitions = 4;
+  auto indexed = CreateVectorIndex(*ds, "vector", config);
+  EXPECT_TRUE(indexed.ok()) << indexed.status().ToString();
+  if (!indexed.ok()) return "";
+  const auto& meta = (*indexed)->manifest().index_section().indices(0);
+  return dir + "/t/_indices/" + table::IndexUuidString(meta);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(VectorIndexDeterminism, WriteIndexedTableForOtherProcess) {
+  const char* out = std::getenv("LANCEDB_INDEX_OUT");
+  if (out == nullptr) GTEST_SKIP() << "LANCEDB_INDEX_OUT not set";
+  const char* seed = std::getenv("LANCEDB_INDEX_SEED");
+  const char* type = std::getenv("LANCEDB_INDEX_TYPE");
+  std::string index_dir =
+      BuildSeeded(out, seed ? std::strtoull(seed, nullptr, 10) : 42, type ? type : "IVF_PQ");
+  ASSERT_FALSE(index_dir.empty());
+  std::ofstream(std::string(out) + "/index_dir.txt") << index_dir;
+}
+
+/// Run this binary's writer test in a child process writing to `dir`.
+void BuildInChild(const std::string& dir, uint64_t seed, const std::string& type) {
+  std::string exe = "/proc/self/exe";
+  std::string filter = "--gtest_filter=VectorIndexDeterminism.WriteIndexedTableForOtherProcess";
+  std::vector<std::string> env = {"LANCEDB_INDEX_OUT=" + dir,
+                                  "LANCEDB_INDEX_SEED=" + std::to_string(seed),
+                                  "LANCEDB_INDEX_TYPE=" + type};
+  for (char** e = environ; *e; ++e) {
+    if (std::string(*e).rfind("LANCEDB_INDEX_", 0) != 0) env.emplace_back(*e);
+  }
+  std::vector<char*> argv = {exe.data(), filter.data(), nullptr};
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), envp.data()), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(VectorIndexDeterminism, SameSeedSameBytesAcrossProcesses) {
+  for (std::string type : {"IVF_PQ", "IVF_HNSW_SQ", "IVF_RQ"}) {
+    SCOPED_TRACE(type);
+    TempDir a, b, c;
+    std::string mine = BuildSeeded(a.path(), 1234, type);
+    BuildInChild(b.path(), 1234, type);
+    std::string theirs = ReadAll(b.path() + "/index_dir.txt");
+    ASSERT_FALSE(theirs.empty());
+    EXPECT_NE(mine, theirs);  // different tables, different uuids
+    for (const char* file : {vector::kIndexFile, vector::kQuantizerFile, vector::kAuxiliaryFile}) {
+      SCOPED_TRACE(file);
+      std::string x = ReadAll(mine + "/" + file);
+      ASSERT_FALSE(x.empty());
+      EXPECT_TRUE(x == ReadAll(theirs + "/" + file));
+    }
+    std::string other = BuildSeeded(c.path(), 1235, type);
+    auto fs = io::LocalFileSystem();
+    auto x = vector::ReadIvfIndexFiles(fs, mine);
+    auto y = vector::ReadIvfIndexFiles(fs, other);
+    ASSERT_TRUE(x.ok() && y.ok());
+    auto cx = (*x)->centroids(), cy = (*y)->centroids();
+    EXPECT_FALSE(std::equal(cx.begin(), cx.end(), cy.begin(), cy.end()));
+  }
+}
+
+}  // namespace
+}  // namespace lancedb::index

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Shared by the build, load and management halves of vector_index.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "index/vector/ivf_persist.h"
+#include "index/vector_index.h"
+#include "table/manifest.h"
+
+namespace lancedb::index {
+
+/// Where a segment's files live: `{root}/_indices/{uuid}`.
+std::string IndexDir(const table::Dataset& dataset, const std::string& uuid);
+
+/// A uuid as 16 random bytes plus its hyphenated text form.
+struct NewIndexUuid {
+  std::string bytes, text;
+};
+NewIndexUuid MakeIndexUuid();
+
+/// Persist `ivf` under a new uuid and commit it as index `name` on field `field_id`, covering
+/// `fragments`, removing the segments `removed` (and, with `replace`, any other segment of the
+/// same name). Deletes the files when the commit fails.
+Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
+                                            const vector::IvfIndex& ivf,
+                                            const vector::IvfFileParams& file_params,
+                                            const std::string& name, int32_t field_id,
+                                            const std::vector<uint64_t>& fragments,
+                                            std::vector<table::pb::IndexMetadata> removed,
+                                            bool replace);
+
+/// The column name of field `field_id` of `dataset` (empty when unknown).
+std::string FieldName(const table::Dataset& dataset, int32_t field_id);
+
+}  // namespace lancedb::index
