@@ -20,6 +20,9 @@
 #include <cstring>
 #include <limits>
 
+#include "format/bitpacking.h"
+#include "format/fsst.h"
+
 namespace lancedb::format {
 namespace {
 
@@ -110,19 +113,58 @@ Result<BufferPtr> FlatBytes(const pb20::Flat& flat, int64_t num_values,
   return buffer;
 }
 
+/// BitpackedForNonNeg: FastLanes blocks of 1024 values packed at `compressed` bits, the last
+/// block zero-padded. Returns `num_values` words of `uncompressed` bits.
+Result<BufferPtr> BitpackedBytes(const pb20::BitpackedForNonNeg& packed, int64_t num_values,
+                                 const V20BufferSource& buffers) {
+  const uint64_t word = packed.uncompressed_bits_per_value();
+  const uint64_t width = packed.compressed_bits_per_value();
+  if ((word != 8 && word != 16 && word != 32 && word != 64) || width > word) {
+    return Status::NotSupported("2.0 bit-packing of " + std::to_string(width) + " into " +
+                                std::to_string(word) + " bits");
+  }
+  if (num_values < 0 || num_values > (int64_t{1} << 40)) {
+    return Status::Corruption("2.0 bit-packed page with an impossible value count");
+  }
+  const int64_t blocks = (num_values + kFastLanesBlock - 1) / kFastLanesBlock;
+  const int64_t block_bytes = static_cast<int64_t>(kFastLanesBlock * width / 8);
+  LANCEDB_ASSIGN_OR_RETURN(auto bytes, buffers(packed.buffer()));
+  if (bytes->size() < blocks * block_bytes) {
+    return Status::Corruption("2.0 bit-packed buffer has " + std::to_string(bytes->size()) +
+                              " bytes; " + std::to_string(blocks * block_bytes) + " needed");
+  }
+  const int64_t word_bytes = static_cast<int64_t>(word / 8);
+  auto out = Buffer::Allocate(blocks * kFastLanesBlock * word_bytes);
+  for (int64_t b = 0; b < blocks; ++b) {
+    UnpackFastLanes(static_cast<int>(word), static_cast<int>(width),
+                    bytes->data() + b * block_bytes,
+                    out->mutable_data() + b * kFastLanesBlock * word_bytes);
+  }
+  return out;
+}
+
 /// Unsigned integers (offsets, indices) of any byte width.
 Result<std::vector<uint64_t>> DecodeUnsigned(const pb20::ArrayEncoding& encoding,
                                              int64_t num_values, const V20BufferSource& buffers) {
   if (encoding.has_nullable() && encoding.nullable().has_no_nulls()) {
     return DecodeUnsigned(encoding.nullable().no_nulls().values(), num_values, buffers);
   }
-  if (!encoding.has_flat()) return Unsupported(encoding, "for offsets or indices");
-  const uint64_t bits = encoding.flat().bits_per_value();
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
-    return Status::NotSupported("2.0 integer offsets or indices of " + std::to_string(bits) +
-                                " bits");
+  BufferPtr bytes;
+  uint64_t bits = 0;
+  if (encoding.has_bitpacked_for_non_neg()) {
+    bits = encoding.bitpacked_for_non_neg().uncompressed_bits_per_value();
+    LANCEDB_ASSIGN_OR_RETURN(bytes,
+                             BitpackedBytes(encoding.bitpacked_for_non_neg(), num_values, buffers));
+  } else if (encoding.has_flat()) {
+    bits = encoding.flat().bits_per_value();
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+      return Status::NotSupported("2.0 integer offsets or indices of " + std::to_string(bits) +
+                                  " bits");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(bytes, FlatBytes(encoding.flat(), num_values, buffers));
+  } else {
+    return Unsupported(encoding, "for offsets or indices");
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto bytes, FlatBytes(encoding.flat(), num_values, buffers));
   std::vector<uint64_t> out(static_cast<size_t>(num_values));
   const size_t width = bits / 8;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -257,6 +299,24 @@ Result<ArrayPtr> DecodeFixedSizeBinary(const pb20::FixedSizeBinary& fsb, const D
   return MakeBinary(type, ends, std::vector<uint8_t>(ends.size(), 1), std::move(bytes));
 }
 
+Result<ArrayPtr> DecodeFsst(const pb20::Fsst& fsst, const DataTypePtr& type, int64_t num_values,
+                            const V20BufferSource& buffers) {
+  LANCEDB_ASSIGN_OR_RETURN(auto decoder, FsstDecoder::Make(fsst.symbol_table()));
+  LANCEDB_ASSIGN_OR_RETURN(auto compressed,
+                           DecodeV20Array(fsst.binary(), type, num_values, buffers));
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> ends;
+  std::vector<uint8_t> valid;
+  for (int64_t i = 0; i < num_values; ++i) {
+    valid.push_back(compressed->IsValid(i) ? 1 : 0);
+    const std::string_view v = compressed->GetView(i);
+    LANCEDB_RETURN_NOT_OK(decoder.DecodeValue(reinterpret_cast<const uint8_t*>(v.data()),
+                                              static_cast<int64_t>(v.size()), &bytes));
+    ends.push_back(bytes.size());
+  }
+  return MakeBinary(type, ends, valid, Buffer::FromVector(bytes));
+}
+
 Result<ArrayPtr> DecodeFixedWidth(const pb20::ArrayEncoding& encoding, const DataTypePtr& type,
                                   int64_t num_values, const V20BufferSource& buffers) {
   const int bits = type->bit_width();
@@ -361,6 +421,18 @@ Result<ArrayPtr> DecodeV20Array(const pb20::ArrayEncoding& encoding, const DataT
       return DecodeDictionary(encoding.dictionary(), type, num_values, buffers);
     case pb20::ArrayEncoding::kFixedSizeBinary:
       return DecodeFixedSizeBinary(encoding.fixed_size_binary(), type, num_values, buffers);
+    case pb20::ArrayEncoding::kFsst:
+      if (!type->is_binary_like()) return Unsupported(encoding, "for type " + type->ToString());
+      return DecodeFsst(encoding.fsst(), type, num_values, buffers);
+    case pb20::ArrayEncoding::kBitpackedForNonNeg: {
+      const auto& packed = encoding.bitpacked_for_non_neg();
+      if (type->bit_width() <= 0 || type->is_nested() ||
+          static_cast<uint64_t>(type->bit_width()) != packed.uncompressed_bits_per_value()) {
+        return Unsupported(encoding, "for type " + type->ToString());
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto bytes, BitpackedBytes(packed, num_values, buffers));
+      return ArrayPtr(ArrayData::Make(type, num_values, {nullptr, std::move(bytes)}, {}, 0));
+    }
     case pb20::ArrayEncoding::kStruct:
     case pb20::ArrayEncoding::kList:
       return Status::Corruption("2.0 '" + V20EncodingName(encoding) +

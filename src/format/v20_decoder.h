@@ -3,7 +3,8 @@
 //
 // Decoding of file format 2.0 page encodings (lance-format.md §2.2): the `ArrayEncoding` tree
 // (Flat with optional zstd/lz4 block compression, Nullable, Binary with null adjustment,
-// FixedSizeList, Dictionary, FixedSizeBinary, and the offsets of List pages). A page decodes
+// FixedSizeList, Dictionary, FixedSizeBinary, Fsst, FastLanes BitpackedForNonNeg, and the
+// offsets of List pages; the legacy signed Bitpacked is NotSupported). A page decodes
 // into an Arrow array of the field's type (dictionaries are materialized). Every buffer access
 // is bounds-checked: bad bytes give Corruption, encodings outside this set NotSupported; the
 // caller adds the file, column and page to the message.

@@ -254,3 +254,16 @@ def test_pylance_changes_our_table_then_we_append(tool, tmp_path):
     xs = table.column("x").to_pylist()
     assert xs[:10] == [i % 97 + (1 if i % 5 == 0 else 0) for i in range(10)]
     assert xs[1500:1510] == [i % 97 for i in range(1500, 1510)]
+
+
+@pytest.mark.parametrize("compression", ["fsst", "zstd", "lz4"])
+def test_pylance_v20_opt_in_string_compression(tool, tmp_path, compression):
+    rng = np.random.default_rng(9)
+    words = ["alpha", "beta", "gamma", "delta"]
+    values = [" ".join(rng.choice(words, int(k))) if k % 7 else None
+              for k in rng.integers(0, 12, 5000)]
+    field = pa.field("s", pa.string(), metadata={"lance-encoding:compression": compression})
+    db = tmp_path / "db"
+    lance.write_dataset(pa.table([pa.array(values)], schema=pa.schema([field])),
+                        str(db / "c.lance"), data_storage_version="2.0")
+    _check_same(tool, db, "c")
