@@ -154,7 +154,6 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
     std::vector<float> out;
     if (ids.empty()) return out;
     LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset->Take(ids, {column}));
-    std::vector<uint64_t> unused;
     auto col = batch->column(0);
     for (int64_t r = 0; r < col->length; ++r) {
       auto [start, end] = col->GetListRange(r);

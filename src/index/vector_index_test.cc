@@ -224,6 +224,34 @@ TEST(VectorIndexTable, RebaseOverConcurrentAppendThenOptimize) {
   EXPECT_EQ(*OptimizeVectorIndex(optimized, "vector_idx"), optimized);
 }
 
+TEST(VectorIndexTable, Float64ColumnAndDeletedRows) {
+  TempDir dir;
+  auto data = ClusteredData(500, kDim, 8, 21);
+  std::vector<double> wide(data.begin(), data.end());
+  auto type = array::fixed_size_list(array::float64(), static_cast<int32_t>(kDim));
+  auto schema = array::schema({array::field("v", type)});
+  auto column =
+      array::MakeFixedSizeList(type, array::MakePrimitive<double>(array::float64(), wide));
+  auto reader = array::MakeVectorReader(schema, {*array::RecordBatch::Make(schema, {column})});
+  auto ds = *table::Dataset::Write(io::LocalFileSystem(), dir.path() + "/t", reader.get(), {});
+  int64_t deleted = 0;
+  ds = *ds->DeleteRows({0, 1, 2, 3, 4}, &deleted);
+  ASSERT_EQ(deleted, 5);
+  auto config = VectorIndexConfig::IvfFlat();
+  config.seed = 2;
+  auto indexed = *CreateVectorIndex(ds, "v", config);
+  auto index = (*LoadVectorIndices(*indexed, "v"))[0];
+  EXPECT_EQ(index->ivf().num_rows(), 495);
+  EXPECT_EQ(GetIndexStatistics(*indexed, "v_idx")->num_indexed_rows, 495);
+  VectorSearchParams sp;
+  sp.nprobes = 100;
+  sp.refine_factor = 2;
+  auto got = *index->Search({&data[10 * kDim], kDim}, sp, *indexed);
+  ASSERT_EQ(got.size(), 10u);
+  EXPECT_EQ(got[0].row_id, 10u);
+  EXPECT_NEAR(got[0].distance, 0.0f, 1e-4);
+}
+
 TEST(VectorIndexTable, ConcurrentOverwriteConflictsAndLeavesNoFiles) {
   Table t;
   MakeTable(&t, 400, 17);
