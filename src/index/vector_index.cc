@@ -77,7 +77,23 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
   sp.k = refine ? params.k * params.refine_factor : params.k;
   sp.nprobes = params.nprobes;
   sp.ef = params.ef;
-  sp.accept = params.accept;
+  // Rows of fragments that left the table (rewritten by a compaction of another writer) are
+  // never returned.
+  std::vector<bool> present;
+  bool all_present = true;
+  for (const auto& frag : dataset.manifest().proto().fragments()) {
+    if (frag.id() >= present.size()) present.resize(frag.id() + 1, false);
+    present[frag.id()] = true;
+  }
+  for (uint64_t f : fragment_ids_) all_present = all_present && f < present.size() && present[f];
+  if (all_present) {
+    sp.accept = params.accept;
+  } else {
+    sp.accept = [&](uint64_t addr) {
+      uint64_t f = addr >> 32;
+      return f < present.size() && present[f] && (!params.accept || params.accept(addr));
+    };
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto found, ivf_->Search(query, sp));
   if (!refine || found.empty()) return found;
   // Re-rank the candidates with exact distances on the stored vectors.

@@ -74,8 +74,9 @@ class VectorIndex {
   bool covers(uint64_t fragment_id) const;
   const vector::IvfIndex& ivf() const { return *ivf_; }
 
-  /// Return up to k (row address, distance) pairs nearest to `query`, closest first. With
-  /// refine_factor, `dataset` supplies the exact vectors (it must hold the indexed rows).
+  /// Return up to k (row address, distance) pairs nearest to `query`, closest first, among the
+  /// rows of covered fragments still in `dataset` (deleted rows are NOT filtered: pass them to
+  /// params.accept). With refine_factor, `dataset` supplies the exact vectors.
   /// InvalidArgument for a query of the wrong dimension or with NaN.
   Result<std::vector<vector::Neighbor>> Search(std::span<const float> query,
                                                const VectorSearchParams& params,

@@ -222,6 +222,15 @@ TEST(VectorIndexTable, RebaseOverConcurrentAppendThenOptimize) {
   ASSERT_FALSE(got.empty());
   EXPECT_EQ(got[0].row_id, (uint64_t{1} << 32) | 5);
   EXPECT_EQ(*OptimizeVectorIndex(optimized, "vector_idx"), optimized);
+  // Once fragment 0 is gone from the table, the index never returns its rows.
+  std::vector<uint64_t> first(800);
+  for (uint64_t i = 0; i < 800; ++i) first[i] = i;
+  int64_t n = 0;
+  auto shrunk = *optimized->DeleteRows(first, &n);
+  ASSERT_EQ(shrunk->manifest().proto().fragments_size(), 1);
+  auto after = *loaded->Search({&t.data[0], kDim}, sp, *shrunk);
+  EXPECT_EQ(after.size(), 10u);
+  for (const auto& nb : after) EXPECT_EQ(nb.row_id >> 32, 1u);
 }
 
 TEST(VectorIndexTable, Float64ColumnAndDeletedRows) {
