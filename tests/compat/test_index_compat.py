@@ -79,3 +79,15 @@ def test_seeded_builds_in_two_processes_give_identical_bytes(tmp_path):
     assert centroids.num_rows == 4
     assert centroids.schema.field("centroid").type == pa.list_(pa.float32(), 16)
     assert a != b
+
+
+def test_pylance_rebases_stale_append_over_our_create_index(tmp_path):
+    uri = write_indexed_table(tmp_path)
+    ds = lance.dataset(str(uri))
+    assert ds.version == 2  # 1: data, 2: our CreateIndex
+    frag = lance.fragment.LanceFragment.create(str(uri), ds.to_table(limit=5))
+    ds3 = lance.LanceDataset.commit(str(uri), lance.LanceOperation.Append([frag]), read_version=1)
+    assert ds3.version == 3
+    assert ds3.count_rows() == 1005
+    newest = max((pathlib.Path(uri) / "_versions").glob("*.manifest"), key=lambda p: p.stat().st_mtime)
+    assert TYPE_URL.encode() in newest.read_bytes()
