@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include "lancedb/arrow_c.h"
+#include "lancedb/maintenance.h"
+#include "lancedb/merge_insert.h"
+#include "lancedb/schema_evolution.h"
 #include "lancedb/query.h"
 #include "lancedb/status.h"
 
@@ -56,6 +60,13 @@ struct ScanRequest {
   int64_t batch_size = 8192;
 };
 
+/// A tag: a name for a version (Lance `_refs/tags/<name>.json`).
+struct TagInfo {
+  uint64_t version = 0;
+  /// Size in bytes of the tagged version's manifest.
+  uint64_t manifest_size = 0;
+};
+
 class Table : public std::enable_shared_from_this<Table> {
  public:
   virtual ~Table() = default;
@@ -94,6 +105,23 @@ class Table : public std::enable_shared_from_this<Table> {
       const std::optional<std::string>& where,
       const std::vector<std::pair<std::string, std::string>>& updates) = 0;
 
+  /// Start a merge insert keyed on the columns `on` (merge_insert.h).
+  MergeInsertBuilder MergeInsert(std::vector<std::string> on);
+  /// Execute a merge insert request (what MergeInsertBuilder::Execute calls).
+  virtual Result<MergeResult> ExecuteMergeInsert(const MergeInsertRequest& request,
+                                                 ArrowArrayStream* data);
+
+  /// Start adding columns (schema_evolution.h).
+  AddColumnsBuilder AddColumns();
+  /// Execute an add-columns request (what AddColumnsBuilder::Execute calls).
+  virtual Result<AddColumnsResult> ExecuteAddColumns(const AddColumnsRequest& request);
+  /// Rename columns (dot paths for struct members), make them nullable. Returns the version.
+  virtual Result<uint64_t> AlterColumns(const std::vector<ColumnAlteration>& alterations);
+  /// Drop columns (dot paths allowed); InvalidArgument when none would remain.
+  virtual Result<uint64_t> DropColumns(const std::vector<std::string>& columns);
+  /// Change field metadata (merge by default; see FieldMetadataUpdate).
+  virtual Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates);
+
   /// Add rows from a stream (consumed and released). The schema must match the table's.
   virtual Result<AddResult> Add(ArrowArrayStream* data, AddMode mode = AddMode::kAppend) = 0;
   /// Stream the rows of the current version.
@@ -107,6 +135,26 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Status CheckoutLatest() = 0;
   /// Commit the checked-out version's content as the newest version, and follow it.
   virtual Status Restore() = 0;
+
+  /// Rewrite small fragments (and ones with many deleted rows) into larger ones.
+  virtual Result<CompactionStats> Compact(const CompactionOptions& options = {});
+  /// Remove old versions and the files only they use.
+  virtual Result<RemovalStats> Prune(const PruneOptions& options = {});
+  /// Compact, then prune (LanceDB `optimize`).
+  Result<OptimizeStats> Optimize(const OptimizeOptions& options = {});
+
+  /// Every tag, by name.
+  virtual Result<std::map<std::string, TagInfo>> ListTags() const;
+  /// The version `tag` points to (NotFound for an unknown tag).
+  virtual Result<uint64_t> GetTagVersion(const std::string& tag) const;
+  /// Tag `version` (AlreadyExists for an existing tag; NotFound for a missing version;
+  /// InvalidArgument for a bad name).
+  virtual Status CreateTag(const std::string& tag, uint64_t version);
+  /// Move an existing tag to `version`.
+  virtual Status UpdateTag(const std::string& tag, uint64_t version);
+  virtual Status DeleteTag(const std::string& tag);
+  /// Pin the handle to the version `tag` points to (as Checkout).
+  virtual Status CheckoutTag(const std::string& tag);
 };
 
 }  // namespace lancedb

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 import pyarrow as pa
 
 from . import _data
+from . import _evolution
+from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -244,6 +246,73 @@ class Table:
         updated, version = self._inner.update(where, updates)
         return UpdateResult(rows_updated=updated, version=version)
 
+    def merge_insert(self, on: Union[str, List[str]]) -> LanceMergeInsertBuilder:
+        """Start a merge insert keyed on the column(s) `on` (upsert, insert-if-not-exists,
+        replace-range); finish with ``.execute(data)``."""
+        return LanceMergeInsertBuilder(self, on)
+
+    # Schema evolution and maintenance (lancedb_cpp/_evolution.py) ----------------------------
+
+    def add_columns(
+        self,
+        transforms: Any = None,
+        read_columns: Optional[List[str]] = None,
+        *,
+        batch_size: Optional[int] = None,
+    ) -> "_evolution.AddColumnsResult":
+        """Add columns: ``{"name": "SQL expression"}``, all-null columns from a
+        ``pa.Field`` / list of fields / ``pa.Schema`` (nested structs allowed), or a function
+        of a ``pa.RecordBatch`` returning the new columns (it sees only `read_columns` when
+        given). The new columns are written as new files in the existing fragments."""
+        return _evolution.add_columns(self, transforms, read_columns, batch_size)
+
+    def alter_columns(self, *alterations: Dict[str, Any]) -> "_evolution.AlterColumnsResult":
+        """Rename (``{"path": "a.b", "rename": "c"}``) or relax nullability
+        (``"nullable": True``) of columns."""
+        return _evolution.alter_columns(self, *alterations)
+
+    def drop_columns(self, columns: Iterable[str]) -> "_evolution.DropColumnsResult":
+        """Drop columns (dot paths for struct members)."""
+        return _evolution.drop_columns(self, columns)
+
+    def update_field_metadata(
+        self, *updates: Dict[str, Any]
+    ) -> "_evolution.UpdateFieldMetadataResult":
+        """Change field metadata: ``{"path": p, "metadata": {k: v or None}, "replace": False}``.
+        Conventional keys: ``lancedb:description``, ``lancedb:tag:<name>``,
+        ``lancedb:logical-column``, ``lancedb:status`` (production, candidate, deprecated,
+        archived)."""
+        return _evolution.update_field_metadata(self, *updates)
+
+    def optimize(
+        self,
+        *,
+        cleanup_older_than: Optional[datetime.timedelta] = None,
+        delete_unverified: bool = False,
+        retrain: bool = False,
+    ) -> "_evolution.OptimizeStats":
+        """Compact small fragments, then remove versions older than `cleanup_older_than`
+        (default 7 days; never the latest or a tagged version)."""
+        return _evolution.optimize(
+            self,
+            cleanup_older_than=cleanup_older_than,
+            delete_unverified=delete_unverified,
+            retrain=retrain,
+        )
+
+    def compact_files(self, **options: Any) -> "_evolution.CompactionStats":
+        """Compact fragments (``target_rows_per_fragment``, ``max_rows_per_group``,
+        ``materialize_deletions``, ``materialize_deletions_threshold``, ``num_threads``)."""
+        return _evolution.compact_files(self, **options)
+
+    def cleanup_old_versions(
+        self, older_than: Optional[datetime.timedelta] = None, *, delete_unverified: bool = False
+    ) -> "_evolution.RemovalStats":
+        """Remove versions older than `older_than` (default 7 days) and their files."""
+        return _evolution.cleanup_old_versions(
+            self, older_than, delete_unverified=delete_unverified
+        )
+
     # Queries --------------------------------------------------------------------------------
 
     def search(
@@ -324,11 +393,17 @@ class Table:
         ]
 
     def checkout(self, version: Union[int, str]) -> None:
-        """Pin this handle to `version` (read-only until ``checkout_latest``)."""
+        """Pin this handle to `version` or to the version of a tag (read-only until
+        ``checkout_latest``)."""
         if isinstance(version, str):
-            raise NotImplementedError("checking out a tag is not supported yet")
+            version = self.tags.get_version(version)
         self._inner.checkout(int(version))
         self._pinned = int(version)
+
+    @property
+    def tags(self) -> Tags:
+        """The table's tags (list, get_version, create, update, delete)."""
+        return Tags(self)
 
     def checkout_latest(self) -> None:
         """Follow the newest version again (and allow writes)."""

@@ -26,6 +26,7 @@
 
 #include "arrow_capsule.h"
 #include "lancedb/lancedb.h"
+#include "native_evolution.h"
 
 namespace nb = nanobind;
 
@@ -221,6 +222,9 @@ std::vector<VersionTuple> ListVersionsPy(const Table& table) {
 }
 
 }  // namespace
+
+void RaiseStatus(const Status& status) { ThrowStatus(status); }
+
 }  // namespace lancedb::python
 
 NB_MODULE(_native, m) {
@@ -322,4 +326,5 @@ NB_MODULE(_native, m) {
   m.def("connect", &ConnectPy, nb::arg("uri"), nb::arg("read_consistency_interval") = nb::none(),
         nb::arg("storage_options") = std::map<std::string, std::string>{},
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
+  RegisterEvolution(m);
 }

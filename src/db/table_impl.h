@@ -37,11 +37,25 @@ class LocalTable : public Table {
       const std::optional<std::string>& where,
       const std::vector<std::pair<std::string, std::string>>& updates) override;
   Result<AddResult> Add(ArrowArrayStream* data, AddMode mode) override;
+  Result<MergeResult> ExecuteMergeInsert(const MergeInsertRequest& request,
+                                         ArrowArrayStream* data) override;
+  Result<AddColumnsResult> ExecuteAddColumns(const AddColumnsRequest& request) override;
+  Result<uint64_t> AlterColumns(const std::vector<ColumnAlteration>& alterations) override;
+  Result<uint64_t> DropColumns(const std::vector<std::string>& columns) override;
+  Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates) override;
   Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
   Result<std::vector<TableVersion>> ListVersions() const override;
   Status Checkout(uint64_t version) override;
   Status CheckoutLatest() override;
   Status Restore() override;
+  Result<CompactionStats> Compact(const CompactionOptions& options) override;
+  Result<RemovalStats> Prune(const PruneOptions& options) override;
+  Result<std::map<std::string, TagInfo>> ListTags() const override;
+  Result<uint64_t> GetTagVersion(const std::string& tag) const override;
+  Status CreateTag(const std::string& tag, uint64_t version) override;
+  Status UpdateTag(const std::string& tag, uint64_t version) override;
+  Status DeleteTag(const std::string& tag) override;
+  Status CheckoutTag(const std::string& tag) override;
 
   /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
   Result<AddResult> AddReader(array::RecordBatchReader* reader, AddMode mode);

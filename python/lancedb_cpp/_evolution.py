@@ -1,0 +1,374 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Table evolution and maintenance: ``merge_insert``, tags, schema changes, compaction.
+
+Mirrors LanceDB's ``LanceMergeInsertBuilder``, ``MergeResult`` and ``Tags``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+
+from . import _data
+from . import _native
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .table import Table
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """The outcome of ``merge_insert(...).execute(data)``."""
+
+    version: int
+    num_updated_rows: int = 0
+    num_inserted_rows: int = 0
+    num_deleted_rows: int = 0
+    num_attempts: int = 1
+    num_rows: int = 0
+
+
+class LanceMergeInsertBuilder:
+    """Builder returned by ``Table.merge_insert(on)``.
+
+    Upsert: ``.when_matched_update_all().when_not_matched_insert_all()``; insert if not
+    exists: ``.when_not_matched_insert_all()``; replace a range: add
+    ``.when_not_matched_by_source_delete("<condition>")``.
+    """
+
+    def __init__(self, table: "Table", on: Union[str, List[str]]):
+        self._table = table
+        self._on = [on] if isinstance(on, str) else list(on)
+        self._update_all = False
+        self._update_where: Optional[str] = None
+        self._insert_all = False
+        self._delete_by_source = False
+        self._delete_condition: Optional[str] = None
+        self._timeout: Optional[float] = None
+
+    def when_matched_update_all(self, *, where: Optional[str] = None) -> "LanceMergeInsertBuilder":
+        """Replace matched rows with the new row, where ``where`` (over ``target.<col>`` and
+        ``source.<col>``) is true when given."""
+        self._update_all = True
+        self._update_where = where
+        return self
+
+    def when_not_matched_insert_all(self) -> "LanceMergeInsertBuilder":
+        """Insert new rows that match no existing row."""
+        self._insert_all = True
+        return self
+
+    def when_not_matched_by_source_delete(
+        self, condition: Optional[str] = None
+    ) -> "LanceMergeInsertBuilder":
+        """Delete existing rows that match no new row (where ``condition`` is true)."""
+        self._delete_by_source = True
+        self._delete_condition = condition
+        return self
+
+    def use_index(self, use_index: bool) -> "LanceMergeInsertBuilder":
+        """Accepted for compatibility; the merge always hashes the new data."""
+        return self
+
+    def execute(
+        self,
+        new_data: Any,
+        on_bad_vectors: str = "error",
+        fill_value: float = 0.0,
+        timeout: Optional[Any] = None,
+    ) -> MergeResult:
+        """Run the merge. ``timeout`` (seconds or ``timedelta``, default 30 s) bounds the
+        retries after commit conflicts."""
+        self._table._check_writable()
+        reader = _data.sanitize(new_data, self._table.schema, on_bad_vectors, fill_value)
+        if timeout is not None and hasattr(timeout, "total_seconds"):
+            timeout = timeout.total_seconds()
+        counter = _CountingReader(reader)
+        version, inserted, updated, deleted, attempts = _native.merge_insert(
+            self._table._inner,
+            counter.reader(),
+            self._on,
+            self._update_all,
+            self._update_where,
+            self._insert_all,
+            self._delete_by_source,
+            self._delete_condition,
+            None if timeout is None else float(timeout),
+        )
+        return MergeResult(
+            version=version,
+            num_updated_rows=updated,
+            num_inserted_rows=inserted,
+            num_deleted_rows=deleted,
+            num_attempts=attempts,
+            num_rows=counter.rows,
+        )
+
+
+class _CountingReader:
+    """Wrap a RecordBatchReader, counting the rows it yields."""
+
+    def __init__(self, reader: Any):
+        self._reader = reader
+        self.rows = 0
+
+    def reader(self) -> Any:
+        import pyarrow as pa
+
+        def gen():
+            for batch in self._reader:
+                self.rows += batch.num_rows
+                yield batch
+
+        return pa.RecordBatchReader.from_batches(self._reader.schema, gen())
+
+
+class Tags:
+    """Table tag manager (``Table.tags``): names for versions, stored as Lance stores them."""
+
+    def __init__(self, table: "Table"):
+        self._table = table
+
+    def list(self) -> Dict[str, Dict[str, int]]:
+        """Every tag: ``{name: {"version": v, "manifest_size": n}}``."""
+        return {
+            name: {"version": version, "manifest_size": size}
+            for name, (version, size) in _native.list_tags(self._table._inner).items()
+        }
+
+    def get_version(self, tag: str) -> int:
+        """The version ``tag`` points to."""
+        return _native.get_tag_version(self._table._inner, tag)
+
+    def create(self, tag: str, version: int) -> None:
+        """Tag ``version`` (the name must be new)."""
+        _native.create_tag(self._table._inner, tag, int(version))
+
+    def delete(self, tag: str) -> None:
+        """Delete ``tag``."""
+        _native.delete_tag(self._table._inner, tag)
+
+    def update(self, tag: str, version: int) -> None:
+        """Move ``tag`` to ``version``."""
+        _native.update_tag(self._table._inner, tag, int(version))
+
+
+# Schema evolution -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddColumnsResult:
+    version: int
+
+
+@dataclass(frozen=True)
+class AlterColumnsResult:
+    version: int
+
+
+@dataclass(frozen=True)
+class DropColumnsResult:
+    version: int
+
+
+@dataclass(frozen=True)
+class UpdateFieldMetadataResult:
+    version: int
+
+
+def _udf_adapter(fn: Any, output_schema: Any) -> Any:
+    """Call `fn` on a RecordBatch and return a RecordBatch of `output_schema`."""
+    import pyarrow as pa
+
+    def call(batch: Any) -> Any:
+        out = fn(batch)
+        if hasattr(out, "to_batches") and not isinstance(out, pa.RecordBatch):
+            out = out.combine_chunks().to_batches()[0] if out.num_rows else None
+        elif isinstance(out, dict):
+            out = pa.RecordBatch.from_pydict(out)
+        elif not isinstance(out, pa.RecordBatch):
+            import pandas as pd
+
+            if isinstance(out, pd.DataFrame):
+                out = pa.RecordBatch.from_pandas(out, preserve_index=False)
+        if out is None:
+            out = pa.RecordBatch.from_pylist([], schema=output_schema)
+        if not isinstance(out, pa.RecordBatch):
+            raise TypeError(
+                f"the add_columns function must return a pyarrow RecordBatch, got {type(out)}"
+            )
+        return out.select(output_schema.names).cast(output_schema)
+
+    return call
+
+
+def add_columns(
+    table: "Table",
+    transforms: Any,
+    read_columns: Optional[List[str]] = None,
+    batch_size: Optional[int] = None,
+) -> AddColumnsResult:
+    """See ``Table.add_columns``."""
+    import pyarrow as pa
+
+    table._check_writable()
+    read = list(read_columns or [])
+    size = int(batch_size or 8192)
+    if transforms is None:
+        version = _native.add_columns(table._inner, None, None, None, read, size)
+    elif isinstance(transforms, dict):
+        version = _native.add_columns(
+            table._inner, [(k, str(v)) for k, v in transforms.items()], None, None, read, size
+        )
+    elif isinstance(transforms, (pa.Field, pa.Schema, list)):
+        if isinstance(transforms, pa.Field):
+            transforms = [transforms]
+        schema = pa.schema(transforms)
+        version = _native.add_columns(table._inner, None, schema, None, read, size)
+    elif callable(transforms):
+        schema = getattr(transforms, "output_schema", None)
+        if schema is None:
+            query = table.search().limit(1)
+            if read:
+                query = query.select(read)
+            probe = query.to_arrow()
+            if probe.num_rows == 0:
+                raise ValueError(
+                    "add_columns: cannot infer the output schema of the function on an empty "
+                    "table; give the function an `output_schema` attribute"
+                )
+            out = transforms(probe.to_batches()[0])
+            if hasattr(out, "schema"):
+                schema = out.schema
+            else:
+                schema = pa.RecordBatch.from_pandas(out, preserve_index=False).schema
+        fn = _udf_adapter(transforms, schema)
+        version = _native.add_columns(table._inner, None, schema, fn, read, size)
+    else:
+        raise TypeError(
+            "add_columns transforms must be a dict of SQL expressions, a pyarrow Field, list of "
+            f"Fields or Schema, or a function of a RecordBatch; got {type(transforms)}"
+        )
+    return AddColumnsResult(version=version)
+
+
+def batch_udf(output_schema: Any) -> Any:
+    """Declare the output schema of a RecordBatch -> RecordBatch function for add_columns."""
+
+    def wrap(fn: Any) -> Any:
+        fn.output_schema = output_schema
+        return fn
+
+    return wrap
+
+
+def alter_columns(table: "Table", *alterations: Dict[str, Any]) -> AlterColumnsResult:
+    """See ``Table.alter_columns``."""
+    table._check_writable()
+    alts = []
+    for alt in alterations:
+        if "path" not in alt:
+            raise ValueError("each alteration needs a 'path'")
+        unknown = set(alt) - {"path", "rename", "nullable", "data_type"}
+        if unknown:
+            raise ValueError(f"unknown alteration keys: {sorted(unknown)}")
+        alts.append(
+            (alt["path"], alt.get("rename"), alt.get("nullable"), alt.get("data_type") is not None)
+        )
+    return AlterColumnsResult(version=_native.alter_columns(table._inner, alts))
+
+
+def drop_columns(table: "Table", columns: Any) -> DropColumnsResult:
+    """See ``Table.drop_columns``."""
+    table._check_writable()
+    if isinstance(columns, str):
+        columns = [columns]
+    return DropColumnsResult(version=_native.drop_columns(table._inner, list(columns)))
+
+
+def update_field_metadata(table: "Table", *updates: Dict[str, Any]) -> UpdateFieldMetadataResult:
+    """See ``Table.update_field_metadata``."""
+    table._check_writable()
+    ups = []
+    for u in updates:
+        metadata = [(str(k), None if v is None else str(v)) for k, v in u.get("metadata", {}).items()]
+        ups.append((u["path"], metadata, bool(u.get("replace", False))))
+    return UpdateFieldMetadataResult(version=_native.update_field_metadata(table._inner, ups))
+
+
+# Maintenance ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompactionStats:
+    fragments_removed: int = 0
+    fragments_added: int = 0
+    files_removed: int = 0
+    files_added: int = 0
+
+
+@dataclass(frozen=True)
+class RemovalStats:
+    bytes_removed: int = 0
+    old_versions_removed: int = 0
+
+
+@dataclass(frozen=True)
+class OptimizeStats:
+    compaction: CompactionStats
+    prune: RemovalStats
+
+
+def compact_files(
+    table: "Table",
+    target_rows_per_fragment: int = 1024 * 1024,
+    max_rows_per_group: int = 1024,
+    materialize_deletions: bool = True,
+    materialize_deletions_threshold: float = 0.1,
+    num_threads: Optional[int] = None,
+    **_: Any,
+) -> CompactionStats:
+    """See ``Table.compact_files``."""
+    table._check_writable()
+    return CompactionStats(
+        *_native.compact(
+            table._inner,
+            int(target_rows_per_fragment),
+            int(max_rows_per_group),
+            bool(materialize_deletions),
+            float(materialize_deletions_threshold),
+            num_threads,
+        )
+    )
+
+
+def _seconds(value: Any) -> Optional[float]:
+    if value is None:
+        return None
+    if hasattr(value, "total_seconds"):
+        return value.total_seconds()
+    return float(value)
+
+
+def cleanup_old_versions(
+    table: "Table", older_than: Any = None, *, delete_unverified: bool = False
+) -> RemovalStats:
+    """See ``Table.cleanup_old_versions``."""
+    table._check_writable()
+    return RemovalStats(*_native.prune(table._inner, _seconds(older_than), delete_unverified))
+
+
+def optimize(
+    table: "Table",
+    *,
+    cleanup_older_than: Any = None,
+    delete_unverified: bool = False,
+    retrain: bool = False,
+) -> OptimizeStats:
+    """See ``Table.optimize``."""
+    compaction = compact_files(table)
+    prune = cleanup_old_versions(
+        table, cleanup_older_than, delete_unverified=delete_unverified
+    )
+    return OptimizeStats(compaction=compaction, prune=prune)

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Schema evolution on a LocalTable: AddColumns (SQL expressions, all-null columns, batch UDFs),
+// AlterColumns, DropColumns and UpdateFieldMetadata, over table/schema_evolution.h.
+
+#include <algorithm>
+#include <set>
+
+#include "array/c_bridge.h"
+#include "db/table_impl.h"
+#include "expr/evaluator.h"
+#include "lancedb/table.h"
+#include "table/manifest.h"
+#include "table/schema_evolution.h"
+
+namespace lancedb {
+
+namespace {
+
+std::shared_ptr<ArrowSchema> OwnSchema(ArrowSchema* schema) {
+  auto owned = std::shared_ptr<ArrowSchema>(new ArrowSchema(*schema), [](ArrowSchema* s) {
+    if (s->release) s->release(s);
+    delete s;
+  });
+  schema->release = nullptr;
+  return owned;
+}
+
+}  // namespace
+
+ColumnTransform ColumnTransform::SqlExpressions(
+    std::vector<std::pair<std::string, std::string>> exprs) {
+  ColumnTransform t;
+  t.kind = Kind::kSqlExpressions;
+  t.expressions = std::move(exprs);
+  return t;
+}
+
+ColumnTransform ColumnTransform::AllNulls(ArrowSchema* schema) {
+  ColumnTransform t;
+  t.kind = Kind::kAllNulls;
+  t.schema = OwnSchema(schema);
+  return t;
+}
+
+ColumnTransform ColumnTransform::Udf(ArrowSchema* output_schema, BatchUdf udf) {
+  ColumnTransform t;
+  t.kind = Kind::kBatchUdf;
+  t.schema = OwnSchema(output_schema);
+  t.udf = std::move(udf);
+  return t;
+}
+
+AddColumnsBuilder& AddColumnsBuilder::Transform(ColumnTransform transform) {
+  request_.transform = std::move(transform);
+  return *this;
+}
+
+AddColumnsBuilder& AddColumnsBuilder::ReadColumns(std::vector<std::string> columns) {
+  request_.read_columns = std::move(columns);
+  return *this;
+}
+
+Result<AddColumnsResult> AddColumnsBuilder::Execute() {
+  return table_->ExecuteAddColumns(request_);
+}
+
+AddColumnsBuilder Table::AddColumns() { return AddColumnsBuilder(shared_from_this()); }
+
+Result<AddColumnsResult> Table::ExecuteAddColumns(const AddColumnsRequest&) {
+  return Status::NotSupported("add_columns is not supported by this table");
+}
+Result<uint64_t> Table::AlterColumns(const std::vector<ColumnAlteration>&) {
+  return Status::NotSupported("alter_columns is not supported by this table");
+}
+Result<uint64_t> Table::DropColumns(const std::vector<std::string>&) {
+  return Status::NotSupported("drop_columns is not supported by this table");
+}
+Result<uint64_t> Table::UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>&) {
+  return Status::NotSupported("update_field_metadata is not supported by this table");
+}
+
+namespace db {
+namespace {
+
+/// Import the transform's schema, leaving an equal schema in the request (requests are
+/// reusable).
+Result<array::SchemaPtr> ImportOwnedSchema(const std::shared_ptr<ArrowSchema>& schema) {
+  if (!schema || schema->release == nullptr) {
+    return Status::InvalidArgument("The transform has no schema");
+  }
+  ArrowSchema moved = *schema;
+  schema->release = nullptr;
+  auto result = array::ImportSchema(&moved);
+  if (result.ok()) (void)array::ExportSchema(**result, schema.get());
+  return result;
+}
+
+/// The generator for SQL expressions: evaluate each bound expression over the read rows.
+struct SqlTransform {
+  array::SchemaPtr output;
+  std::vector<expr::BoundExpression> exprs;
+  std::vector<std::string> read_columns;
+};
+
+Result<SqlTransform> BindSql(const array::Schema& schema,
+                             const std::vector<std::pair<std::string, std::string>>& exprs) {
+  SqlTransform t;
+  std::vector<array::FieldPtr> fields;
+  std::set<std::string> read, names;
+  for (const auto& [name, sql] : exprs) {
+    if (!names.insert(name).second) {
+      return Status::InvalidArgument("Column '" + name + "' is added twice");
+    }
+    auto bound = expr::ParseAndBind(sql, schema);
+    if (!bound.ok()) return bound.status().WithContext("In the expression of new column '" + name + "'");
+    for (const auto& c : bound->columns) {
+      if (c == expr::kRowIdColumn || c == expr::kRowOffsetColumn) {
+        return Status::NotSupported("add_columns expressions cannot read " + c);
+      }
+      read.insert(c);
+    }
+    auto type = bound->root->type;
+    if (type == nullptr || type->id() == array::TypeId::kNull) {
+      return Status::InvalidArgument("The expression of new column '" + name +
+                                     "' has no type (NULL); cast it, e.g. CAST(NULL AS INT)");
+    }
+    fields.push_back(array::field(name, type, true));
+    t.exprs.push_back(bound.MoveValueUnsafe());
+  }
+  t.output = std::make_shared<array::Schema>(std::move(fields));
+  for (const auto& f : schema.fields()) {
+    if (read.count(f->name())) t.read_columns.push_back(f->name());
+  }
+  if (t.read_columns.empty() && schema.num_fields() > 0) {
+    t.read_columns.push_back(schema.field(0)->name());
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<AddColumnsResult> LocalTable::ExecuteAddColumns(const AddColumnsRequest& request) {
+  using Kind = ColumnTransform::Kind;
+  const ColumnTransform& t = request.transform;
+  if (t.kind == Kind::kNone) {
+    return Status::InvalidArgument(
+        "add_columns requires a transform (SQL expressions, an all-null schema or a BatchUDF)");
+  }
+  if (!request.read_columns.empty() && t.kind != Kind::kBatchUdf) {
+    return Status::InvalidArgument(
+        "read_columns can only be used with a BatchUDF transform; SQL expressions and all-null "
+        "columns read what they need");
+  }
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  table::DatasetPtr written;
+  if (t.kind == Kind::kSqlExpressions) {
+    if (t.expressions.empty()) return Status::InvalidArgument("add_columns got no expressions");
+    LANCEDB_ASSIGN_OR_RETURN(auto sql, BindSql(*latest->schema(), t.expressions));
+    auto generator = [&sql](const array::RecordBatch& rows) -> Result<array::RecordBatchPtr> {
+      std::vector<array::ArrayPtr> columns;
+      for (size_t i = 0; i < sql.exprs.size(); ++i) {
+        LANCEDB_ASSIGN_OR_RETURN(auto col,
+                                 expr::Evaluate(sql.exprs[i], rows, sql.output->field(static_cast<int>(i))->type()));
+        columns.push_back(std::move(col));
+      }
+      return array::RecordBatch::Make(sql.output, std::move(columns), rows.num_rows());
+    };
+    LANCEDB_ASSIGN_OR_RETURN(written, table::AddColumns(latest, *sql.output, sql.read_columns,
+                                                        generator, request.batch_size));
+  } else {
+    LANCEDB_ASSIGN_OR_RETURN(auto output, ImportOwnedSchema(t.schema));
+    table::ColumnGenerator generator;
+    if (t.kind == Kind::kBatchUdf) {
+      if (!t.udf) return Status::InvalidArgument("The BatchUDF transform has no function");
+      generator = [&t, output](const array::RecordBatch& rows) -> Result<array::RecordBatchPtr> {
+        ArrowSchema in_schema{};
+        ArrowArray in{};
+        ArrowArray out{};
+        LANCEDB_RETURN_NOT_OK(array::ExportSchema(*rows.schema(), &in_schema));
+        Status st = array::ExportRecordBatch(rows, &in);
+        if (!st.ok()) {
+          in_schema.release(&in_schema);
+          return st;
+        }
+        Status called = t.udf(&in_schema, &in, &out);
+        if (!called.ok()) {
+          if (out.release) out.release(&out);
+          return called.WithContext("In the add_columns BatchUDF");
+        }
+        if (out.release == nullptr) {
+          return Status::InvalidArgument("The add_columns BatchUDF returned no batch");
+        }
+        return array::ImportRecordBatch(&out, output);
+      };
+    }
+    LANCEDB_ASSIGN_OR_RETURN(written, table::AddColumns(latest, *output, request.read_columns,
+                                                        generator, request.batch_size));
+  }
+  Publish(written);
+  return AddColumnsResult{written->version()};
+}
+
+namespace {
+
+/// The field at dot path `path` in `fields`; InvalidArgument naming the path when missing.
+Result<format::LanceField*> FindPath(std::vector<format::LanceField>* fields,
+                                     const std::string& path,
+                                     std::vector<format::LanceField>** siblings = nullptr) {
+  std::vector<format::LanceField>* level = fields;
+  format::LanceField* found = nullptr;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    found = nullptr;
+    for (auto& f : *level) {
+      if (f.name == part) found = &f;
+    }
+    if (found == nullptr) {
+      return Status::InvalidArgument("Column '" + path + "' not found in the table schema");
+    }
+    if (siblings) *siblings = level;
+    if (dot == std::string::npos) return found;
+    level = &found->children;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  const format::LanceSchema& current = latest->manifest().schema();
+  std::vector<format::LanceField> fields = current.fields();
+  for (const auto& alt : alterations) {
+    std::vector<format::LanceField>* siblings = nullptr;
+    LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, alt.path, &siblings));
+    if (alt.data_type) {
+      return Status::NotSupported("alter_columns: changing the type of '" + alt.path +
+                                  "' is not supported yet");
+    }
+    if (alt.nullable) {
+      if (!*alt.nullable && field->nullable) {
+        return Status::InvalidArgument("alter_columns: column '" + alt.path +
+                                       "' cannot be made non-nullable");
+      }
+      field->nullable = *alt.nullable || field->nullable;
+    }
+    if (alt.rename) {
+      if (alt.rename->empty() || alt.rename->find('.') != std::string::npos) {
+        return Status::InvalidArgument("alter_columns: invalid new name '" + *alt.rename + "'");
+      }
+      for (const auto& s : *siblings) {
+        if (s.name == *alt.rename && &s != field) {
+          return Status::InvalidArgument("alter_columns: cannot rename '" + alt.path + "' to '" +
+                                         *alt.rename + "': a column of that name already exists");
+        }
+      }
+      field->name = *alt.rename;
+    }
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto written,
+                           table::CommitProjectedSchema(
+                               latest, format::LanceSchema(std::move(fields), current.metadata())));
+  Publish(written);
+  return written->version();
+}
+
+Result<uint64_t> LocalTable::DropColumns(const std::vector<std::string>& columns) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  if (columns.empty()) return Status::InvalidArgument("drop_columns needs at least one column");
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  const format::LanceSchema& current = latest->manifest().schema();
+  std::vector<format::LanceField> fields = current.fields();
+  for (const auto& path : columns) {
+    std::vector<format::LanceField>* siblings = nullptr;
+    LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, path, &siblings));
+    siblings->erase(siblings->begin() + (field - siblings->data()));
+  }
+  if (fields.empty()) {
+    return Status::InvalidArgument("drop_columns cannot drop all columns of the table");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto written,
+                           table::CommitProjectedSchema(
+                               latest, format::LanceSchema(std::move(fields), current.metadata())));
+  Publish(written);
+  return written->version();
+}
+
+Result<uint64_t> LocalTable::UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  const format::LanceSchema& current = latest->manifest().schema();
+  std::vector<format::LanceField> fields = current.fields();
+  for (const auto& u : updates) {
+    LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, u.path));
+    array::KeyValueMetadata& md = field->metadata;
+    if (u.replace) md.clear();
+    for (const auto& [key, value] : u.metadata) {
+      auto it = std::find_if(md.begin(), md.end(), [&](const auto& kv) { return kv.first == key; });
+      if (!value) {
+        if (it != md.end()) md.erase(it);
+      } else if (it != md.end()) {
+        it->second = *value;
+      } else {
+        md.emplace_back(key, *value);
+      }
+    }
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto written,
+                           table::CommitProjectedSchema(
+                               latest, format::LanceSchema(std::move(fields), current.metadata())));
+  Publish(written);
+  return written->version();
+}
+
+}  // namespace db
+}  // namespace lancedb

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Tests of tags and schema evolution on a Table: add_columns (SQL, all-null, batch UDF and
+// their contracts), alter_columns, drop_columns, update_field_metadata; failures leave the
+// table unchanged; old versions keep their schema.
+
+#include <gtest/gtest.h>
+
+#include "array/builder.h"
+#include "array/c_bridge.h"
+#include "lancedb/lancedb.h"
+
+namespace lancedb {
+namespace {
+
+namespace la = lancedb::array;
+
+std::shared_ptr<Table> MakeTable(const std::string& uri, int64_t rows) {
+  auto schema = la::schema({la::field("id", la::int64(), false), la::field("x", la::float64())});
+  std::vector<int64_t> ids;
+  std::vector<double> xs;
+  for (int64_t i = 0; i < rows; ++i) {
+    ids.push_back(i);
+    xs.push_back(static_cast<double>(i) / 2);
+  }
+  auto batch = *la::RecordBatch::Make(
+      schema, {la::MakePrimitive(la::int64(), ids), la::MakePrimitive(la::float64(), xs)});
+  ArrowArrayStream s;
+  EXPECT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(schema, {batch}), &s).ok());
+  auto db = Connect(uri);
+  auto t = (*db)->CreateTable("t", &s);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return *t;
+}
+
+la::SchemaPtr SchemaOf(const std::shared_ptr<Table>& t) {
+  ArrowSchema s;
+  EXPECT_TRUE(t->GetSchema(&s).ok());
+  return *la::ImportSchema(&s);
+}
+
+la::RecordBatchPtr ReadAll(const std::shared_ptr<Table>& t) {
+  ArrowArrayStream s;
+  EXPECT_TRUE(t->Scan({}, &s).ok());
+  auto reader = la::ImportArrayStream(&s).MoveValueUnsafe();
+  auto batches = *reader->ReadAll();
+  return *la::ConcatenateBatches(reader->schema(), batches);
+}
+
+TEST(Tags, CreateListCheckoutDelete) {
+  auto t = MakeTable("memory://tags", 3);
+  ASSERT_TRUE(t->Delete("id = 0").ok());
+  ASSERT_TRUE(t->CreateTag("one", 1).ok());
+  EXPECT_TRUE(t->CreateTag("one", 2).IsAlreadyExists());
+  EXPECT_TRUE(t->CreateTag("nope", 9).IsNotFound());
+  EXPECT_TRUE(t->CreateTag("bad/name", 1).IsInvalidArgument());
+  auto tags = t->ListTags();
+  ASSERT_TRUE(tags.ok());
+  ASSERT_EQ(tags->size(), 1u);
+  EXPECT_EQ(tags->at("one").version, 1u);
+  EXPECT_GT(tags->at("one").manifest_size, 0u);
+  ASSERT_TRUE(t->UpdateTag("one", 2).ok());
+  EXPECT_EQ(*t->GetTagVersion("one"), 2u);
+  ASSERT_TRUE(t->UpdateTag("one", 1).ok());
+  ASSERT_TRUE(t->CheckoutTag("one").ok());
+  EXPECT_EQ(*t->CountRows(), 3);
+  ASSERT_TRUE(t->CheckoutLatest().ok());
+  ASSERT_TRUE(t->DeleteTag("one").ok());
+  EXPECT_TRUE(t->GetTagVersion("one").status().IsNotFound());
+  EXPECT_TRUE(t->DeleteTag("one").IsNotFound());
+}
+
+TEST(AddColumns, SqlExpressionsWriteNewFilesOnly) {
+  auto t = MakeTable("memory://addsql", 10);
+  ASSERT_TRUE(t->Delete("id = 3").ok());
+  auto r = t->AddColumns()
+               .Transform(ColumnTransform::SqlExpressions({{"doubled", "x * 2"}, {"s", "'k'"}}))
+               .Execute();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 3u);
+  auto rows = ReadAll(t);
+  ASSERT_EQ(rows->num_rows(), 9);
+  auto x = rows->GetColumnByName("x");
+  auto d = rows->GetColumnByName("doubled");
+  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+    EXPECT_EQ(d->GetValues<double>(1)[i], 2 * x->GetValues<double>(1)[i]);
+  }
+  EXPECT_EQ(rows->GetColumnByName("s")->GetView(0), "k");
+}
+
+TEST(AddColumns, AllNullsIncludingNestedStruct) {
+  auto t = MakeTable("memory://addnull", 5);
+  auto added = la::schema({la::field("meta", la::struct_({la::field("a", la::int32()),
+                                                          la::field("b", la::utf8())}))});
+  ArrowSchema c;
+  ASSERT_TRUE(la::ExportSchema(*added, &c).ok());
+  auto r = t->AddColumns().Transform(ColumnTransform::AllNulls(&c)).Execute();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto rows = ReadAll(t);
+  auto meta = rows->GetColumnByName("meta");
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(meta->null_count, 5);
+}
+
+TEST(AddColumns, BatchUdfSeesOnlyReadColumns) {
+  auto t = MakeTable("memory://addudf", 6);
+  auto out_schema = la::schema({la::field("y", la::float64())});
+  ArrowSchema c;
+  ASSERT_TRUE(la::ExportSchema(*out_schema, &c).ok());
+  std::vector<std::string> seen;
+  auto udf = [&](ArrowSchema* in_schema, ArrowArray* in, ArrowArray* out) -> Status {
+    LANCEDB_ASSIGN_OR_RETURN(auto schema, la::ImportSchema(in_schema));
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, la::ImportRecordBatch(in, schema));
+    seen = schema->field_names();
+    auto x = batch->GetColumnByName("x");
+    std::vector<double> ys;
+    for (int64_t i = 0; i < batch->num_rows(); ++i) ys.push_back(x->GetValues<double>(1)[i] + 1);
+    LANCEDB_ASSIGN_OR_RETURN(auto result, la::RecordBatch::Make(
+                                              out_schema, {la::MakePrimitive(la::float64(), ys)}));
+    return la::ExportRecordBatch(*result, out);
+  };
+  auto r = t->AddColumns().Transform(ColumnTransform::Udf(&c, udf)).ReadColumns({"x"}).Execute();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(seen, std::vector<std::string>{"x"});
+  auto rows = ReadAll(t);
+  EXPECT_EQ(rows->GetColumnByName("y")->GetValues<double>(1)[4], 3.0);
+}
+
+TEST(AddColumns, ContractErrorsCommitNothing) {
+  auto t = MakeTable("memory://adderr", 3);
+  auto none = t->AddColumns().Execute();
+  ASSERT_TRUE(none.status().IsInvalidArgument());
+  EXPECT_NE(none.status().message().find("requires a transform"), std::string::npos);
+  auto rc = t->AddColumns()
+                .Transform(ColumnTransform::SqlExpressions({{"z", "x + 1"}}))
+                .ReadColumns({"x"})
+                .Execute();
+  ASSERT_TRUE(rc.status().IsInvalidArgument());
+  EXPECT_NE(rc.status().message().find("BatchUDF"), std::string::npos);
+  auto dup = t->AddColumns().Transform(ColumnTransform::SqlExpressions({{"x", "id"}})).Execute();
+  EXPECT_TRUE(dup.status().IsInvalidArgument());
+  EXPECT_EQ(*t->version(), 1u);
+  EXPECT_EQ(SchemaOf(t)->num_fields(), 2);
+}
+
+TEST(SchemaEvolution, AlterDropMetadataKeepOldVersions) {
+  auto t = MakeTable("memory://alter", 4);
+  ColumnAlteration rename;
+  rename.path = "x";
+  rename.rename = "value";
+  ASSERT_TRUE(t->AlterColumns({rename}).ok());
+  ColumnAlteration clash;
+  clash.path = "value";
+  clash.rename = "id";
+  EXPECT_TRUE(t->AlterColumns({clash}).status().IsInvalidArgument());
+  ColumnAlteration relax;
+  relax.path = "id";
+  relax.nullable = true;
+  ASSERT_TRUE(t->AlterColumns({relax}).ok());
+  auto schema = SchemaOf(t);
+  EXPECT_EQ(schema->field_names(), (std::vector<std::string>{"id", "value"}));
+  EXPECT_TRUE(schema->field(0)->nullable());
+  FieldMetadataUpdate md;
+  md.path = "value";
+  md.metadata = {{"lancedb:description", "half the id"}, {"lancedb:status", "production"}};
+  ASSERT_TRUE(t->UpdateFieldMetadata({md}).ok());
+  FieldMetadataUpdate del;
+  del.path = "value";
+  del.metadata = {{"lancedb:status", std::nullopt}};
+  ASSERT_TRUE(t->UpdateFieldMetadata({del}).ok());
+  EXPECT_EQ(SchemaOf(t)->field(1)->metadata(),
+            (la::KeyValueMetadata{{"lancedb:description", "half the id"}}));
+  EXPECT_TRUE(t->DropColumns({"id", "value"}).status().IsInvalidArgument());
+  EXPECT_TRUE(t->DropColumns({"missing"}).status().IsInvalidArgument());
+  ASSERT_TRUE(t->DropColumns({"id"}).ok());
+  auto rows = ReadAll(t);
+  EXPECT_EQ(rows->schema()->field_names(), std::vector<std::string>{"value"});
+  EXPECT_EQ(rows->GetColumnByName("value")->GetValues<double>(1)[3], 1.5);
+  ASSERT_TRUE(t->Checkout(1).ok());
+  EXPECT_EQ(SchemaOf(t)->field_names(), (std::vector<std::string>{"id", "x"}));
+  EXPECT_EQ(ReadAll(t)->GetColumnByName("x")->GetValues<double>(1)[3], 1.5);
+}
+
+}  // namespace
+}  // namespace lancedb

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Compaction and pruning of a LocalTable (table/compaction.h, table/cleanup.h).
+
+#include "db/table_impl.h"
+#include "table/cleanup.h"
+#include "table/compaction.h"
+
+namespace lancedb {
+
+Result<CompactionStats> Table::Compact(const CompactionOptions&) {
+  return Status::NotSupported("Compact is not supported by this table");
+}
+
+Result<RemovalStats> Table::Prune(const PruneOptions&) {
+  return Status::NotSupported("Prune is not supported by this table");
+}
+
+Result<OptimizeStats> Table::Optimize(const OptimizeOptions& options) {
+  OptimizeStats stats;
+  LANCEDB_ASSIGN_OR_RETURN(stats.compaction, Compact(options.compaction));
+  LANCEDB_ASSIGN_OR_RETURN(stats.prune, Prune(options.prune));
+  return stats;
+}
+
+namespace db {
+
+Result<CompactionStats> LocalTable::Compact(const CompactionOptions& options) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  if (options.num_threads && *options.num_threads <= 0) {
+    return Status::InvalidArgument("num_threads must be positive");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  table::CompactionOptions o;
+  o.target_rows_per_fragment = options.target_rows_per_fragment;
+  o.max_rows_per_group = options.max_rows_per_group;
+  o.materialize_deletions = options.materialize_deletions;
+  o.materialize_deletions_threshold = options.materialize_deletions_threshold;
+  o.num_threads = options.num_threads.value_or(0);
+  table::CompactionMetrics metrics;
+  LANCEDB_ASSIGN_OR_RETURN(auto compacted, table::CompactFiles(latest, o, &metrics));
+  Publish(compacted);
+  return CompactionStats{metrics.fragments_removed, metrics.fragments_added,
+                         metrics.files_removed, metrics.files_added};
+}
+
+Result<RemovalStats> LocalTable::Prune(const PruneOptions& options) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  table::CleanupOptions o;
+  if (options.older_than) {
+    if (options.older_than->count() < 0) {
+      return Status::InvalidArgument("older_than must not be negative");
+    }
+    o.older_than = *options.older_than;
+  }
+  o.delete_unverified = options.delete_unverified;
+  LANCEDB_ASSIGN_OR_RETURN(auto stats, table::CleanupOldVersions(latest, o));
+  return RemovalStats{stats.bytes_removed, stats.old_versions_removed};
+}
+
+}  // namespace db
+}  // namespace lancedb

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Tests of Table::Compact / Prune / Optimize: the parallel compaction contract (one
+// ReserveFragments and one Rewrite commit), values/nulls/empties preserved after deletes,
+// pruning that keeps the latest and tagged versions.
+
+#include <gtest/gtest.h>
+
+#include "array/builder.h"
+#include "array/c_bridge.h"
+#include "lancedb/lancedb.h"
+
+namespace lancedb {
+namespace {
+
+namespace la = lancedb::array;
+
+la::SchemaPtr Schema() {
+  return la::schema({la::field("id", la::int64(), false), la::field("s", la::utf8()),
+                     la::field("l", la::list(la::int32()))});
+}
+
+la::RecordBatchPtr Rows(int64_t first, int64_t count) {
+  std::vector<int64_t> ids;
+  std::vector<std::optional<std::string>> ss;
+  for (int64_t i = first; i < first + count; ++i) {
+    ids.push_back(i);
+    ss.push_back(i % 3 == 0 ? std::nullopt
+                            : std::optional<std::string>(i % 3 == 1 ? "" : "v" + std::to_string(i)));
+  }
+  // Lists: NULL every 4th row, else 0..2 copies of the id (empty lists included).
+  std::vector<int64_t> offsets{0};
+  std::vector<int32_t> items;
+  std::vector<bool> valid;
+  for (int64_t i = first; i < first + count; ++i) {
+    valid.push_back(i % 4 != 0);
+    for (int64_t k = 0; k < (i % 4 == 0 ? 0 : i % 4 - 1); ++k) items.push_back(static_cast<int32_t>(i));
+    offsets.push_back(static_cast<int64_t>(items.size()));
+  }
+  auto lists = la::MakeList(la::list(la::int32()), offsets, la::MakePrimitive(la::int32(), items),
+                            valid);
+  return *la::RecordBatch::Make(Schema(), {la::MakePrimitive(la::int64(), ids),
+                                           la::MakeString(ss), lists});
+}
+
+std::shared_ptr<Table> MakeTable(const std::string& uri, int fragments, int rows) {
+  auto db = Connect(uri);
+  ArrowArrayStream s;
+  EXPECT_TRUE(
+      la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, rows)}), &s).ok());
+  auto t = *(*db)->CreateTable("t", &s);
+  for (int f = 1; f < fragments; ++f) {
+    EXPECT_TRUE(la::ExportRecordBatchReader(
+                    la::MakeVectorReader(Schema(), {Rows(f * rows, rows)}), &s)
+                    .ok());
+    EXPECT_TRUE(t->Add(&s).ok());
+  }
+  return t;
+}
+
+std::string Dump(const std::shared_ptr<Table>& t) {
+  ArrowArrayStream s;
+  EXPECT_TRUE(t->Scan({}, &s).ok());
+  auto reader = la::ImportArrayStream(&s).MoveValueUnsafe();
+  auto batches = *reader->ReadAll();
+  return (*la::ConcatenateBatches(reader->schema(), batches))->ToString();
+}
+
+TEST(Compaction, ParallelCompactionReservesFragmentIdsOnce) {
+  auto t = MakeTable("memory://compact64", 64, 10);
+  const uint64_t before = *t->version();
+  CompactionOptions o;
+  o.target_rows_per_fragment = 20;
+  o.num_threads = 64;
+  auto stats = t->Compact(o);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->fragments_removed, 64u);
+  EXPECT_EQ(stats->fragments_added, 32u);
+  EXPECT_EQ(stats->files_removed, 64u);
+  EXPECT_EQ(stats->files_added, 32u);
+  EXPECT_EQ(*t->CountRows(), 640);
+  EXPECT_EQ(*t->version(), before + 2);
+  auto again = t->Compact(o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->fragments_removed, 0u);
+  EXPECT_EQ(*t->version(), before + 2);
+}
+
+TEST(Compaction, PreservesValuesNullsAndEmptiesAfterDeletes) {
+  auto t = MakeTable("memory://compactdel", 6, 50);
+  ASSERT_TRUE(t->Delete("id % 7 = 0").ok());
+  const std::string expected = Dump(t);
+  auto stats = t->Compact({});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->fragments_removed, 6u);
+  EXPECT_EQ(stats->fragments_added, 1u);
+  EXPECT_EQ(Dump(t), expected);
+}
+
+TEST(Compaction, MaterializesDeletionsOfALargeFragment) {
+  auto t = MakeTable("memory://compactmat", 1, 100);
+  ASSERT_TRUE(t->Delete("id < 20").ok());
+  CompactionOptions o;
+  o.target_rows_per_fragment = 50;
+  auto stats = t->Compact(o);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->fragments_removed, 1u);
+  EXPECT_EQ(*t->CountRows(), 80);
+}
+
+TEST(Prune, KeepsLatestAndTaggedVersions) {
+  auto t = MakeTable("memory://prune", 3, 10);  // versions 1..3
+  ASSERT_TRUE(t->CreateTag("keep", 1).ok());
+  CompactionOptions o;
+  ASSERT_TRUE(t->Compact(o).ok());  // versions 4, 5
+  PruneOptions p;
+  p.older_than = std::chrono::seconds(0);
+  auto stats = t->Prune(p);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->old_versions_removed, 3u);  // 2, 3, 4
+  EXPECT_GT(stats->bytes_removed, 0u);
+  EXPECT_EQ(*t->CountRows(), 30);
+  ASSERT_TRUE(t->Checkout(1).ok());
+  EXPECT_EQ(*t->CountRows(), 10);
+  EXPECT_EQ(Dump(t).empty(), false);
+  EXPECT_TRUE(t->Checkout(2).IsNotFound());
+  ASSERT_TRUE(t->CheckoutLatest().ok());
+  auto versions = *t->ListVersions();
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].version, 1u);
+  EXPECT_EQ(versions[1].version, 5u);
+}
+
+TEST(Optimize, DefaultKeepsRecentVersions) {
+  auto t = MakeTable("memory://optimize", 4, 10);
+  auto stats = t->Optimize();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->compaction.fragments_removed, 4u);
+  EXPECT_EQ(stats->prune.old_versions_removed, 0u);
+  EXPECT_EQ(*t->CountRows(), 40);
+}
+
+}  // namespace
+}  // namespace lancedb

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "table/compaction.h"
+
+#include <roaring/roaring.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "table/dataset_impl.h"
+
+namespace lancedb::table {
+namespace {
+
+int64_t LiveRows(const pb::DataFragment& f) {
+  return static_cast<int64_t>(f.physical_rows()) -
+         (f.has_deletion_file() ? static_cast<int64_t>(f.deletion_file().num_deleted_rows()) : 0);
+}
+
+bool HasManyDeletions(const pb::DataFragment& f, const CompactionOptions& o) {
+  if (!o.materialize_deletions || !f.has_deletion_file() || f.physical_rows() == 0) return false;
+  return static_cast<double>(f.deletion_file().num_deleted_rows()) /
+             static_cast<double>(f.physical_rows()) >
+         o.materialize_deletions_threshold;
+}
+
+/// Bins of adjacent fragments to rewrite together.
+std::vector<std::vector<pb::DataFragment>> PlanBins(const pb::Manifest& m,
+                                                    const CompactionOptions& o) {
+  std::vector<std::vector<pb::DataFragment>> bins;
+  std::vector<pb::DataFragment> current;
+  int64_t rows = 0;
+  auto flush = [&] {
+    bool worth = current.size() > 1 ||
+                 (current.size() == 1 && HasManyDeletions(current[0], o));
+    if (worth) bins.push_back(std::move(current));
+    current.clear();
+    rows = 0;
+  };
+  for (const auto& f : m.fragments()) {
+    const bool candidate = LiveRows(f) < o.target_rows_per_fragment || HasManyDeletions(f, o);
+    if (!candidate) {
+      flush();
+      continue;
+    }
+    current.push_back(f);
+    rows += LiveRows(f);
+    if (rows >= o.target_rows_per_fragment) flush();
+  }
+  flush();
+  return bins;
+}
+
+/// Rewrite the live rows of `bin` into new fragments (ids unassigned).
+Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
+                                                 const std::vector<pb::DataFragment>& bin,
+                                                 const CompactionOptions& o,
+                                                 std::vector<std::string>* written) {
+  pb::Manifest subset = ds->manifest().proto();
+  subset.clear_fragments();
+  for (const auto& f : bin) *subset.add_fragments() = f;
+  LANCEDB_ASSIGN_OR_RETURN(auto manifest, Manifest::Make(std::move(subset), pb::IndexSection()));
+  LANCEDB_ASSIGN_OR_RETURN(auto view, MakeDataset(ds->fs(), ds->path(), manifest,
+                                                  ManifestNaming::kV2));
+  ScanOptions scan;
+  scan.batch_size = o.max_rows_per_group;
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, view->Scan(scan));
+  WriteParams params;
+  params.max_rows_per_file = o.target_rows_per_fragment;
+  params.max_rows_per_group = o.max_rows_per_group;
+  return WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(), params,
+                        written);
+}
+
+/// Remove `ids` from a serialized portable roaring bitmap.
+std::string RemoveFromBitmap(const std::string& bytes, const std::set<uint64_t>& ids) {
+  roaring_bitmap_t* r =
+      roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  if (r == nullptr) return bytes;
+  for (uint64_t id : ids) roaring_bitmap_remove(r, static_cast<uint32_t>(id));
+  std::string out(roaring_bitmap_portable_size_in_bytes(r), '\0');
+  roaring_bitmap_portable_serialize(r, out.data());
+  roaring_bitmap_free(r);
+  return out;
+}
+
+}  // namespace
+
+Status ReserveFragmentsOperation::Build(CommitAttempt* a) {
+  a->transaction.mutable_reserve_fragments()->set_num_fragments(num_fragments_);
+  const uint64_t first = NextFragmentId(a->manifest);
+  a->manifest.set_max_fragment_id(static_cast<uint32_t>(first + num_fragments_ - 1));
+  return Status::OK();
+}
+
+Status RewriteOperation::Build(CommitAttempt* a) {
+  auto* rewrite = a->transaction.mutable_rewrite();
+  std::map<uint64_t, size_t> group_of;
+  std::set<uint64_t> removed;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    auto* group = rewrite->add_groups();
+    for (const auto& f : groups_[g].old_fragments) {
+      group_of[f.id()] = g;
+      removed.insert(f.id());
+      *group->add_old_fragments() = f;
+    }
+    for (const auto& f : groups_[g].new_fragments) *group->add_new_fragments() = f;
+  }
+  google::protobuf::RepeatedPtrField<pb::DataFragment> fragments;
+  std::set<size_t> placed;
+  std::set<uint64_t> seen;
+  for (const auto& f : a->manifest.fragments()) {
+    auto it = group_of.find(f.id());
+    if (it == group_of.end()) {
+      *fragments.Add() = f;
+      continue;
+    }
+    seen.insert(f.id());
+    if (placed.insert(it->second).second) {
+      for (const auto& n : groups_[it->second].new_fragments) *fragments.Add() = n;
+    }
+  }
+  if (seen.size() != removed.size()) {
+    return Status::CommitConflict("Fragments being compacted were removed concurrently; "
+                                  "reload the table and retry");
+  }
+  a->manifest.mutable_fragments()->Swap(&fragments);
+  UpdateMaxFragmentId(&a->manifest);
+  for (auto& index : *a->indices.mutable_indices()) {
+    if (!index.fragment_bitmap().empty()) {
+      index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed));
+    }
+  }
+  return Status::OK();
+}
+
+Status RewriteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
+  std::set<uint64_t> ours;
+  for (const auto& g : groups_) {
+    for (const auto& f : g.old_fragments) ours.insert(f.id());
+  }
+  std::vector<uint64_t> touched;
+  switch (theirs.operation_case()) {
+    case pb::Transaction::kAppend:
+    case pb::Transaction::kCreateIndex:
+    case pb::Transaction::kReserveFragments:
+    case pb::Transaction::kUpdateConfig:
+      return Status::OK();
+    case pb::Transaction::kDelete:
+      for (const auto& f : theirs.delete_().updated_fragments()) touched.push_back(f.id());
+      touched.insert(touched.end(), theirs.delete_().deleted_fragment_ids().begin(),
+                     theirs.delete_().deleted_fragment_ids().end());
+      break;
+    case pb::Transaction::kUpdate:
+      for (const auto& f : theirs.update().updated_fragments()) touched.push_back(f.id());
+      touched.insert(touched.end(), theirs.update().removed_fragment_ids().begin(),
+                     theirs.update().removed_fragment_ids().end());
+      break;
+    case pb::Transaction::kRewrite:
+      for (const auto& g : theirs.rewrite().groups()) {
+        for (const auto& f : g.old_fragments()) touched.push_back(f.id());
+      }
+      for (const auto& f : theirs.rewrite().old_fragments()) touched.push_back(f.id());
+      break;
+    default:
+      return Status::CommitConflict("Rewrite (compaction) conflicts with the concurrent " +
+                                    std::string(OperationName(theirs)) + " committed as version " +
+                                    std::to_string(version) + "; reload the table and retry");
+  }
+  for (uint64_t id : touched) {
+    if (ours.count(id)) {
+      return Status::CommitConflict("Rewrite (compaction) conflicts with the concurrent " +
+                                    std::string(OperationName(theirs)) +
+                                    " of fragment " + std::to_string(id) + " committed as version " +
+                                    std::to_string(version) + "; reload the table and retry");
+    }
+  }
+  return Status::OK();
+}
+
+Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o,
+                                CompactionMetrics* metrics) {
+  *metrics = CompactionMetrics{};
+  if (o.target_rows_per_fragment <= 0 || o.max_rows_per_group <= 0) {
+    return Status::InvalidArgument(
+        "target_rows_per_fragment and max_rows_per_group must be positive");
+  }
+  if (o.materialize_deletions_threshold < 0 || o.materialize_deletions_threshold > 1) {
+    return Status::InvalidArgument("materialize_deletions_threshold must be in [0, 1]");
+  }
+  const Manifest& manifest = ds->manifest();
+  if ((manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
+    return Status::NotSupported("Compacting a table with stable row ids is not supported yet");
+  }
+  auto bins = PlanBins(manifest.proto(), o);
+  if (bins.empty()) return ds;
+  if (manifest.data_format_version() != "2.2") {
+    return Status::NotSupported("Compacting a dataset with data file version " +
+                                manifest.data_format_version() + " is not supported yet");
+  }
+  // Rewrite the bins in parallel.
+  std::vector<Result<std::vector<pb::DataFragment>>> results(bins.size(),
+                                                             Status::Internal("not run"));
+  std::vector<std::vector<std::string>> written(bins.size());
+  std::atomic<size_t> next{0};
+  const size_t threads = std::min<size_t>(
+      bins.size(), static_cast<size_t>(o.num_threads > 0 ? o.num_threads
+                                                         : std::max(1u, std::thread::hardware_concurrency())));
+  auto work = [&] {
+    for (size_t i = next++; i < bins.size(); i = next++) {
+      results[i] = RewriteBin(ds, bins[i], o, &written[i]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<std::string> all_written;
+  for (auto& w : written) all_written.insert(all_written.end(), w.begin(), w.end());
+  auto cleanup = [&](Status st) {
+    for (const auto& p : all_written) (void)ds->fs()->DeleteFile(p);
+    return st;
+  };
+  uint32_t num_new = 0;
+  for (auto& r : results) {
+    if (!r.ok()) return cleanup(r.status());
+    num_new += static_cast<uint32_t>(r->size());
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*ds->fs(), ds->path()));
+  // Reserve the new fragments' ids, then rewrite.
+  ReserveFragmentsOperation reserve(num_new);
+  auto reserved = CommitOperation(ds->fs(), ds->path(),
+                                  std::make_shared<const Manifest>(manifest), listing.naming,
+                                  &reserve, WriteParams{}.max_retries);
+  if (!reserved.ok()) return cleanup(reserved.status());
+  uint64_t id = (*reserved)->manifest().proto().max_fragment_id() + 1 - num_new;
+  std::vector<RewriteOperation::Group> groups(bins.size());
+  for (size_t i = 0; i < bins.size(); ++i) {
+    groups[i].old_fragments = bins[i];
+    for (auto& f : *results[i]) {
+      f.set_id(id++);
+      groups[i].new_fragments.push_back(std::move(f));
+    }
+    metrics->fragments_removed += bins[i].size();
+    metrics->fragments_added += groups[i].new_fragments.size();
+    for (const auto& f : bins[i]) metrics->files_removed += static_cast<uint64_t>(f.files_size());
+    for (const auto& f : groups[i].new_fragments) {
+      metrics->files_added += static_cast<uint64_t>(f.files_size());
+    }
+  }
+  RewriteOperation rewrite(std::move(groups));
+  rewrite.data_files = all_written;
+  auto base = std::make_shared<const Manifest>((*reserved)->manifest());
+  auto result = CommitOperation(ds->fs(), ds->path(), base, listing.naming, &rewrite,
+                                WriteParams{}.max_retries);
+  if (!result.ok()) *metrics = CompactionMetrics{};
+  return result;
+}
+
+}  // namespace lancedb::table

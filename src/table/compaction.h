@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Compaction (Lance `compact_files`): rewrite runs of small fragments, and fragments with many
+// deleted rows, into fragments of about target_rows_per_fragment live rows.
+//
+// Plan: walk the fragments in order; a fragment is a candidate when it has fewer live rows
+// than the target or (materialize_deletions) more than the threshold share of its rows deleted.
+// Adjacent candidates form bins of up to the target rows; a bin of one fragment without
+// deletions to materialize is left alone. Each bin is rewritten independently (in parallel,
+// num_threads), streaming, so memory is bounded by a bin's batches, not the table.
+// Commit: one ReserveFragments transaction (107) reserves the ids of all new fragments, then one
+// Rewrite transaction (104) with one group per bin replaces the old fragments in place.
+// Indices keep working: the rewritten fragments are removed from each index's fragment bitmap,
+// so queries read those rows through the unindexed path until the index is optimized.
+// Thread-safety: stateless functions over immutable snapshots.
+
+#pragma once
+
+#include <cstdint>
+
+#include "table/commit.h"
+#include "table/dataset.h"
+
+namespace lancedb::table {
+
+struct CompactionOptions {
+  int64_t target_rows_per_fragment = 1024 * 1024;
+  int64_t max_rows_per_group = 1024;
+  bool materialize_deletions = true;
+  double materialize_deletions_threshold = 0.1;
+  /// Bins rewritten at once; 0 means one per hardware thread.
+  int num_threads = 0;
+};
+
+struct CompactionMetrics {
+  uint64_t fragments_removed = 0;
+  uint64_t fragments_added = 0;
+  uint64_t files_removed = 0;
+  uint64_t files_added = 0;
+};
+
+/// Compact `dataset`. Returns the new snapshot (the same one when there is nothing to do) and
+/// fills `metrics`. InvalidArgument for bad options.
+Result<DatasetPtr> CompactFiles(const DatasetPtr& dataset, const CompactionOptions& options,
+                                CompactionMetrics* metrics);
+
+/// Raise max_fragment_id by `num_fragments` (ReserveFragments). Rebases over anything.
+class ReserveFragmentsOperation : public Operation {
+ public:
+  explicit ReserveFragmentsOperation(uint32_t num_fragments) : num_fragments_(num_fragments) {}
+  std::string_view name() const override { return "ReserveFragments"; }
+  bool supports_stable_row_ids() const override { return true; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction&, uint64_t) const override { return Status::OK(); }
+
+ private:
+  uint32_t num_fragments_;
+};
+
+/// Replace groups of fragments by rewritten ones (Rewrite). Conflicts with writes that changed
+/// or removed any of the old fragments.
+class RewriteOperation : public Operation {
+ public:
+  struct Group {
+    std::vector<pb::DataFragment> old_fragments;
+    std::vector<pb::DataFragment> new_fragments;  // ids already assigned (reserved)
+  };
+  explicit RewriteOperation(std::vector<Group> groups) : groups_(std::move(groups)) {}
+  std::string_view name() const override { return "Rewrite"; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+
+ private:
+  std::vector<Group> groups_;
+};
+
+}  // namespace lancedb::table

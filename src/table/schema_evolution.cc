@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "table/schema_evolution.h"
+
+#include <algorithm>
+
+#include "table/dataset_impl.h"
+
+namespace lancedb::table {
+namespace {
+
+Status SchemaConflict(std::string_view ours, const pb::Transaction& theirs, uint64_t version) {
+  return Status::CommitConflict(std::string(ours) + " conflicts with the concurrent " +
+                                std::string(OperationName(theirs)) + " committed as version " +
+                                std::to_string(version) + "; reload the table and retry");
+}
+
+Result<ManifestNaming> NamingOf(const Dataset& ds) {
+  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*ds.fs(), ds.path()));
+  return listing.naming;
+}
+
+/// The new columns of one fragment, as one data file.
+Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFragment& frag,
+                                          const format::LanceSchema& added,
+                                          const array::SchemaPtr& added_arrow,
+                                          const std::vector<std::string>& read_columns,
+                                          const ColumnGenerator& generator, int64_t batch_size,
+                                          std::vector<std::string>* written) {
+  const int64_t rows = static_cast<int64_t>(frag.physical_rows());
+  std::vector<array::RecordBatchPtr> batches;
+  for (int64_t start = 0; start < rows; start += batch_size) {
+    const int64_t n = std::min(batch_size, rows - start);
+    array::RecordBatchPtr out;
+    if (generator) {
+      std::vector<uint64_t> addresses(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        addresses[static_cast<size_t>(i)] = (frag.id() << 32) | static_cast<uint64_t>(start + i);
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto input, ds->Take(addresses, read_columns));
+      LANCEDB_ASSIGN_OR_RETURN(out, generator(*input));
+      if (out == nullptr || out->num_rows() != n) {
+        return Status::InvalidArgument(
+            "The column transform returned " +
+            std::to_string(out == nullptr ? 0 : out->num_rows()) + " rows for a batch of " +
+            std::to_string(n));
+      }
+      if (!out->schema()->Equals(*added_arrow)) {
+        return Status::InvalidArgument("The column transform returned the schema " +
+                                       out->schema()->ToString() + " but declared " +
+                                       added_arrow->ToString());
+      }
+    } else {
+      std::vector<array::ArrayPtr> nulls;
+      for (const auto& f : added_arrow->fields()) nulls.push_back(array::MakeNullArray(f->type(), n));
+      LANCEDB_ASSIGN_OR_RETURN(out, array::RecordBatch::Make(added_arrow, std::move(nulls), n));
+    }
+    batches.push_back(std::move(out));
+  }
+  auto reader = array::MakeVectorReader(added_arrow, std::move(batches));
+  WriteParams params;
+  params.max_rows_per_file = std::max<int64_t>(rows, 1);
+  LANCEDB_ASSIGN_OR_RETURN(auto frags,
+                           WriteFragments(ds->fs(), ds->path(), added, reader.get(), params,
+                                          written));
+  if (frags.size() != 1 || frags[0].files_size() != 1) {
+    return Status::Internal("Adding columns to fragment " + std::to_string(frag.id()) +
+                            " did not produce exactly one data file");
+  }
+  return frags[0].files(0);
+}
+
+}  // namespace
+
+Status MergeColumnsOperation::Build(CommitAttempt* a) {
+  auto* merge = a->transaction.mutable_merge();
+  for (auto& frag : *a->manifest.mutable_fragments()) {
+    auto it = added_.find(frag.id());
+    if (it == added_.end()) {
+      return Status::CommitConflict("Fragment " + std::to_string(frag.id()) +
+                                    " appeared while adding columns; reload the table and retry");
+    }
+    *frag.add_files() = it->second;
+    *merge->add_fragments() = frag;
+  }
+  SetManifestSchema(schema_, &a->manifest);
+  for (const auto& f : a->manifest.fields()) *merge->add_schema() = f;
+  *merge->mutable_schema_metadata() = a->manifest.schema_metadata();
+  return Status::OK();
+}
+
+Status MergeColumnsOperation::CheckConflict(const pb::Transaction& theirs,
+                                            uint64_t version) const {
+  switch (theirs.operation_case()) {
+    case pb::Transaction::kDelete:
+    case pb::Transaction::kCreateIndex:
+    case pb::Transaction::kReserveFragments:
+      return Status::OK();
+    default:
+      return SchemaConflict("Merge (add columns)", theirs, version);
+  }
+}
+
+Status ProjectOperation::Build(CommitAttempt* a) {
+  SetManifestSchema(schema_, &a->manifest);
+  auto* project = a->transaction.mutable_project();
+  for (const auto& f : a->manifest.fields()) *project->add_schema() = f;
+  return Status::OK();
+}
+
+Status ProjectOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
+  switch (theirs.operation_case()) {
+    case pb::Transaction::kAppend:
+    case pb::Transaction::kDelete:
+    case pb::Transaction::kUpdate:
+    case pb::Transaction::kRewrite:
+    case pb::Transaction::kCreateIndex:
+    case pb::Transaction::kReserveFragments:
+      return Status::OK();
+    default:
+      return SchemaConflict("Project (schema change)", theirs, version);
+  }
+}
+
+Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_columns,
+                              const std::vector<std::string>& read_columns,
+                              const ColumnGenerator& generator, int64_t batch_size) {
+  const Manifest& manifest = ds->manifest();
+  if (manifest.data_format_version() != "2.2") {
+    return Status::NotSupported("Adding columns to a dataset with data file version " +
+                                manifest.data_format_version() + " is not supported yet");
+  }
+  if (new_columns.num_fields() == 0) {
+    return Status::InvalidArgument("add_columns needs at least one new column");
+  }
+  for (const auto& f : new_columns.fields()) {
+    if (ds->schema()->GetFieldIndex(f->name()) >= 0) {
+      return Status::InvalidArgument("Column '" + f->name() + "' already exists in the table");
+    }
+    if (!generator && !f->nullable()) {
+      return Status::InvalidArgument("Column '" + f->name() +
+                                     "' is not nullable but is added with only NULL values");
+    }
+  }
+  for (const auto& c : read_columns) {
+    if (ds->schema()->GetFieldIndex(c) < 0) {
+      return ds->schema()->GetFieldByName(c).status().WithContext("read_columns");
+    }
+  }
+  const int32_t first_id = manifest.schema().MaxFieldId() + 1;
+  LANCEDB_ASSIGN_OR_RETURN(auto added, format::LanceSchema::FromArrow(new_columns, first_id));
+  LANCEDB_ASSIGN_OR_RETURN(auto added_arrow, added.ToArrow());
+  std::vector<format::LanceField> all = manifest.schema().fields();
+  for (const auto& f : added.fields()) all.push_back(f);
+  format::LanceSchema schema(std::move(all), manifest.schema().metadata());
+
+  std::map<uint64_t, pb::DataFile> files;
+  std::vector<std::string> written;
+  for (const auto& frag : manifest.proto().fragments()) {
+    auto file = WriteFragmentColumns(ds, frag, added, added_arrow, read_columns, generator,
+                                     std::max<int64_t>(batch_size, 1), &written);
+    if (!file.ok()) {
+      for (const auto& p : written) (void)ds->fs()->DeleteFile(p);
+      return file.status();
+    }
+    files.emplace(frag.id(), file.MoveValueUnsafe());
+  }
+  MergeColumnsOperation op(std::move(files), std::move(schema));
+  op.data_files = std::move(written);
+  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
+  auto base = std::make_shared<const Manifest>(manifest);
+  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+}
+
+Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& ds, format::LanceSchema schema) {
+  ProjectOperation op(std::move(schema));
+  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
+  auto base = std::make_shared<const Manifest>(ds->manifest());
+  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+}
+
+}  // namespace lancedb::table

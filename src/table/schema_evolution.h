@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Schema evolution of a Lance dataset (lance-format.md §1.3):
+//  * adding columns writes one new data file per existing fragment holding only the new
+//    columns (their field ids above the schema's max) and commits a Merge transaction (105)
+//    with the new schema and fragment list; existing data files are not touched;
+//  * renaming, relaxing nullability, changing field metadata and dropping columns only change
+//    the schema, committed as a Project transaction (109); dropped columns' data stays in the
+//    files (their ids are no longer in the schema) until compaction rewrites them.
+// Thread-safety: stateless functions over immutable snapshots.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "table/commit.h"
+#include "table/dataset.h"
+
+namespace lancedb::table {
+
+/// Compute the new columns for a batch of existing rows (every physical row of a fragment,
+/// deleted ones included, in order). Must return exactly `rows.num_rows()` rows with the
+/// schema given to AddColumns.
+using ColumnGenerator =
+    std::function<Result<array::RecordBatchPtr>(const array::RecordBatch& rows)>;
+
+/// Add `new_columns` to every fragment of `dataset`. `generator` receives the columns
+/// `read_columns` (all columns when empty) and returns the new columns; when `generator` is
+/// null the new columns are all NULL (no data is read). InvalidArgument for a name that
+/// exists already or a non-nullable all-null column.
+Result<DatasetPtr> AddColumns(const DatasetPtr& dataset, const array::Schema& new_columns,
+                              const std::vector<std::string>& read_columns,
+                              const ColumnGenerator& generator, int64_t batch_size = 8192);
+
+/// Commit `schema` (same field ids as the dataset's, possibly fewer fields, other names,
+/// nullability or metadata) with the fragments unchanged (a Project transaction).
+Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& dataset, format::LanceSchema schema);
+
+/// Add data files to existing fragments with a new schema (Merge transaction). Rebases over
+/// deletes and index creation only.
+class MergeColumnsOperation : public Operation {
+ public:
+  MergeColumnsOperation(std::map<uint64_t, pb::DataFile> added, format::LanceSchema schema)
+      : added_(std::move(added)), schema_(std::move(schema)) {}
+  std::string_view name() const override { return "Merge"; }
+  bool supports_stable_row_ids() const override { return true; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+
+ private:
+  std::map<uint64_t, pb::DataFile> added_;
+  format::LanceSchema schema_;
+};
+
+/// Replace the schema, keeping the fragments (Project transaction). Rebases over writes that
+/// do not change the schema.
+class ProjectOperation : public Operation {
+ public:
+  explicit ProjectOperation(format::LanceSchema schema) : schema_(std::move(schema)) {}
+  std::string_view name() const override { return "Project"; }
+  bool supports_stable_row_ids() const override { return true; }
+  Status Build(CommitAttempt* attempt) override;
+  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
+
+ private:
+  format::LanceSchema schema_;
+};
+
+}  // namespace lancedb::table
