@@ -2,6 +2,7 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """Table evolution and maintenance: merge_insert against a pandas oracle and LanceDB, tags."""
 
+import datetime
 import json
 import os
 import random
@@ -348,3 +349,35 @@ def test_prune_keeps_latest_and_tagged(tmp_path):
     assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2, 3]
     lance = pytest.importorskip("lance")
     assert lance.dataset(t.uri, version=2).count_rows() == 2
+
+
+def test_stable_row_ids_survive_compaction_and_pylance_agrees(tmp_path):
+    db = lancedb_cpp.connect(tmp_path, storage_options={"new_table_enable_stable_row_ids": "true"})
+    t = db.create_table("t", pa.table({"id": list(range(20))}))
+    t.add(pa.table({"id": list(range(20, 40))}))
+    t.add(pa.table({"id": list(range(40, 60))}))
+    t.delete("id % 3 = 0")
+    before = t.search().with_row_id(True).to_arrow().sort_by("id")
+    stats = t.compact_files()
+    assert stats.fragments_added == 1
+    after = t.search().with_row_id(True).to_arrow().sort_by("id")
+    assert after == before
+    lance = pytest.importorskip("lance")
+    ds = lance.dataset(t.uri)
+    theirs = ds.to_table(columns=["id"], with_row_id=True).sort_by("id")
+    assert theirs["_rowid"].to_pylist() == before["_rowid"].to_pylist()
+
+
+@pytest.mark.parametrize("interval", [None, datetime.timedelta(0)])
+def test_read_consistency_interval(tmp_path, interval):
+    writer = lancedb_cpp.connect(tmp_path).create_table("t", pa.table({"id": [1]}))
+    reader = lancedb_cpp.connect(tmp_path, read_consistency_interval=interval).open_table("t")
+    writer.add(pa.table({"id": [2]}))
+    if interval is None:
+        assert reader.count_rows() == 1  # sees other writers only after checkout_latest
+        reader.checkout_latest()
+    assert reader.count_rows() == 2
+    # Writes always apply to the latest version, whatever the handle read.
+    writer.add(pa.table({"id": [3]}))
+    r = reader.merge_insert("id").when_not_matched_insert_all().execute(pa.table({"id": [3, 4]}))
+    assert r.num_inserted_rows == 1 and reader.count_rows() == 4

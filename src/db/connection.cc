@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "array/c_bridge.h"
+#include "db/new_table_options.h"
 #include "db/table_impl.h"
 #include "io/file_system.h"
 #include "lancedb/lancedb.h"
@@ -100,6 +101,7 @@ class LocalConnection : public Connection {
     if (!existing.status().IsNotFound()) return existing.status();
     table::WriteParams params;
     params.mode = table::WriteMode::kCreate;
+    LANCEDB_RETURN_NOT_OK(ApplyNewTableOptions(options_.storage_options, &params));
     auto written = table::Dataset::Write(fs_, path, reader, params);
     if (!written.ok()) {
       // A failed create leaves nothing behind, unless someone else created the table meanwhile.

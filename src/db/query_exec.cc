@@ -8,6 +8,7 @@
 
 #include "expr/evaluator.h"
 #include "expr/parser.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::db {
 
@@ -218,6 +219,8 @@ Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& data
     const auto& ids = batch->column(batch->num_columns() - 1);
     out.insert(out.end(), ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
   }
+  // On a table with stable row ids `_rowid` is the id, not the address.
+  if (table::UsesStableRowIds(*dataset)) return table::RowIdsToAddresses(*dataset, out);
   return out;
 }
 
@@ -226,6 +229,9 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
     std::vector<uint64_t> addresses;
     if (plan.take_row_ids) {
       addresses = *plan.take_row_ids;
+      if (table::UsesStableRowIds(*plan.dataset)) {
+        LANCEDB_ASSIGN_OR_RETURN(addresses, table::RowIdsToAddresses(*plan.dataset, addresses));
+      }
     } else {
       LANCEDB_ASSIGN_OR_RETURN(auto all, MatchingRowAddresses(plan.dataset, nullptr));
       for (uint64_t off : *plan.take_offsets) {

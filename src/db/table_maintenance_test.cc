@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "array/builder.h"
 #include "array/c_bridge.h"
 #include "lancedb/lancedb.h"
@@ -107,6 +109,64 @@ TEST(Compaction, MaterializesDeletionsOfALargeFragment) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->fragments_removed, 1u);
   EXPECT_EQ(*t->CountRows(), 80);
+}
+
+/// id -> _rowid of every row.
+std::map<int64_t, uint64_t> RowIds(const std::shared_ptr<Table>& t) {
+  ArrowArrayStream s;
+  ScanRequest request;
+  request.columns = {"id"};
+  request.with_row_id = true;
+  EXPECT_TRUE(t->Scan(request, &s).ok());
+  auto reader = la::ImportArrayStream(&s).MoveValueUnsafe();
+  std::map<int64_t, uint64_t> out;
+  auto batches = reader->ReadAll();
+  EXPECT_TRUE(batches.ok());
+  for (const auto& b : *batches) {
+    for (int64_t i = 0; i < b->num_rows(); ++i) {
+      out[b->column(0)->GetValues<int64_t>(1)[i]] = b->column(1)->GetValues<uint64_t>(1)[i];
+    }
+  }
+  return out;
+}
+
+TEST(Compaction, StableRowIdsSurvive) {
+  ConnectOptions options;
+  options.storage_options["new_table_enable_stable_row_ids"] = "true";
+  auto db = *Connect("memory://stable", options);
+  ArrowArrayStream s;
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 30)}), &s).ok());
+  auto t = *db->CreateTable("t", &s);
+  for (int f = 1; f < 4; ++f) {
+    ASSERT_TRUE(
+        la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(f * 30, 30)}), &s).ok());
+    ASSERT_TRUE(t->Add(&s).ok());
+  }
+  auto deleted = t->Delete("id % 4 = 1");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  auto before = RowIds(t);
+  EXPECT_EQ(before.at(0), 0u);
+  EXPECT_EQ(before.at(95), 95u);
+  const std::string expected = Dump(t);
+  auto stats = t->Compact({});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->fragments_added, 1u);
+  EXPECT_EQ(RowIds(t), before);
+  EXPECT_EQ(Dump(t), expected);
+}
+
+TEST(NewTableOptions, BadValuesAreRejected) {
+  ConnectOptions options;
+  options.storage_options["new_table_enable_stable_row_ids"] = "maybe";
+  auto db = *Connect("memory://badopt", options);
+  ArrowArrayStream s;
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  EXPECT_TRUE(db->CreateTable("t", &s).status().IsInvalidArgument());
+  ConnectOptions v1;
+  v1.storage_options["new_table_data_storage_version"] = "2.0";
+  auto db2 = *Connect("memory://badopt2", v1);
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  EXPECT_TRUE(db2->CreateTable("t", &s).status().IsNotSupported());
 }
 
 TEST(Prune, KeepsLatestAndTaggedVersions) {

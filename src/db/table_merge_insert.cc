@@ -18,6 +18,7 @@
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb {
 
@@ -309,6 +310,9 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
       for (int64_t r : pass) plan.removed.push_back(row_ids[r]);
       plan.num_deleted += pass.size();
     }
+  }
+  if (table::UsesStableRowIds(*dataset) && !plan.removed.empty()) {
+    LANCEDB_ASSIGN_OR_RETURN(plan.removed, table::RowIdsToAddresses(*dataset, plan.removed));
   }
   if (request.when_not_matched_insert_all) {
     for (size_t s = 0; s < matched.size(); ++s) {

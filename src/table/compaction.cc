@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "table/dataset_impl.h"
+#include "table/deletion.h"
+#include "table/row_ids.h"
 
 namespace lancedb::table {
 namespace {
@@ -55,6 +57,97 @@ std::vector<std::vector<pb::DataFragment>> PlanBins(const pb::Manifest& m,
   return bins;
 }
 
+/// Live rows of a bin, in scan order, with their stable row ids and versions (§3).
+struct BinRowIds {
+  std::vector<uint64_t> ids;
+  std::vector<uint64_t> created;  // empty when a fragment has no version sequences
+  std::vector<uint64_t> updated;
+};
+
+Result<BinRowIds> CollectRowIds(const DatasetPtr& ds, const std::vector<pb::DataFragment>& bin) {
+  BinRowIds out;
+  bool versions = true;
+  for (const auto& f : bin) {
+    LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(*ds->fs(), ds->path(), f));
+    auto created = FragmentRowVersions(*ds->fs(), ds->path(), f, true);
+    auto updated = FragmentRowVersions(*ds->fs(), ds->path(), f, false);
+    versions = versions && created.ok() && updated.ok() && created->size() == ids.size() &&
+               updated->size() == ids.size();
+    LANCEDB_ASSIGN_OR_RETURN(auto deleted,
+                             ReadDeletions(*ds->fs(), ds->path(), ds->manifest().proto(), f));
+    size_t d = 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (d < deleted.size() && deleted[d] == i) {
+        ++d;
+        continue;
+      }
+      out.ids.push_back(ids[i]);
+      if (versions) {
+        out.created.push_back((*created)[i]);
+        out.updated.push_back((*updated)[i]);
+      }
+    }
+  }
+  if (!versions) out.created.clear(), out.updated.clear();
+  return out;
+}
+
+/// One segment holding `ids`: a range when contiguous, else an explicit (sorted) array.
+void EncodeIds(const uint64_t* ids, size_t n, pb::U64Segment* segment) {
+  bool contiguous = true, sorted = true;
+  for (size_t i = 1; i < n; ++i) {
+    contiguous = contiguous && ids[i] == ids[i - 1] + 1;
+    sorted = sorted && ids[i] > ids[i - 1];
+  }
+  if (n > 0 && contiguous) {
+    segment->mutable_range()->set_start(ids[0]);
+    segment->mutable_range()->set_end(ids[0] + n);
+    return;
+  }
+  std::string bytes(n * 8, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((ids[i] >> (8 * b)) & 0xFF);
+  }
+  auto* array = sorted ? segment->mutable_sorted_array() : segment->mutable_array();
+  array->mutable_u64_array()->set_values(std::move(bytes));
+}
+
+std::string EncodeVersions(const uint64_t* versions, size_t n) {
+  pb::RowDatasetVersionSequence seq;
+  size_t start = 0;
+  for (size_t i = 1; i <= n; ++i) {
+    if (i == n || versions[i] != versions[start]) {
+      auto* run = seq.add_runs();
+      run->mutable_span()->mutable_range()->set_start(start);
+      run->mutable_span()->mutable_range()->set_end(i);
+      run->set_version(versions[start]);
+      start = i;
+    }
+  }
+  return seq.SerializeAsString();
+}
+
+/// Give the rewritten fragments the row ids (and versions) of the rows they hold.
+Status AssignBinRowIds(const BinRowIds& rows, std::vector<pb::DataFragment>* fragments) {
+  size_t offset = 0;
+  for (auto& f : *fragments) {
+    const size_t n = f.physical_rows();
+    if (offset + n > rows.ids.size()) {
+      return Status::Internal("Compaction wrote more rows than it read");
+    }
+    pb::RowIdSequence seq;
+    EncodeIds(rows.ids.data() + offset, n, seq.add_segments());
+    f.set_inline_row_ids(seq.SerializeAsString());
+    if (!rows.created.empty()) {
+      f.set_inline_created_at_versions(EncodeVersions(rows.created.data() + offset, n));
+      f.set_inline_last_updated_at_versions(EncodeVersions(rows.updated.data() + offset, n));
+    }
+    offset += n;
+  }
+  if (offset != rows.ids.size()) return Status::Internal("Compaction lost rows");
+  return Status::OK();
+}
+
 /// Rewrite the live rows of `bin` into new fragments (ids unassigned).
 Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
                                                  const std::vector<pb::DataFragment>& bin,
@@ -72,8 +165,14 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   WriteParams params;
   params.max_rows_per_file = o.target_rows_per_fragment;
   params.max_rows_per_group = o.max_rows_per_group;
-  return WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(), params,
-                        written);
+  LANCEDB_ASSIGN_OR_RETURN(auto fragments,
+                           WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(),
+                                          reader.get(), params, written));
+  if ((ds->manifest().proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, CollectRowIds(ds, bin));
+    LANCEDB_RETURN_NOT_OK(AssignBinRowIds(rows, &fragments));
+  }
+  return fragments;
 }
 
 /// Remove `ids` from a serialized portable roaring bitmap.
@@ -193,9 +292,6 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
     return Status::InvalidArgument("materialize_deletions_threshold must be in [0, 1]");
   }
   const Manifest& manifest = ds->manifest();
-  if ((manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
-    return Status::NotSupported("Compacting a table with stable row ids is not supported yet");
-  }
   auto bins = PlanBins(manifest.proto(), o);
   if (bins.empty()) return ds;
   if (manifest.data_format_version() != "2.2") {

@@ -11,7 +11,8 @@
 // num_threads), streaming, so memory is bounded by a bin's batches, not the table.
 // Commit: one ReserveFragments transaction (107) reserves the ids of all new fragments, then one
 // Rewrite transaction (104) with one group per bin replaces the old fragments in place.
-// Indices keep working: the rewritten fragments are removed from each index's fragment bitmap,
+// With stable row ids, the new fragments carry the rows' ids and created/updated versions, so
+// `_rowid` survives compaction. Indices keep working: the rewritten fragments are removed from each index's fragment bitmap,
 // so queries read those rows through the unindexed path until the index is optimized.
 // Thread-safety: stateless functions over immutable snapshots.
 
@@ -68,6 +69,8 @@ class RewriteOperation : public Operation {
   };
   explicit RewriteOperation(std::vector<Group> groups) : groups_(std::move(groups)) {}
   std::string_view name() const override { return "Rewrite"; }
+  /// New fragments carry the old rows' stable row ids (set when the bins are rewritten).
+  bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 

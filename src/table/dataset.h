@@ -37,6 +37,10 @@ struct WriteParams {
   int64_t max_rows_per_group = 1024;  // rows per batch handed to the file writer
   /// Commit retries on conflict (with backoff) before giving up with CommitConflict.
   int max_retries = 20;
+  /// Only when creating the dataset: give rows stable row ids (feature flag 2, §3).
+  bool enable_stable_row_ids = false;
+  /// Only when creating the dataset: name manifests with the V2 scheme (§1.1).
+  bool enable_v2_manifest_paths = true;
 };
 
 struct ScanOptions {

@@ -41,6 +41,7 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
     return fragments.status();
   }
   OverwriteOperation op(fragments.MoveValueUnsafe(), std::move(schema), base == nullptr);
+  op.set_enable_stable_row_ids(base == nullptr && params.enable_stable_row_ids);
   op.data_files = std::move(written);
   return CommitOperation(fs, path, std::move(base), naming, &op, params.max_retries);
 }
@@ -51,7 +52,10 @@ Result<DatasetPtr> Dataset::Write(io::FileSystemPtr fs, std::string path,
                                   array::RecordBatchReader* data, const WriteParams& params) {
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*fs, path));
   if (listing.versions.empty()) {
-    return CreateOrOverwrite(fs, path, nullptr, ManifestNaming::kV2, data, params);
+    return CreateOrOverwrite(fs, path, nullptr,
+                             params.enable_v2_manifest_paths ? ManifestNaming::kV2
+                                                             : ManifestNaming::kV1,
+                             data, params);
   }
   if (params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("Dataset '" + path + "' already exists");

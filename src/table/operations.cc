@@ -99,7 +99,7 @@ Status AppendOperation::CheckConflict(const pb::Transaction& theirs, uint64_t ve
 Status OverwriteOperation::Build(CommitAttempt* a) {
   pb::Manifest& m = a->manifest;
   // A table with stable row ids keeps them (and its id counter) across an overwrite.
-  const bool stable = UsesStableRowIds(m);
+  const bool stable = UsesStableRowIds(m) || (a->base == nullptr && enable_stable_row_ids_);
   m.clear_fragments();
   m.set_reader_feature_flags(stable ? kFlagStableRowIds : 0);
   m.set_writer_feature_flags(stable ? kFlagStableRowIds : 0);

@@ -43,6 +43,8 @@ class OverwriteOperation : public Operation {
       : fragments_(std::move(fragments)), schema_(std::move(schema)), create_only_(create_only) {}
   std::string_view name() const override { return create_only_ ? "Create" : "Overwrite"; }
   bool supports_stable_row_ids() const override { return true; }
+  /// Turn on stable row ids (creation only; a table that has them keeps them anyway).
+  void set_enable_stable_row_ids(bool enable) { enable_stable_row_ids_ = enable; }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
@@ -50,6 +52,7 @@ class OverwriteOperation : public Operation {
   std::vector<pb::DataFragment> fragments_;
   format::LanceSchema schema_;
   bool create_only_;
+  bool enable_stable_row_ids_ = false;
 };
 
 /// Mark row offsets deleted, per fragment. Each attempt writes the union of the base's deletion

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "db/new_table_options.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace lancedb::db {
+namespace {
+
+Result<bool> ParseBool(const std::string& key, std::string value) {
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return Status::InvalidArgument("Storage option '" + key + "' must be 'true' or 'false', got '" +
+                                 value + "'");
+}
+
+}  // namespace
+
+Status ApplyNewTableOptions(const std::map<std::string, std::string>& options,
+                            table::WriteParams* params) {
+  for (const auto& [key, value] : options) {
+    if (key == "new_table_enable_stable_row_ids") {
+      LANCEDB_ASSIGN_OR_RETURN(params->enable_stable_row_ids, ParseBool(key, value));
+    } else if (key == "new_table_enable_v2_manifest_paths") {
+      LANCEDB_ASSIGN_OR_RETURN(params->enable_v2_manifest_paths, ParseBool(key, value));
+    } else if (key == "new_table_data_storage_version") {
+      if (value != "stable" && value != "2.2") {
+        return Status::NotSupported("new_table_data_storage_version '" + value +
+                                    "' is not supported: tables are written in file format 2.2");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lancedb::db
