@@ -62,8 +62,9 @@ class LocalConnection : public Connection {
     if (data == nullptr || data->release == nullptr) {
       return Status::InvalidArgument("CreateTable requires a valid ArrowArrayStream");
     }
-    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    // Take ownership first: the stream is released on every path, errors included.
     LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     return CreateFromReader(name, reader.get(), mode);
   }
 
@@ -72,8 +73,8 @@ class LocalConnection : public Connection {
     if (schema == nullptr || schema->release == nullptr) {
       return Status::InvalidArgument("CreateEmptyTable requires a valid ArrowSchema");
     }
-    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     LANCEDB_ASSIGN_OR_RETURN(auto imported, array::ImportSchema(schema));
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     auto reader = array::MakeVectorReader(imported, {});
     return CreateFromReader(name, reader.get(), mode);
   }

@@ -202,6 +202,7 @@ TEST_P(ConnectionTest, InvalidTableNamesAreRejected) {
     auto t = db_->CreateTable(name, &s);
     ASSERT_FALSE(t.ok()) << name;
     EXPECT_TRUE(t.status().IsInvalidArgument()) << name;
+    EXPECT_EQ(s.release, nullptr) << "the stream must be consumed even when the call fails";
   }
   EXPECT_TRUE(db_->TableNames()->empty());
 }

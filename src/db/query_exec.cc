@@ -136,6 +136,19 @@ class QueryReader : public array::RecordBatchReader {
   int64_t emitted_ = 0;
 };
 
+/// A bound reference to a top-level column of any type (Evaluate returns it unchanged).
+expr::BoundExpression PassThrough(const array::Field& field) {
+  auto root = std::make_shared<expr::BoundExpr>();
+  root->op = expr::BoundOp::kColumn;
+  root->path = {field.name()};
+  root->type = field.type();
+  expr::BoundExpression out;
+  out.root = std::move(root);
+  out.columns = {field.name()};
+  out.sql = field.name();
+  return out;
+}
+
 }  // namespace
 
 Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& request) {
@@ -163,7 +176,26 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   }
   std::set<std::string> output_columns;
   std::vector<array::FieldPtr> fields;
-  for (const auto& [name, sql] : outputs) {
+  // A column passed through unchanged keeps its field: nullability and metadata included.
+  std::vector<array::FieldPtr> passthrough(outputs.size());
+  if (request.select == SelectKind::kAll) {
+    passthrough = schema.fields();
+  } else if (request.select == SelectKind::kColumns) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      int index = schema.GetFieldIndex(outputs[i].second);
+      if (index >= 0) passthrough[i] = schema.field(index);
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [name, sql] = outputs[i];
+    if (passthrough[i] != nullptr) {
+      // A plain column needs no expression support for its type: it is passed through as read.
+      plan.outputs.push_back(PassThrough(*passthrough[i]));
+      output_columns.insert(passthrough[i]->name());
+      fields.push_back(passthrough[i]->WithName(name));
+      plan.output_names.push_back(name);
+      continue;
+    }
     auto bound = expr::ParseAndBind(sql, schema);
     if (!bound.ok()) return bound.status().WithContext("In select '" + name + "'");
     output_columns.insert(bound->columns.begin(), bound->columns.end());
@@ -173,7 +205,9 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   }
   plan.with_row_id = request.with_row_id;
   if (plan.with_row_id) fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
-  plan.output_schema = array::schema(std::move(fields));
+  plan.output_schema = array::schema(std::move(fields), request.select == SelectKind::kAll
+                                                            ? schema.metadata()
+                                                            : array::KeyValueMetadata{});
   if (request.offset < 0) return Status::InvalidArgument("Offset must be non-negative");
   if (request.limit && *request.limit < 0)
     return Status::InvalidArgument("Limit must be non-negative");
