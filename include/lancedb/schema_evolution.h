@@ -83,7 +83,8 @@ struct ColumnAlteration {
   std::optional<std::string> rename;
   /// Only false -> true is allowed.
   std::optional<bool> nullable;
-  /// Cast to this type (owned); not supported yet.
+  /// Cast to this type (owned ArrowSchema of a type): numeric <-> numeric, string and binary
+  /// widths; top-level columns only. Rewrites that column only.
   std::shared_ptr<ArrowSchema> data_type;
 };
 

@@ -273,9 +273,7 @@ def alter_columns(table: "Table", *alterations: Dict[str, Any]) -> AlterColumnsR
         unknown = set(alt) - {"path", "rename", "nullable", "data_type"}
         if unknown:
             raise ValueError(f"unknown alteration keys: {sorted(unknown)}")
-        alts.append(
-            (alt["path"], alt.get("rename"), alt.get("nullable"), alt.get("data_type") is not None)
-        )
+        alts.append((alt["path"], alt.get("rename"), alt.get("nullable"), alt.get("data_type")))
     return AlterColumnsResult(version=_native.alter_columns(table._inner, alts))
 
 

@@ -100,16 +100,23 @@ uint64_t AddColumnsPy(Table& table, std::optional<std::vector<std::pair<std::str
   return result.version;
 }
 
-using AlterTuple = std::tuple<std::string, std::optional<std::string>, std::optional<bool>, bool>;
+using AlterTuple =
+    std::tuple<std::string, std::optional<std::string>, std::optional<bool>, nb::object>;
 
 uint64_t AlterColumnsPy(Table& table, std::vector<AlterTuple> alterations) {
   std::vector<ColumnAlteration> alts;
-  for (auto& [path, rename, nullable, cast] : alterations) {
-    if (cast) throw nb::type_error("alter_columns: changing a column's type is not supported yet");
+  for (auto& [path, rename, nullable, data_type] : alterations) {
     ColumnAlteration a;
     a.path = path;
     a.rename = rename;
     a.nullable = nullable;
+    if (!data_type.is_none()) {
+      ArrowSchema type = TakeSchema(data_type);  // a pyarrow DataType (__arrow_c_schema__)
+      a.data_type = std::shared_ptr<ArrowSchema>(new ArrowSchema(type), [](ArrowSchema* s) {
+        if (s->release) s->release(s);
+        delete s;
+      });
+    }
     alts.push_back(std::move(a));
   }
   return CallWithoutGil([&] { return table.AlterColumns(alts); });

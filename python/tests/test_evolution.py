@@ -381,3 +381,22 @@ def test_read_consistency_interval(tmp_path, interval):
     writer.add(pa.table({"id": [3]}))
     r = reader.merge_insert("id").when_not_matched_insert_all().execute(pa.table({"id": [3, 4]}))
     assert r.num_inserted_rows == 1 and reader.count_rows() == 4
+
+
+def test_alter_columns_cast_matches_lancedb(tmp_path):
+    lancedb = pytest.importorskip("lancedb")
+    data = pa.table({"id": pa.array(range(6), pa.int32()), "x": [i / 4 for i in range(6)],
+                     "s": [str(i) for i in range(6)]})
+    tables = []
+    for mod, sub in ((lancedb_cpp, "cpp"), (lancedb, "oracle")):
+        t = mod.connect(tmp_path / sub).create_table("t", data)
+        t.delete("id = 1")
+        t.alter_columns({"path": "id", "data_type": pa.int64()}, {"path": "x", "data_type": pa.float32()})
+        tables.append(t)
+    ours, theirs = tables
+    assert ours.schema == theirs.schema
+    assert ours.to_arrow().sort_by("id") == theirs.to_arrow().sort_by("id")
+    with pytest.raises(ValueError, match="cannot cast"):
+        ours.alter_columns({"path": "s", "data_type": pa.list_(pa.int32())})
+    lance = pytest.importorskip("lance")
+    assert lance.dataset(ours.uri).to_table().sort_by("id") == ours.to_arrow().sort_by("id")

@@ -231,38 +231,109 @@ Result<format::LanceField*> FindPath(std::vector<format::LanceField>* fields,
 
 }  // namespace
 
+namespace {
+
+bool Castable(const array::DataType& from, const array::DataType& to) {
+  auto numeric = [](const array::DataType& t) { return t.is_integer() || t.is_floating(); };
+  auto text = [](const array::DataType& t) {
+    return t.id() == array::TypeId::kString || t.id() == array::TypeId::kLargeString;
+  };
+  auto bytes = [](const array::DataType& t) {
+    return t.id() == array::TypeId::kBinary || t.id() == array::TypeId::kLargeBinary;
+  };
+  return (numeric(from) && numeric(to)) || (text(from) && text(to)) ||
+         (bytes(from) && bytes(to));
+}
+
+/// Convert a column with the SQL evaluator's casts.
+Result<array::ArrayPtr> ConvertColumn(const array::ArrayPtr& column,
+                                      const array::DataTypePtr& type) {
+  auto schema = std::make_shared<array::Schema>(
+      std::vector<array::FieldPtr>{array::field("c", column->type)});
+  LANCEDB_ASSIGN_OR_RETURN(auto batch, array::RecordBatch::Make(schema, {column}, column->length));
+  LANCEDB_ASSIGN_OR_RETURN(auto bound, expr::ParseAndBind("c", *schema));
+  return expr::Evaluate(bound, *batch, type);
+}
+
+/// Cast the columns of `alterations` with a data_type; returns the casts to run.
+Result<std::vector<std::pair<std::string, array::DataTypePtr>>> CollectCasts(
+    const array::Schema& schema, const std::vector<ColumnAlteration>& alterations) {
+  std::vector<std::pair<std::string, array::DataTypePtr>> casts;
+  for (const auto& alt : alterations) {
+    if (!alt.data_type) continue;
+    if (alt.data_type->release == nullptr) {
+      return Status::InvalidArgument("alter_columns: the data_type of '" + alt.path +
+                                     "' was already consumed");
+    }
+    ArrowSchema moved = *alt.data_type;
+    alt.data_type->release = nullptr;
+    auto type = array::ImportType(&moved);
+    if (type.ok()) (void)array::ExportType(**type, alt.data_type.get());
+    LANCEDB_RETURN_NOT_OK(type.status());
+    int index = schema.GetFieldIndex(alt.path);
+    if (index < 0) {
+      return Status::InvalidArgument("alter_columns: cannot change the type of '" + alt.path +
+                                     "': only top-level columns can be cast");
+    }
+    const auto& from = schema.field(index)->type();
+    if (from->Equals(**type)) continue;
+    if (!Castable(*from, **type)) {
+      return Status::InvalidArgument("alter_columns: cannot cast column '" + alt.path +
+                                     "' from " + from->ToString() + " to " + (*type)->ToString());
+    }
+    casts.emplace_back(alt.path, *type);
+  }
+  return casts;
+}
+
+}  // namespace
+
 Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
-  const format::LanceSchema& current = latest->manifest().schema();
-  std::vector<format::LanceField> fields = current.fields();
-  for (const auto& alt : alterations) {
-    std::vector<format::LanceField>* siblings = nullptr;
-    LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, alt.path, &siblings));
-    if (alt.data_type) {
-      return Status::NotSupported("alter_columns: changing the type of '" + alt.path +
-                                  "' is not supported yet");
-    }
-    if (alt.nullable) {
-      if (!*alt.nullable && field->nullable) {
-        return Status::InvalidArgument("alter_columns: column '" + alt.path +
-                                       "' cannot be made non-nullable");
-      }
-      field->nullable = *alt.nullable || field->nullable;
-    }
-    if (alt.rename) {
-      if (alt.rename->empty() || alt.rename->find('.') != std::string::npos) {
-        return Status::InvalidArgument("alter_columns: invalid new name '" + *alt.rename + "'");
-      }
-      for (const auto& s : *siblings) {
-        if (s.name == *alt.rename && &s != field) {
-          return Status::InvalidArgument("alter_columns: cannot rename '" + alt.path + "' to '" +
-                                         *alt.rename + "': a column of that name already exists");
+  LANCEDB_ASSIGN_OR_RETURN(auto casts, CollectCasts(*latest->schema(), alterations));
+  // Renames and nullability, applied to a schema's fields.
+  auto apply = [&](const format::LanceSchema& schema) -> Result<std::vector<format::LanceField>> {
+    std::vector<format::LanceField> fields = schema.fields();
+    for (const auto& alt : alterations) {
+      std::vector<format::LanceField>* siblings = nullptr;
+      LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field,
+                               FindPath(&fields, alt.path, &siblings));
+      if (alt.nullable) {
+        if (!*alt.nullable && field->nullable) {
+          return Status::InvalidArgument("alter_columns: column '" + alt.path +
+                                         "' cannot be made non-nullable");
         }
+        field->nullable = *alt.nullable || field->nullable;
       }
-      field->name = *alt.rename;
+      if (alt.rename) {
+        if (alt.rename->empty() || alt.rename->find('.') != std::string::npos) {
+          return Status::InvalidArgument("alter_columns: invalid new name '" + *alt.rename + "'");
+        }
+        for (const auto& sib : *siblings) {
+          if (sib.name == *alt.rename && &sib != field) {
+            return Status::InvalidArgument("alter_columns: cannot rename '" + alt.path +
+                                           "' to '" + *alt.rename +
+                                           "': a column of that name already exists");
+          }
+        }
+        field->name = *alt.rename;
+      }
     }
+    return fields;
+  };
+  // Check everything before the first commit.
+  LANCEDB_RETURN_NOT_OK(apply(latest->manifest().schema()).status());
+  if (!casts.empty()) {
+    // Rewrite the cast columns (their own Merge commit), then the other changes on top.
+    LANCEDB_ASSIGN_OR_RETURN(latest, table::CastColumns(latest, casts, ConvertColumn));
+    Publish(latest);
   }
+  const bool other = std::any_of(alterations.begin(), alterations.end(),
+                                 [](const ColumnAlteration& a) { return a.rename || a.nullable; });
+  if (!other) return latest->version();
+  const format::LanceSchema& current = latest->manifest().schema();
+  LANCEDB_ASSIGN_OR_RETURN(auto fields, apply(current));
   LANCEDB_ASSIGN_OR_RETURN(auto written,
                            table::CommitProjectedSchema(
                                latest, format::LanceSchema(std::move(fields), current.metadata())));

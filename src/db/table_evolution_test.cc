@@ -182,5 +182,36 @@ TEST(SchemaEvolution, AlterDropMetadataKeepOldVersions) {
   EXPECT_EQ(ReadAll(t)->GetColumnByName("x")->GetValues<double>(1)[3], 1.5);
 }
 
+TEST(SchemaEvolution, CastRewritesOnlyThatColumn) {
+  auto t = MakeTable("memory://cast", 5);
+  ASSERT_TRUE(t->Delete("id = 2").ok());
+  auto cast_to = [](const la::DataTypePtr& type) {
+    auto s = std::shared_ptr<ArrowSchema>(new ArrowSchema{}, [](ArrowSchema* p) {
+      if (p->release) p->release(p);
+      delete p;
+    });
+    EXPECT_TRUE(la::ExportType(*type, s.get()).ok());
+    return s;
+  };
+  ColumnAlteration to_float;
+  to_float.path = "x";
+  to_float.data_type = cast_to(la::float32());
+  to_float.rename = "xf";
+  auto v = t->AlterColumns({to_float});
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 4u);  // one Merge commit for the cast, one Project for the rename
+  auto rows = ReadAll(t);
+  EXPECT_EQ(rows->schema()->field_names(), (std::vector<std::string>{"id", "xf"}));
+  EXPECT_TRUE(rows->GetColumnByName("xf")->type->Equals(*la::float32()));
+  EXPECT_EQ(rows->GetColumnByName("xf")->GetValues<float>(1)[3], 2.0f);  // id 4
+  ColumnAlteration to_list;
+  to_list.path = "id";
+  to_list.data_type = cast_to(la::utf8());
+  auto bad = t->AlterColumns({to_list});
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  EXPECT_NE(bad.status().message().find("cannot cast"), std::string::npos);
+  EXPECT_EQ(*t->version(), 4u);
+}
+
 }  // namespace
 }  // namespace lancedb

@@ -6,12 +6,17 @@
 // pruning that keeps the latest and tagged versions.
 
 #include <gtest/gtest.h>
+#include <roaring/roaring.h>
 
 #include <map>
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "io/file_system.h"
 #include "lancedb/lancedb.h"
+#include "table/create_index_op.h"
+#include "table/dataset.h"
+#include "table/manifest.h"
 
 namespace lancedb {
 namespace {
@@ -87,6 +92,67 @@ TEST(Compaction, ParallelCompactionReservesFragmentIdsOnce) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->fragments_removed, 0u);
   EXPECT_EQ(*t->version(), before + 2);
+}
+
+/// Register an index over every fragment of table "t" of database `uri` (table layer, as an index
+/// builder would), so compaction has an index to keep correct.
+void RegisterIndex(const std::string& uri) {
+  io::FileSystemPtr fs;
+  std::string root;
+  ASSERT_TRUE(io::ResolveUri(uri, &fs, &root).ok());
+  root = io::JoinPath(root, "t.lance");
+  auto ds = *table::Dataset::Open(fs, root);
+  table::pb::IndexMetadata index;
+  index.mutable_uuid()->set_uuid(std::string(16, '\x42'));
+  index.add_fields(0);
+  index.set_name("id_idx");
+  index.set_dataset_version(ds->version());
+  roaring_bitmap_t* bitmap = roaring_bitmap_create();
+  for (const auto& f : ds->manifest().proto().fragments()) {
+    roaring_bitmap_add(bitmap, static_cast<uint32_t>(f.id()));
+  }
+  std::string bytes(roaring_bitmap_portable_size_in_bytes(bitmap), '\0');
+  roaring_bitmap_portable_serialize(bitmap, bytes.data());
+  roaring_bitmap_free(bitmap);
+  index.set_fragment_bitmap(bytes);
+  index.mutable_index_details()->set_type_url("/lancedb_cpp.test.OpaqueIndexDetails");
+  table::CreateIndexOperation op({index}, {}, false);
+  auto listing = *table::ListVersionFiles(*fs, root);
+  auto base = std::make_shared<const table::Manifest>(ds->manifest());
+  ASSERT_TRUE(table::CommitOperation(fs, root, base, listing.naming, &op, 20).ok());
+}
+
+uint64_t IndexedFragments(const std::string& uri) {
+  io::FileSystemPtr fs;
+  std::string root;
+  EXPECT_TRUE(io::ResolveUri(uri, &fs, &root).ok());
+  root = io::JoinPath(root, "t.lance");
+  auto ds = *table::Dataset::Open(fs, root);
+  EXPECT_EQ(ds->manifest().index_section().indices_size(), 1);
+  const std::string& bytes = ds->manifest().index_section().indices(0).fragment_bitmap();
+  roaring_bitmap_t* bitmap = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  uint64_t n = roaring_bitmap_get_cardinality(bitmap);
+  roaring_bitmap_free(bitmap);
+  return n;
+}
+
+TEST(Compaction, ParallelCompactionWithAnIndex) {
+  auto t = MakeTable("memory://compactidx", 64, 10);
+  RegisterIndex("memory://compactidx");
+  ASSERT_TRUE(t->CheckoutLatest().ok());  // see the index commit made beside the handle
+  EXPECT_EQ(IndexedFragments("memory://compactidx"), 64u);
+  const uint64_t before = *t->version();
+  CompactionOptions o;
+  o.target_rows_per_fragment = 20;
+  o.num_threads = 64;
+  auto stats = t->Compact(o);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->fragments_removed, 64u);
+  EXPECT_EQ(stats->fragments_added, 32u);
+  EXPECT_EQ(*t->CountRows(), 640);
+  EXPECT_EQ(*t->version(), before + 2);
+  // The rewritten rows are no longer claimed by the index: queries take the unindexed path.
+  EXPECT_EQ(IndexedFragments("memory://compactidx"), 0u);
 }
 
 TEST(Compaction, PreservesValuesNullsAndEmptiesAfterDeletes) {

@@ -173,6 +173,89 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_col
   return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
 }
 
+Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
+                               const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
+                               const ColumnConverter& convert, int64_t batch_size) {
+  const Manifest& manifest = ds->manifest();
+  if (manifest.data_format_version() != "2.2") {
+    return Status::NotSupported("Changing column types in a dataset with data file version " +
+                                manifest.data_format_version() + " is not supported yet");
+  }
+  std::vector<format::LanceField> fields = manifest.schema().fields();
+  std::vector<array::FieldPtr> new_arrow;
+  std::vector<std::string> names;
+  std::map<int32_t, int32_t> old_ids;  // old field id -> position in `fields`
+  int32_t next_id = manifest.schema().MaxFieldId() + 1;
+  for (const auto& [name, type] : casts) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const format::LanceField& f) { return f.name == name; });
+    if (it == fields.end()) {
+      return Status::InvalidArgument("Column '" + name + "' not found in the table schema");
+    }
+    if (!it->children.empty()) {
+      return Status::InvalidArgument("Changing the type of nested column '" + name +
+                                     "' is not supported");
+    }
+    new_arrow.push_back(array::field(name, type, it->nullable, it->metadata));
+    names.push_back(name);
+    old_ids[it->id] = static_cast<int32_t>(it - fields.begin());
+  }
+  auto new_schema_arrow = std::make_shared<array::Schema>(new_arrow);
+  LANCEDB_ASSIGN_OR_RETURN(auto added, format::LanceSchema::FromArrow(*new_schema_arrow, next_id));
+  if (!added.LeafFieldIds().empty() &&
+      added.LeafFieldIds().size() != added.fields().size()) {
+    return Status::InvalidArgument("Changing a column to a nested type is not supported");
+  }
+  for (size_t i = 0; i < added.fields().size(); ++i) {
+    auto& slot = fields[static_cast<size_t>(old_ids.at(
+        manifest.schema().FindTopLevel(names[i])->id))];
+    format::LanceField replacement = added.fields()[i];
+    replacement.metadata = slot.metadata;
+    slot = std::move(replacement);
+  }
+  ColumnGenerator generator = [&](const array::RecordBatch& rows) -> Result<array::RecordBatchPtr> {
+    std::vector<array::ArrayPtr> columns;
+    for (int i = 0; i < new_schema_arrow->num_fields(); ++i) {
+      const auto& f = new_schema_arrow->field(i);
+      LANCEDB_ASSIGN_OR_RETURN(auto converted,
+                               convert(rows.GetColumnByName(f->name()), f->type()));
+      if (!f->nullable() && converted->null_count != 0) {
+        return Status::InvalidArgument("Casting column '" + f->name() +
+                                       "' produced NULLs in a non-nullable column");
+      }
+      columns.push_back(std::move(converted));
+    }
+    return array::RecordBatch::Make(new_schema_arrow, std::move(columns), rows.num_rows());
+  };
+  LANCEDB_ASSIGN_OR_RETURN(auto added_arrow, added.ToArrow());
+  std::map<uint64_t, pb::DataFile> files;
+  std::vector<std::string> written;
+  for (const auto& frag : manifest.proto().fragments()) {
+    auto file = WriteFragmentColumns(ds, frag, added, added_arrow, names, generator,
+                                     std::max<int64_t>(batch_size, 1), &written);
+    if (!file.ok()) {
+      for (const auto& p : written) (void)ds->fs()->DeleteFile(p);
+      return file.status();
+    }
+    files.emplace(frag.id(), file.MoveValueUnsafe());
+  }
+  // Tombstone the old columns in the files that hold them.
+  pb::Manifest proto = manifest.proto();
+  for (auto& frag : *proto.mutable_fragments()) {
+    for (auto& file : *frag.mutable_files()) {
+      for (int k = 0; k < file.fields_size(); ++k) {
+        if (old_ids.count(file.fields(k))) file.set_fields(k, -2);
+      }
+    }
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto base, Manifest::Make(std::move(proto), manifest.index_section()));
+  MergeColumnsOperation op(std::move(files),
+                           format::LanceSchema(std::move(fields), manifest.schema().metadata()));
+  op.data_files = std::move(written);
+  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
+  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+}
+
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& ds, format::LanceSchema schema) {
   ProjectOperation op(std::move(schema));
   LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));

@@ -37,6 +37,17 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& dataset, const array::Schema& ne
                               const std::vector<std::string>& read_columns,
                               const ColumnGenerator& generator, int64_t batch_size = 8192);
 
+/// Change the type of top-level columns, rewriting those columns only: each fragment gets a new
+/// data file with the converted values under a new field id, and the old column is
+/// tombstoned (field id -2) in the file that held it; committed as a Merge transaction.
+/// `convert` turns one batch of the old column into the new type (same length).
+/// InvalidArgument for nested columns.
+using ColumnConverter = std::function<Result<array::ArrayPtr>(const array::ArrayPtr& column,
+                                                              const array::DataTypePtr& type)>;
+Result<DatasetPtr> CastColumns(const DatasetPtr& dataset,
+                               const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
+                               const ColumnConverter& convert, int64_t batch_size = 8192);
+
 /// Commit `schema` (same field ids as the dataset's, possibly fewer fields, other names,
 /// nullability or metadata) with the fragments unchanged (a Project transaction).
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& dataset, format::LanceSchema schema);
