@@ -11,6 +11,7 @@
 //   Fsst(symbol table, Variable): the chunk decodes as Variable, then each value is expanded.
 // Decoders that need scratch space own it (they are made per page and used by one thread).
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -48,6 +49,12 @@ Status NeedBufferCount(Buffers buffers, size_t n) {
 // ---- bit-packing -------------------------------------------------------------------------------
 
 Status AppendInline(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) {
+  // Every block of 1024 values starts with a width word.
+  const int64_t max_blocks = static_cast<int64_t>(bytes.size()) / (out->bits_per_value / 8);
+  if (num_values < 0 || num_values > max_blocks * kFastLanesBlock) {
+    return Status::Corruption("Bit-packed buffer of " + std::to_string(bytes.size()) +
+                              " bytes cannot hold " + std::to_string(num_values) + " values");
+  }
   const size_t start = out->data.size();
   uint8_t* dst = GrowFixed(out, num_values);
   Status st = DecodeInlineBitpacking(bytes, static_cast<int>(out->bits_per_value), num_values, dst);
@@ -88,6 +95,15 @@ Result<BlockValueDecoder> MakeOutOfLineBlock(const pb::CompressiveEncoding& e,
   const int width = static_cast<int>(ool.values().flat().bits_per_value());
   return BlockValueDecoder(
       [width](std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) -> Status {
+        // Width 0 packs nothing: the count is bounded by the caller (levels per chunk/page).
+        const int64_t max_values =
+            width == 0 ? kMaxBlockValues
+                       : static_cast<int64_t>(bytes.size()) * 8 / width + kFastLanesBlock;
+        if (num_values < 0 || num_values > max_values) {
+          return Status::Corruption("Bit-packed buffer of " + std::to_string(bytes.size()) +
+                                    " bytes cannot hold " + std::to_string(num_values) +
+                                    " values");
+        }
         const size_t start = out->data.size();
         uint8_t* dst = GrowFixed(out, num_values);
         Status st = DecodeOutOfLineBitpacking(bytes, static_cast<int>(out->bits_per_value), width,
@@ -127,6 +143,11 @@ Status ExpandRuns(std::span<const uint8_t> values, std::span<const uint8_t> leng
 
 Status AppendRuns(std::span<const uint8_t> values, std::span<const uint8_t> lengths,
                   int64_t num_values, LeafValues* out) {
+  // Each run is at most 255 values long and has a length byte.
+  if (num_values < 0 || num_values > static_cast<int64_t>(lengths.size()) * 255) {
+    return Status::Corruption("RLE buffer of " + std::to_string(lengths.size()) +
+                              " run lengths cannot hold " + std::to_string(num_values) + " values");
+  }
   const size_t start = out->data.size();
   uint8_t* dst = GrowFixed(out, num_values);
   Status st;
@@ -204,7 +225,14 @@ Result<ChunkValueDecoder> MakeGeneral(const pb::CompressiveEncoding& e, const Le
                                Buffers buffers, int64_t num_values, LeafValues* out) -> Status {
     if (buffers.empty()) return Status::Corruption("General chunk without buffers");
     scratch->clear();
-    LANCEDB_RETURN_NOT_OK(DecompressGeneral(scheme, buffers[0], scratch.get()));
+    uint64_t limit = DefaultDecompressionLimit(buffers[0].size());
+    if (out->kind == ValueKind::kFixed && num_values >= 0) {
+      // Flat, bit-packed (padded to 1024-value blocks plus a width word) or RLE values.
+      const uint64_t width = static_cast<uint64_t>((out->bits_per_value + 7) / 8);
+      limit = std::min(limit, (static_cast<uint64_t>(num_values) + 2 * kFastLanesBlock) * width * 2 +
+                                  4096);
+    }
+    LANCEDB_RETURN_NOT_OK(DecompressGeneral(scheme, buffers[0], scratch.get(), limit));
     std::vector<std::span<const uint8_t>> plain(buffers.begin(), buffers.end());
     plain[0] = *scratch;
     return inner(plain, num_values, out);

@@ -22,9 +22,23 @@ namespace lancedb::format {
 /// Largest decompressed buffer accepted (guards against absurd sizes in corrupt headers).
 inline constexpr uint64_t kMaxDecompressedBytes = uint64_t{1} << 34;
 
-/// Append the decompression of `input` (compressed with `scheme`) to `out`.
+/// Largest output accepted for `input_bytes` of compressed input: 4096 times the input
+/// (zstd's best ratio on constant data is about 1:32000 per block, but Lance compresses
+/// chunks and values of at most a few MiB), at least 64 MiB, at most kMaxDecompressedBytes.
+uint64_t DefaultDecompressionLimit(size_t input_bytes);
+
+/// Append the decompression of `input` (compressed with `scheme`) to `out`. A declared or
+/// produced size above `max_bytes` (and, for LZ4, above what LZ4 can expand `input` to) is
+/// Corruption, checked before allocating; output memory grows only with decompressed data.
 /// Corruption when the data does not decompress; NotSupported for an unknown scheme.
 Status DecompressGeneral(lance::encodings21::CompressionScheme scheme,
-                         std::span<const uint8_t> input, std::vector<uint8_t>* out);
+                         std::span<const uint8_t> input, std::vector<uint8_t>* out,
+                         uint64_t max_bytes);
+
+/// DecompressGeneral with DefaultDecompressionLimit(input.size()).
+inline Status DecompressGeneral(lance::encodings21::CompressionScheme scheme,
+                                std::span<const uint8_t> input, std::vector<uint8_t>* out) {
+  return DecompressGeneral(scheme, input, out, DefaultDecompressionLimit(input.size()));
+}
 
 }  // namespace lancedb::format

@@ -10,6 +10,7 @@
 // Levels are decoded per chunk with the page-wide rep/def block encodings.
 // Every offset read from the file is bounds-checked.
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/page_decoder.h"
@@ -52,16 +53,27 @@ Status BadIndex(uint64_t index, uint64_t size) {
 }
 
 /// Gather dictionary entries by index into `out`. Indices are `index_bits` wide.
+/// `max_bytes` bounds the gathered variable-width bytes of the whole page.
 template <typename Index>
 Status GatherDictionary(const LeafValues& dict, const uint8_t* indices, int64_t n,
-                        LeafValues* out) {
+                        int64_t max_bytes, LeafValues* out) {
   const uint64_t size = static_cast<uint64_t>(dict.num_values);
   if (dict.kind == ValueKind::kVariable) {
-    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    int64_t total = static_cast<int64_t>(out->data.size());
     for (int64_t i = 0; i < n; ++i) {
       Index idx;
       std::memcpy(&idx, indices + i * static_cast<int64_t>(sizeof(Index)), sizeof(Index));
       if (static_cast<uint64_t>(idx) >= size) return BadIndex(static_cast<uint64_t>(idx), size);
+      total += dict.offsets[idx + 1] - dict.offsets[idx];
+    }
+    if (total > max_bytes) {
+      return Status::Corruption("dictionary values expand to more than " +
+                                std::to_string(max_bytes) + " bytes");
+    }
+    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      Index idx;
+      std::memcpy(&idx, indices + i * static_cast<int64_t>(sizeof(Index)), sizeof(Index));
       const int64_t begin = dict.offsets[idx];
       const int64_t end = dict.offsets[idx + 1];
       out->data.insert(out->data.end(), dict.data.begin() + begin, dict.data.begin() + end);
@@ -88,12 +100,20 @@ Status GatherDictionary(const LeafValues& dict, const uint8_t* indices, int64_t 
 
 /// The page's dictionary (buffer 2) and a chunk decoder that maps indices through it.
 Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
-                                                const PageContext& ctx) {
+                                                const PageContext& ctx, int64_t max_items) {
   if (ctx.buffers.size() < 3) return Status::Corruption("missing dictionary buffer");
   const int64_t num_entries = static_cast<int64_t>(mb.num_dictionary_items());
-  if (num_entries > ctx.buffers[2]->size() * 8 + 1024 && !mb.dictionary().has_constant()) {
+  // A page's dictionary has at most one entry per value of the page.
+  const int64_t max_entries = std::min(static_cast<int64_t>(mb.num_items()), max_items);
+  if (num_entries < 0 || num_entries > max_entries ||
+      (num_entries > ctx.buffers[2]->size() * 8 + 1024 && !mb.dictionary().has_constant())) {
     return Status::Corruption("dictionary claims " + std::to_string(num_entries) + " entries");
   }
+  // Mini-block values are narrow (Lance uses full-zip for values of 256 bytes or more), so a
+  // page expands at most ~4096-fold over its encoded bytes; at least 128 MiB is allowed.
+  int64_t encoded_bytes = 0;
+  for (const auto& b : ctx.buffers) encoded_bytes += b->size();
+  const int64_t max_bytes = std::max<int64_t>(int64_t{128} << 20, encoded_bytes * 4096);
   auto dict = std::make_shared<LeafValues>(ctx.value_layout);
   LANCEDB_ASSIGN_OR_RETURN(
       BlockValueDecoder dict_decoder,
@@ -109,20 +129,20 @@ Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
   LANCEDB_ASSIGN_OR_RETURN(ChunkValueDecoder index_decoder,
                            ValueDecoderRegistry::Default().Make(mb.value_compression(), *indices));
   return ChunkValueDecoder(
-      [dict, indices, index_decoder = std::move(index_decoder), index_bits](
+      [dict, indices, index_decoder = std::move(index_decoder), index_bits, max_bytes](
           std::span<const std::span<const uint8_t>> buffers, int64_t n, LeafValues* out) -> Status {
         indices->Clear();
         LANCEDB_RETURN_NOT_OK(index_decoder(buffers, n, indices.get()));
         const uint8_t* p = indices->data.data();
         switch (index_bits) {
           case 8:
-            return GatherDictionary<uint8_t>(*dict, p, n, out);
+            return GatherDictionary<uint8_t>(*dict, p, n, max_bytes, out);
           case 16:
-            return GatherDictionary<uint16_t>(*dict, p, n, out);
+            return GatherDictionary<uint16_t>(*dict, p, n, max_bytes, out);
           case 32:
-            return GatherDictionary<uint32_t>(*dict, p, n, out);
+            return GatherDictionary<uint32_t>(*dict, p, n, max_bytes, out);
           default:
-            return GatherDictionary<uint64_t>(*dict, p, n, out);
+            return GatherDictionary<uint64_t>(*dict, p, n, max_bytes, out);
         }
       });
 }
@@ -139,9 +159,12 @@ class MiniBlockDecoder final : public PageDecoder {
   static Status DecodeImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx, LeafItems* out) {
     const LeafPath& path = *ctx.path;
     if (ctx.buffers.size() < 2) return Status::Corruption("missing buffers");
+    const int word_bytes = mb.has_large_chunk() ? 4 : 2;
+    const int64_t num_chunks = static_cast<int64_t>(ctx.buffers[0]->size()) / word_bytes;
+    const int64_t max_items = num_chunks * kMaxChunkValues;
     ChunkValueDecoder decode_values;
     if (mb.has_dictionary()) {
-      LANCEDB_ASSIGN_OR_RETURN(decode_values, MakeDictionaryDecoder(mb, ctx));
+      LANCEDB_ASSIGN_OR_RETURN(decode_values, MakeDictionaryDecoder(mb, ctx, max_items));
     } else {
       LANCEDB_ASSIGN_OR_RETURN(decode_values, ValueDecoderRegistry::Default().Make(
                                                   mb.value_compression(), ctx.value_layout));
@@ -156,20 +179,19 @@ class MiniBlockDecoder final : public PageDecoder {
     if (has_def) {
       LANCEDB_ASSIGN_OR_RETURN(def_decoder, MakeLevelDecoder(mb.def_compression()));
     }
-    const int word_bytes = mb.has_large_chunk() ? 4 : 2;
     const auto words = ctx.buffers[0]->span();
     const auto data = ctx.buffers[1]->span();
-    const int64_t num_chunks = static_cast<int64_t>(words.size()) / word_bytes;
     const int64_t num_items = static_cast<int64_t>(mb.num_items());
     const int64_t num_buffers = static_cast<int64_t>(mb.num_buffers());
     if (num_buffers < 1 || num_buffers > 16) return Status::Corruption("bad num_buffers");
-    if (num_items < 0 || num_items > num_chunks * 4096) {
+    if (num_items < 0 || num_items > max_items) {
       return Status::Corruption(std::to_string(num_items) + " items in " +
                                 std::to_string(num_chunks) + " chunks");
     }
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
-    if (out->values.kind == ValueKind::kFixed) {
+    if (out->values.kind == ValueKind::kFixed &&
+        num_items <= static_cast<int64_t>(data.size()) * 8) {
       out->values.data.reserve(
           static_cast<size_t>((num_items * out->values.bits_per_value + 7) / 8));
     }
@@ -186,7 +208,7 @@ class MiniBlockDecoder final : public PageDecoder {
       const int log2 = static_cast<int>(word & 0xF);
       const bool last = c + 1 == num_chunks;
       const int64_t n = last ? num_items - values_seen : (int64_t{1} << log2);
-      if (n < 0 || offset + chunk_bytes > static_cast<int64_t>(data.size())) {
+      if (n < 0 || n > kMaxChunkValues || offset + chunk_bytes > static_cast<int64_t>(data.size())) {
         return Status::Corruption("chunk " + std::to_string(c) + " is out of bounds");
       }
       ChunkReader reader(

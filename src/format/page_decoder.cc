@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Shared pieces of page decoding (levels, codes, registries) and the constant layout:
-// no buffers = every item null at the innermost nullable layer; an inline value = every row
-// holds it; otherwise raw u16 repetition (buffer 0) and definition (buffer 1) levels.
+// Shared pieces of page decoding (levels, codes, registries) and the constant layout (one
+// value, inline or in buffer 0, or none for all-null pages, plus optional rep/def levels).
 
 #include "format/page_decoder.h"
 
@@ -34,12 +33,28 @@ bool IsListLayer(int layer) {
          layer == pb::REPDEF_EMPTYABLE_LIST || layer == pb::REPDEF_NULL_AND_EMPTY_LIST;
 }
 
-/// Levels of a constant page: raw u16 when `has_compression` is false.
+uint32_t LoadU32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+/// Levels of a constant page: raw u16 when `has_compression` is false. `count` is the number
+/// the layout declares; raw buffers may leave it 0 and imply it by their length. An empty
+/// buffer means the page has no such levels.
 Status ConstantLevels(bool has_compression, const pb::CompressiveEncoding& compression,
-                      const BufferPtr& buffer, int64_t count, std::vector<uint16_t>* out) {
-  if (count == 0) return Status::OK();
-  if (has_compression) return DecodeLevels(compression, buffer->span(), count, out);
-  if (buffer->size() < count * 2) {
+                      const BufferPtr& buffer, int64_t count, int64_t max_count,
+                      std::vector<uint16_t>* out) {
+  if (buffer->size() == 0 && count == 0) return Status::OK();
+  if (has_compression) {
+    if (count <= 0 || count > max_count) {
+      return Status::Corruption("Constant page declares " + std::to_string(count) +
+                                " compressed levels");
+    }
+    return DecodeLevels(compression, buffer->span(), count, out);
+  }
+  if (count == 0) count = buffer->size() / 2;
+  if (count > max_count || buffer->size() != count * 2) {
     return Status::Corruption("Constant page level buffer holds " + std::to_string(buffer->size()) +
                               " bytes for " + std::to_string(count) + " levels");
   }
@@ -48,6 +63,84 @@ Status ConstantLevels(bool has_compression, const pb::CompressiveEncoding& compr
   return Status::OK();
 }
 
+/// Decode the out-of-line scalar of a constant page into `value` (one value of the leaf's
+/// layout). Layout (Lance `encode_scalar_value_buffer`): u32 num_buffers, one u32 length per
+/// buffer, then the Arrow buffers of a length-1 array (fixed: the value; variable: two offsets
+/// and the bytes). No validity bitmap and no children.
+Status DecodeScalarBuffer(std::span<const uint8_t> bytes, LeafValues* value) {
+  if (bytes.size() < 4) return Status::Corruption("scalar value buffer is truncated");
+  const uint32_t num_buffers = LoadU32(bytes.data());
+  if (num_buffers == 0 || num_buffers > 3 || bytes.size() < 4 + 4 * size_t{num_buffers}) {
+    return Status::Corruption("scalar value buffer declares " + std::to_string(num_buffers) +
+                              " buffers");
+  }
+  std::vector<std::span<const uint8_t>> parts;
+  size_t pos = 4 + 4 * size_t{num_buffers};
+  for (uint32_t i = 0; i < num_buffers; ++i) {
+    const size_t len = LoadU32(bytes.data() + 4 + 4 * i);
+    if (len > bytes.size() - pos) return Status::Corruption("scalar value buffer is truncated");
+    parts.push_back(bytes.subspan(pos, len));
+    pos += len;
+  }
+  if (value->kind == ValueKind::kVariable) {
+    const size_t width = value->large_offsets ? 8 : 4;
+    if (parts.size() != 2 || parts[0].size() < 2 * width) {
+      return Status::Corruption("scalar string value needs offsets and bytes");
+    }
+    int64_t begin = 0;
+    int64_t end = 0;
+    if (width == 4) {
+      begin = static_cast<int32_t>(LoadU32(parts[0].data()));
+      end = static_cast<int32_t>(LoadU32(parts[0].data() + 4));
+    } else {
+      std::memcpy(&begin, parts[0].data(), 8);
+      std::memcpy(&end, parts[0].data() + 8, 8);
+    }
+    if (begin < 0 || end < begin || static_cast<uint64_t>(end) > parts[1].size()) {
+      return Status::Corruption("scalar string offsets out of range");
+    }
+    value->data.assign(parts[1].begin() + begin, parts[1].begin() + end);
+    value->offsets = {0, end - begin};
+  } else if (value->kind == ValueKind::kFixed && value->fsl_dim == 0) {
+    const size_t nbytes = static_cast<size_t>((value->bits_per_value + 7) / 8);
+    if (parts.size() != 1 || parts[0].size() < nbytes) {
+      return Status::Corruption("scalar value of " + std::to_string(parts[0].size()) +
+                                " bytes for a " + std::to_string(value->bits_per_value) +
+                                "-bit column");
+    }
+    value->data.assign(parts[0].begin(), parts[0].begin() + nbytes);
+    if (value->bits_per_value < 8) {
+      value->data[0] = static_cast<uint8_t>(value->data[0] & ((1u << value->bits_per_value) - 1));
+    }
+  } else {
+    return Status::NotSupported("out-of-line constant value for this column type");
+  }
+  value->num_values = 1;
+  return Status::OK();
+}
+
+/// The single value of a constant page: inline bytes or buffer 0. `value->num_values` stays 0
+/// when the page has no value (all items null).
+Status ConstantScalar(const pb::ConstantLayout& c, const PageContext& ctx, bool value_in_buffer,
+                      LeafValues* value) {
+  *value = ctx.value_layout;
+  value->Clear();
+  if (value_in_buffer) return DecodeScalarBuffer(ctx.buffers[0]->span(), value);
+  if (!c.has_inline_value()) return Status::OK();
+  if (value->kind != ValueKind::kFixed || value->bits_per_value % 8 != 0 ||
+      static_cast<int64_t>(c.inline_value().size()) * 8 != value->bits_per_value) {
+    return Status::NotSupported("inline value of " + std::to_string(c.inline_value().size()) +
+                                " bytes for this column");
+  }
+  value->data.assign(c.inline_value().begin(), c.inline_value().end());
+  value->num_values = 1;
+  return Status::OK();
+}
+
+/// Constant pages (lance-format.md §2.3, Lance `ConstantPageScheduler`). Buffers by case:
+/// inline value: none, or [rep, def]; value buffer: [value], or [value, rep, def];
+/// no value (all null; 2.1 `AllNullLayout`): none, or [rep, def]. Level buffers are raw u16
+/// unless the layout names a compression; an empty level buffer means no such levels.
 class ConstantDecoder final : public PageDecoder {
  public:
   Status Decode(const pb::PageLayout& layout, const PageContext& ctx,
@@ -59,46 +152,61 @@ class ConstantDecoder final : public PageDecoder {
  private:
   static Status DecodeImpl(const pb::ConstantLayout& c, const PageContext& ctx, LeafItems* out) {
     const LeafPath& path = *ctx.path;
+    const size_t nbuf = ctx.buffers.size();
+    const bool value_in_buffer = !c.has_inline_value() && (nbuf == 1 || nbuf == 3);
+    if (nbuf > 3 || (c.has_inline_value() && nbuf != 0 && nbuf != 2)) {
+      return Status::Corruption("unexpected buffer count " + std::to_string(nbuf));
+    }
+    LeafValues scalar;
+    LANCEDB_RETURN_NOT_OK(ConstantScalar(c, ctx, value_in_buffer, &scalar));
+    const bool has_value = scalar.num_values == 1;
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
-    const bool has_value = c.has_inline_value();
-    if (has_value &&
-        (out->values.kind != ValueKind::kFixed || out->values.bits_per_value % 8 != 0 ||
-         static_cast<int64_t>(c.inline_value().size()) * 8 != out->values.bits_per_value)) {
-      return Status::NotSupported("inline value of " + std::to_string(c.inline_value().size()) +
-                                  " bytes for this column");
-    }
+    out->values.Clear();
+
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
+    const size_t level_base = value_in_buffer ? 1 : 0;
+    if (nbuf >= level_base + 2) {
+      // Raw levels are bounded by their buffer. Compressed levels need a bound from outside:
+      // every row has at least one level; more than 1024 per row on average (list items of a
+      // constant page) is treated as corrupt.
+      const int64_t max_levels =
+          std::min(kMaxBlockValues, std::max<int64_t>(ctx.num_rows, 1) * 1024);
+      LANCEDB_RETURN_NOT_OK(ConstantLevels(c.has_rep_compression(), c.rep_compression(),
+                                           ctx.buffers[level_base],
+                                           static_cast<int64_t>(c.num_rep_values()), max_levels,
+                                           &rep));
+      LANCEDB_RETURN_NOT_OK(ConstantLevels(c.has_def_compression(), c.def_compression(),
+                                           ctx.buffers[level_base + 1],
+                                           static_cast<int64_t>(c.num_def_values()), max_levels,
+                                           &def));
+    }
     int64_t num_items = ctx.num_rows;
-    const int64_t nrep = static_cast<int64_t>(c.num_rep_values());
-    const int64_t ndef = static_cast<int64_t>(c.num_def_values());
-    if (ctx.buffers.empty() || (nrep == 0 && ndef == 0)) {
-      def.assign(static_cast<size_t>(num_items), has_value ? 0 : 1);
-      if (path.max_rep > 0) rep.assign(static_cast<size_t>(num_items), path.max_rep);
-    } else {
-      if (ctx.buffers.size() < 2 || (nrep > 0 && ndef > 0 && nrep != ndef) ||
-          nrep > (int64_t{1} << 32) || ndef > (int64_t{1} << 32)) {
+    if (!rep.empty() || !def.empty()) {
+      if (!rep.empty() && !def.empty() && rep.size() != def.size()) {
         return Status::Corruption("level buffers are inconsistent");
       }
-      LANCEDB_RETURN_NOT_OK(
-          ConstantLevels(c.has_rep_compression(), c.rep_compression(), ctx.buffers[0], nrep, &rep));
-      LANCEDB_RETURN_NOT_OK(
-          ConstantLevels(c.has_def_compression(), c.def_compression(), ctx.buffers[1], ndef, &def));
-      num_items = std::max(nrep, ndef);
-      if (nrep == 0 && path.max_rep > 0) {
+      num_items = static_cast<int64_t>(std::max(rep.size(), def.size()));
+    }
+    if (rep.empty() && path.max_rep > 0) {
+      if (!def.empty() && num_items != ctx.num_rows) {
         return Status::Corruption("list column without repetition levels");
       }
-      if (ndef == 0) def.assign(static_cast<size_t>(num_items), 0);
+      rep.assign(static_cast<size_t>(num_items), static_cast<uint16_t>(path.max_rep));
     }
+    if (def.empty()) def.assign(static_cast<size_t>(num_items), has_value ? 0 : 1);
     LANCEDB_RETURN_NOT_OK(DefinitionToCodes(c.layers(), path, def, num_items, &out->codes));
     if (path.max_rep > 0) out->rep = std::move(rep);
+    int64_t num_valid = 0;
+    for (uint16_t code : out->codes) num_valid += code == 0 ? 1 : 0;
+    if (num_valid > 0 && !has_value) return Status::Corruption("valid items but no value");
+    if (out->values.kind == ValueKind::kFixed && out->values.bits_per_value % 8 == 0) {
+      out->values.data.reserve(static_cast<size_t>(num_items * (out->values.bits_per_value / 8)));
+    }
     for (uint16_t code : out->codes) {
       if (code == 0) {
-        if (!has_value) return Status::Corruption("valid items but no inline value");
-        out->values.data.insert(out->values.data.end(), c.inline_value().begin(),
-                                c.inline_value().end());
-        out->values.num_values++;
+        out->values.AppendFrom(scalar, 0, 1);
       } else if (CodeIsVisible(path, code)) {
         out->values.AppendNullSlot();
       }
@@ -151,6 +259,7 @@ LeafValues FixedLayout(int64_t bits) {
 }
 
 uint8_t* GrowFixed(LeafValues* out, int64_t num_values) {
+  out->Materialize();
   const size_t start = out->data.size();
   out->data.resize(start + static_cast<size_t>(num_values * (out->bits_per_value / 8)));
   out->num_values += num_values;

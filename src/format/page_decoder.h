@@ -25,6 +25,13 @@
 
 namespace lancedb::format {
 
+/// Most values one block decoder call may produce from an input that does not bound the count
+/// (Constant); layout decoders bound their counts by rows, chunk sizes or buffer sizes first.
+inline constexpr int64_t kMaxBlockValues = int64_t{1} << 28;
+
+/// Most values in one mini-block chunk (Lance writes at most 4096).
+inline constexpr int64_t kMaxChunkValues = 4096;
+
 /// Everything a layout decoder needs about one page.
 struct PageContext {
   const LeafPath* path = nullptr;

@@ -36,6 +36,11 @@ Status NeedBuffers(Buffers buffers, size_t n) {
 
 Status AppendFixed(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) {
   const int64_t bits = out->bits_per_value;
+  if (num_values < 0 || bits <= 0 ||
+      num_values > static_cast<int64_t>(bytes.size()) * 8 / bits) {
+    return Status::Corruption("Value buffer of " + std::to_string(bytes.size()) +
+                              " bytes cannot hold " + std::to_string(num_values) + " values");
+  }
   const int64_t need = (num_values * bits + 7) / 8;
   if (static_cast<int64_t>(bytes.size()) < need) {
     return Status::Corruption("Value buffer holds " + std::to_string(bytes.size()) +
@@ -151,8 +156,8 @@ Status AppendVariableValues(const uint8_t* offsets, std::span<const uint8_t> byt
 
 template <typename Offset>
 Status AppendVariableChunk(std::span<const uint8_t> buf, int64_t num_values, LeafValues* out) {
-  const int64_t header = (num_values + 1) * static_cast<int64_t>(sizeof(Offset));
-  if (static_cast<int64_t>(buf.size()) < header) {
+  if (num_values < 0 ||
+      num_values >= static_cast<int64_t>(buf.size() / sizeof(Offset))) {
     return Status::Corruption("Variable chunk of " + std::to_string(buf.size()) +
                               " bytes cannot hold " + std::to_string(num_values) + " offsets");
   }
@@ -190,6 +195,10 @@ Status AppendVariableBlock(std::span<const uint8_t> buf, int64_t num_values, Lea
   std::memcpy(&bits, buf.data(), sizeof(Offset));
   std::memcpy(&bytes_start, buf.data() + kWord, sizeof(Offset));
   if (bits != kWord * 8) return Status::Corruption("Variable block has a bad offset width");
+  if (num_values < 0 || static_cast<uint64_t>(num_values) >= buf.size() / kWord) {
+    return Status::Corruption("Variable block of " + std::to_string(buf.size()) +
+                              " bytes cannot hold " + std::to_string(num_values) + " offsets");
+  }
   const uint64_t offsets_end = 2 * kWord + static_cast<uint64_t>(num_values + 1) * kWord;
   if (offsets_end > static_cast<uint64_t>(bytes_start) || bytes_start > buf.size()) {
     return Status::Corruption("Variable block offsets out of bounds");
@@ -222,7 +231,7 @@ Status CheckByteStreamSplit(const pb::CompressiveEncoding& e, const LeafValues& 
 
 Status AppendByteStreamSplit(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) {
   const int64_t width = out->bits_per_value / 8;
-  if (static_cast<int64_t>(bytes.size()) < num_values * width) {
+  if (num_values < 0 || width <= 0 || num_values > static_cast<int64_t>(bytes.size()) / width) {
     return Status::Corruption("Byte-stream-split buffer too small");
   }
   uint8_t* dst = GrowFixed(out, num_values);
@@ -257,7 +266,8 @@ Result<BlockValueDecoder> MakeConstantBlock(const pb::CompressiveEncoding& e,
   }
   return BlockValueDecoder([value = c.value()](std::span<const uint8_t>, int64_t num_values,
                                                LeafValues* out) -> Status {
-    if (num_values < 0 || num_values > (int64_t{1} << 32)) {
+    // Nothing in the input bounds the count: callers bound it by the page's rows or chunk.
+    if (num_values < 0 || num_values > kMaxBlockValues) {
       return Status::Corruption("Constant block with " + std::to_string(num_values) + " values");
     }
     uint8_t* dst = GrowFixed(out, num_values);
