@@ -366,6 +366,16 @@ def test_stable_row_ids_survive_compaction_and_pylance_agrees(tmp_path):
     ds = lance.dataset(t.uri)
     theirs = ds.to_table(columns=["id"], with_row_id=True).sort_by("id")
     assert theirs["_rowid"].to_pylist() == before["_rowid"].to_pylist()
+    # Update keeps the ids (as Lance: the new rows carry the old ids).
+    t.update(where="id < 30", values_sql={"id": "id + 1000"})
+    t.update(where="id >= 1000", values_sql={"id": "id - 1000"})
+    after_update = t.search().with_row_id(True).to_arrow().sort_by("id")
+    assert after_update["_rowid"].to_pylist() == before["_rowid"].to_pylist()
+    assert after_update["id"].to_pylist() == before["id"].to_pylist()
+    ds = lance.dataset(t.uri)
+    assert sorted(ds.to_table(with_row_id=True)["_rowid"].to_pylist()) == sorted(
+        before["_rowid"].to_pylist()
+    )
 
 
 @pytest.mark.parametrize("interval", [None, datetime.timedelta(0)])

@@ -219,6 +219,18 @@ TEST(Compaction, StableRowIdsSurvive) {
   EXPECT_EQ(stats->fragments_added, 1u);
   EXPECT_EQ(RowIds(t), before);
   EXPECT_EQ(Dump(t), expected);
+  // Update and update-only merges keep the ids too.
+  auto updated = t->Update("id < 10", {{"s", "'changed'"}});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(RowIds(t), before);
+  EXPECT_EQ(*t->CountRows("s = 'changed'"), static_cast<int64_t>(updated->rows_updated));
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(40, 10)}), &s).ok());
+  auto merged = t->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(&s);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_GT(merged->num_updated_rows, 0u);
+  EXPECT_EQ(RowIds(t), before);
+  ASSERT_TRUE(t->Compact({}).ok());
+  EXPECT_EQ(RowIds(t), before);
 }
 
 TEST(NewTableOptions, BadValuesAreRejected) {

@@ -336,6 +336,11 @@ Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const Me
                                                           rows->num_rows()));
   auto reader = array::MakeVectorReader(dataset->schema(), {rows});
   if (plan.removed.empty()) return dataset->Append(reader.get());
+  if (table::UsesStableRowIds(*dataset) && plan.new_rows.size() != plan.removed.size()) {
+    return Status::NotSupported(
+        "merge_insert combining updates with inserts or deletes is not supported on tables with "
+        "stable row ids yet");
+  }
   int64_t replaced = 0;
   return dataset->UpdateRows(plan.removed, reader.get(), &replaced);
 }

@@ -10,6 +10,7 @@
 #include "db/query_exec.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::db {
 
@@ -175,6 +176,10 @@ Result<UpdateResult> LocalTable::Update(
   if (addresses.empty()) {
     Publish(latest);
     return UpdateResult{0, latest->version()};
+  }
+  // On a table with stable row ids `_rowid` is the id, not the address.
+  if (table::UsesStableRowIds(*latest)) {
+    LANCEDB_ASSIGN_OR_RETURN(addresses, table::RowIdsToAddresses(*latest, addresses));
   }
   auto reader = array::MakeVectorReader(latest->schema(), std::move(rewritten));
   int64_t updated = 0;

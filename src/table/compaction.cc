@@ -14,6 +14,7 @@
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/row_ids.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::table {
 namespace {
@@ -92,41 +93,6 @@ Result<BinRowIds> CollectRowIds(const DatasetPtr& ds, const std::vector<pb::Data
   return out;
 }
 
-/// One segment holding `ids`: a range when contiguous, else an explicit (sorted) array.
-void EncodeIds(const uint64_t* ids, size_t n, pb::U64Segment* segment) {
-  bool contiguous = true, sorted = true;
-  for (size_t i = 1; i < n; ++i) {
-    contiguous = contiguous && ids[i] == ids[i - 1] + 1;
-    sorted = sorted && ids[i] > ids[i - 1];
-  }
-  if (n > 0 && contiguous) {
-    segment->mutable_range()->set_start(ids[0]);
-    segment->mutable_range()->set_end(ids[0] + n);
-    return;
-  }
-  std::string bytes(n * 8, '\0');
-  for (size_t i = 0; i < n; ++i) {
-    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((ids[i] >> (8 * b)) & 0xFF);
-  }
-  auto* array = sorted ? segment->mutable_sorted_array() : segment->mutable_array();
-  array->mutable_u64_array()->set_values(std::move(bytes));
-}
-
-std::string EncodeVersions(const uint64_t* versions, size_t n) {
-  pb::RowDatasetVersionSequence seq;
-  size_t start = 0;
-  for (size_t i = 1; i <= n; ++i) {
-    if (i == n || versions[i] != versions[start]) {
-      auto* run = seq.add_runs();
-      run->mutable_span()->mutable_range()->set_start(start);
-      run->mutable_span()->mutable_range()->set_end(i);
-      run->set_version(versions[start]);
-      start = i;
-    }
-  }
-  return seq.SerializeAsString();
-}
-
 /// Give the rewritten fragments the row ids (and versions) of the rows they hold.
 Status AssignBinRowIds(const BinRowIds& rows, std::vector<pb::DataFragment>* fragments) {
   size_t offset = 0;
@@ -136,11 +102,11 @@ Status AssignBinRowIds(const BinRowIds& rows, std::vector<pb::DataFragment>* fra
       return Status::Internal("Compaction wrote more rows than it read");
     }
     pb::RowIdSequence seq;
-    EncodeIds(rows.ids.data() + offset, n, seq.add_segments());
+    EncodeRowIdSegment(rows.ids.data() + offset, n, seq.add_segments());
     f.set_inline_row_ids(seq.SerializeAsString());
     if (!rows.created.empty()) {
-      f.set_inline_created_at_versions(EncodeVersions(rows.created.data() + offset, n));
-      f.set_inline_last_updated_at_versions(EncodeVersions(rows.updated.data() + offset, n));
+      f.set_inline_created_at_versions(EncodeVersionRuns(rows.created.data() + offset, n));
+      f.set_inline_last_updated_at_versions(EncodeVersionRuns(rows.updated.data() + offset, n));
     }
     offset += n;
   }

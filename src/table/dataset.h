@@ -99,8 +99,9 @@ class Dataset {
                                                     int64_t* num_deleted) const;
   /// Replace rows: delete the rows at `row_addresses` and append `new_rows` (the rewritten
   /// rows, with the table's schema) as new fragments, in one Update commit. Returns the new
-  /// dataset; `num_updated` receives the number of old rows replaced. NotSupported on tables
-  /// with stable row ids (dataset_update.cc).
+  /// dataset; `num_updated` receives the number of old rows replaced. On tables with stable
+  /// row ids `new_rows` must hold one row per address, in the same order: each keeps the id
+  /// and created-at version of the row it replaces (InvalidArgument otherwise).
   Result<std::shared_ptr<const Dataset>> UpdateRows(const std::vector<uint64_t>& row_addresses,
                                                     array::RecordBatchReader* new_rows,
                                                     int64_t* num_updated) const;

@@ -10,6 +10,9 @@
 
 #include "table/dataset_impl.h"
 #include "table/operations.h"
+#include "table/proto/rowids.pb.h"
+#include "table/row_ids.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::table {
 
@@ -22,9 +25,27 @@ Status UpdateOperation::Build(CommitAttempt* a) {
   update->mutable_updated_fragments()->CopyFrom(del.updated_fragments());
   update->set_update_mode(pb::Transaction::REWRITE_ROWS);
   uint64_t next = NextFragmentId(a->manifest);
+  const bool stable = (a->manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  size_t offset = 0;
   for (const auto& frag : new_fragments_) {
     pb::DataFragment copy = frag;
     copy.set_id(next++);
+    if (stable) {
+      // The rewritten rows keep their ids; they were last updated by this version.
+      const size_t n = copy.physical_rows();
+      if (offset + n > stable_ids_.size()) {
+        return Status::Internal("Update on a table with stable row ids is missing row ids");
+      }
+      pb::RowIdSequence seq;
+      EncodeRowIdSegment(stable_ids_.data() + offset, n, seq.add_segments());
+      copy.set_inline_row_ids(seq.SerializeAsString());
+      if (created_.size() == stable_ids_.size()) {
+        copy.set_inline_created_at_versions(EncodeVersionRuns(created_.data() + offset, n));
+      }
+      std::vector<uint64_t> updated(n, a->manifest.version());
+      copy.set_inline_last_updated_at_versions(EncodeVersionRuns(updated.data(), n));
+      offset += n;
+    }
     *a->manifest.add_fragments() = copy;
     *update->add_new_fragments() = std::move(copy);
   }
@@ -67,9 +88,7 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
   if (num_updated) *num_updated = 0;
   const Manifest& manifest = *impl_->manifest;
   LANCEDB_RETURN_NOT_OK(manifest.CheckWriterFlags(kFlagStableRowIds));
-  if ((manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
-    return Status::NotSupported("Update on tables with stable row ids is not supported yet");
-  }
+  const bool stable = (manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0;
   if (manifest.data_format_version() != "2.2") {
     return Status::NotSupported("Updating a dataset with data file version " +
                                 manifest.data_format_version() + " is not supported yet");
@@ -95,6 +114,38 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
   }
+  // With stable row ids each new row keeps the id and created-at version of the row it replaces
+  // (one new row per address, in the same order).
+  std::vector<uint64_t> stable_ids, created;
+  if (stable) {
+    std::map<uint64_t, const pb::DataFragment*> frags;
+    for (const auto& frag : manifest.proto().fragments()) frags[frag.id()] = &frag;
+    std::map<uint64_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> cache;
+    bool versions = true;
+    for (uint64_t addr : row_addresses) {
+      const uint64_t fid = addr >> 32;
+      const size_t off = static_cast<size_t>(addr & 0xFFFFFFFFu);
+      auto it = cache.find(fid);
+      if (it == cache.end()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(*impl_->fs, impl_->path, *frags.at(fid)));
+        auto c = FragmentRowVersions(*impl_->fs, impl_->path, *frags.at(fid), true);
+        it = cache.emplace(fid, std::make_pair(std::move(ids), c.ok() ? c.MoveValueUnsafe()
+                                                                      : std::vector<uint64_t>{}))
+                 .first;
+      }
+      if (off >= it->second.first.size()) {
+        return Status::Corruption("Fragment " + std::to_string(fid) + " has no row id at offset " +
+                                  std::to_string(off));
+      }
+      stable_ids.push_back(it->second.first[off]);
+      if (off < it->second.second.size()) {
+        created.push_back(it->second.second[off]);
+      } else {
+        versions = false;
+      }
+    }
+    if (!versions) created.clear();
+  }
   std::vector<std::string> written;
   auto fragments =
       WriteFragments(impl_->fs, impl_->path, manifest.schema(), new_rows, WriteParams{}, &written);
@@ -102,8 +153,20 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();
   }
+  std::vector<uint64_t> fragments_written;
+  for (const auto& f : *fragments) fragments_written.push_back(f.physical_rows());
   UpdateOperation op(std::move(deletions), fragments.MoveValueUnsafe());
   op.data_files = std::move(written);
+  if (stable) {
+    uint64_t rows = 0;
+    for (const auto& f : fragments_written) rows += f;
+    if (rows != row_addresses.size()) {
+      for (const auto& p : op.data_files) (void)impl_->fs->DeleteFile(p);
+      return Status::InvalidArgument(
+          "Update on a table with stable row ids needs exactly one new row per replaced row");
+    }
+    op.set_stable_row_ids(std::move(stable_ids), std::move(created));
+  }
   LANCEDB_ASSIGN_OR_RETURN(
       auto result, CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op,
                                    WriteParams{}.max_retries));

@@ -81,6 +81,13 @@ class UpdateOperation : public Operation {
                   std::vector<pb::DataFragment> new_fragments)
       : delete_(std::move(deletions)), new_fragments_(std::move(new_fragments)) {}
   std::string_view name() const override { return "Update"; }
+  bool supports_stable_row_ids() const override { return true; }
+  /// On a table with stable row ids: the id (and created-at version) each new row keeps, in
+  /// the order of the new fragments' rows (lance-format.md §3).
+  void set_stable_row_ids(std::vector<uint64_t> ids, std::vector<uint64_t> created) {
+    stable_ids_ = std::move(ids);
+    created_ = std::move(created);
+  }
   Status Build(CommitAttempt* attempt) override;
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Rows removed by the last built attempt (rows already deleted concurrently excluded).
@@ -89,6 +96,8 @@ class UpdateOperation : public Operation {
  private:
   DeleteOperation delete_;
   std::vector<pb::DataFragment> new_fragments_;
+  std::vector<uint64_t> stable_ids_;
+  std::vector<uint64_t> created_;
 };
 
 /// Make an older version's content the newest version.

@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "table/deletion.h"
 #include "table/manifest.h"
 #include "table/row_ids.h"
 
@@ -23,7 +24,16 @@ Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
   for (const auto& frag : dataset.manifest().proto().fragments()) {
     if (found == wanted.size()) break;
     LANCEDB_ASSIGN_OR_RETURN(auto frag_ids, FragmentRowIds(*dataset.fs(), dataset.path(), frag));
+    // A deleted row's id may live on in a rewritten copy (update, compaction): skip it.
+    std::vector<uint32_t> deleted;
+    if (frag.has_deletion_file()) {
+      LANCEDB_ASSIGN_OR_RETURN(deleted, ReadDeletions(*dataset.fs(), dataset.path(),
+                                                      dataset.manifest().proto(), frag));
+    }
+    size_t d = 0;
     for (size_t offset = 0; offset < frag_ids.size(); ++offset) {
+      while (d < deleted.size() && deleted[d] < offset) ++d;
+      if (d < deleted.size() && deleted[d] == offset) continue;
       auto it = wanted.find(frag_ids[offset]);
       if (it != wanted.end() && it->second == UINT64_MAX) {
         it->second = (frag.id() << 32) | offset;
@@ -42,6 +52,40 @@ Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
     out.push_back(addr);
   }
   return out;
+}
+
+void EncodeRowIdSegment(const uint64_t* ids, size_t n, pb::U64Segment* segment) {
+  bool contiguous = true, sorted = true;
+  for (size_t i = 1; i < n; ++i) {
+    contiguous = contiguous && ids[i] == ids[i - 1] + 1;
+    sorted = sorted && ids[i] > ids[i - 1];
+  }
+  if (n > 0 && contiguous) {
+    segment->mutable_range()->set_start(ids[0]);
+    segment->mutable_range()->set_end(ids[0] + n);
+    return;
+  }
+  std::string bytes(n * 8, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((ids[i] >> (8 * b)) & 0xFF);
+  }
+  auto* array = sorted ? segment->mutable_sorted_array() : segment->mutable_array();
+  array->mutable_u64_array()->set_values(std::move(bytes));
+}
+
+std::string EncodeVersionRuns(const uint64_t* versions, size_t n) {
+  pb::RowDatasetVersionSequence seq;
+  size_t start = 0;
+  for (size_t i = 1; i <= n; ++i) {
+    if (i == n || versions[i] != versions[start]) {
+      auto* run = seq.add_runs();
+      run->mutable_span()->mutable_range()->set_start(start);
+      run->mutable_span()->mutable_range()->set_end(i);
+      run->set_version(versions[start]);
+      start = i;
+    }
+  }
+  return seq.SerializeAsString();
 }
 
 }  // namespace lancedb::table

@@ -8,9 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "table/dataset.h"
+#include "table/manifest.h"
+#include "table/proto/rowids.pb.h"
 
 namespace lancedb::table {
 
@@ -21,5 +24,10 @@ bool UsesStableRowIds(const Dataset& dataset);
 /// naming the first id that is not in this version. REQUIRES: UsesStableRowIds(dataset).
 Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
                                                 const std::vector<uint64_t>& ids);
+
+/// One row-id segment holding `ids` (§3): a Range when contiguous, else a (sorted) array.
+void EncodeRowIdSegment(const uint64_t* ids, size_t n, pb::U64Segment* segment);
+/// A RowDatasetVersionSequence (serialized) of `versions`, one run per stretch of equal values.
+std::string EncodeVersionRuns(const uint64_t* versions, size_t n);
 
 }  // namespace lancedb::table
