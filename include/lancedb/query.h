@@ -22,6 +22,7 @@
 namespace lancedb {
 
 class Table;
+class VectorQuery;
 
 /// What a query returns, LanceDB's `Select`.
 enum class SelectKind : uint8_t {
@@ -72,6 +73,9 @@ class Query {
   Query& WithRowId(bool with_row_id = true);
   /// Maximum rows per output batch.
   Query& MaxBatchLength(int64_t rows);
+  /// Turn this query into a nearest-neighbour query for `vector` (vector_query.h), keeping
+  /// its filter, projection, offset, limit and with_row_id.
+  VectorQuery NearestTo(std::vector<float> vector) const;
 
   const QueryRequest& request() const { return request_; }
 

@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,11 +18,13 @@
 #include <vector>
 
 #include "lancedb/arrow_c.h"
+#include "lancedb/index.h"
 #include "lancedb/maintenance.h"
 #include "lancedb/merge_insert.h"
-#include "lancedb/schema_evolution.h"
 #include "lancedb/query.h"
+#include "lancedb/schema_evolution.h"
 #include "lancedb/status.h"
+#include "lancedb/vector_query.h"
 
 namespace lancedb {
 
@@ -93,6 +96,31 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const = 0;
   /// The schema `request` returns.
   virtual Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const = 0;
+  /// Start a nearest-neighbour query for `vector` (vector_query.h; LanceDB `vector_search`).
+  lancedb::VectorQuery VectorSearch(std::vector<float> vector) const;
+  /// Execute a vector query request (what VectorQuery::Execute calls).
+  virtual Status ExecuteVectorQuery(const VectorQueryRequest& request,
+                                    ArrowArrayStream* out) const = 0;
+  /// The schema the vector query `request` returns.
+  virtual Status VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const = 0;
+
+  /// Build a vector index on `column` and commit it (index.h). The name defaults to
+  /// "{column}_idx"; AlreadyExists when the name is taken and !options.replace. InvalidArgument
+  /// for a missing or non-vector column or bad parameters; the table is then unchanged.
+  virtual Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
+                             const CreateIndexOptions& options = {}) = 0;
+  /// The table's indices, ordered by name.
+  virtual Result<std::vector<IndexInfo>> ListIndices() const = 0;
+  /// Statistics of index `name`; NotFound when there is none.
+  virtual Result<IndexStatistics> IndexStats(const std::string& name) const = 0;
+  /// Remove index `name`; NotFound when there is none.
+  virtual Status DropIndex(const std::string& name) = 0;
+  /// Wait until the indices `names` cover every row. Indices build synchronously here, so this
+  /// checks that they exist (NotFound otherwise) and returns.
+  virtual Status WaitForIndex(const std::vector<std::string>& names,
+                              std::chrono::milliseconds timeout) const = 0;
+  /// Add the rows not yet covered to every vector index, without retraining.
+  virtual Status OptimizeIndices(const CreateIndexOptions& options = {}) = 0;
 
   /// Delete the rows where the SQL predicate `where` is TRUE. Commits a new version unless no
   /// row matches (then reports 0 and the current version).

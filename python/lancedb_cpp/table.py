@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 import pyarrow as pa
 
 from . import _data
+from ._index import IndexMixin
 from . import _evolution
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
@@ -123,7 +124,7 @@ def _slice_reader(
     return pa.RecordBatchReader.from_batches(reader.schema, gen())
 
 
-class Table:
+class Table(IndexMixin):
     """A LanceDB table (a Lance dataset). Obtain one from ``DBConnection.create_table`` or
     ``DBConnection.open_table``."""
 
@@ -323,10 +324,15 @@ class Table:
         ordering_field_name: Optional[str] = None,
         fts_columns: Optional[Union[str, List[str]]] = None,
     ) -> LanceQueryBuilder:
-        """Start a query. Without `query`, a plain scan with where/select/limit/offset."""
-        if query is not None:
-            raise NotImplementedError("vector and full-text search are not implemented yet")
-        return LanceEmptyQueryBuilder(self)
+        """Start a query. Without `query`, a plain scan with where/select/limit/offset; with a
+        vector (list, numpy array) or a list of vectors, a nearest-neighbour query."""
+        if query is None:
+            return LanceEmptyQueryBuilder(self)
+        if isinstance(query, str) or query_type in ("fts", "hybrid"):
+            raise NotImplementedError("full-text and hybrid search are not implemented yet")
+        from ._vector import make_vector_query
+
+        return make_vector_query(self, query, vector_column_name, None)
 
     def query(self) -> LanceQueryBuilder:
         """Start a plain query (as ``search()`` with no query)."""

@@ -27,6 +27,7 @@
 #include "arrow_capsule.h"
 #include "lancedb/lancedb.h"
 #include "native_evolution.h"
+#include "native_vector.h"
 
 namespace nb = nanobind;
 
@@ -97,8 +98,8 @@ CreateTableMode ParseCreateMode(const std::string& mode) {
   if (mode == "create") return CreateTableMode::kCreate;
   if (mode == "overwrite") return CreateTableMode::kOverwrite;
   if (mode == "exist_ok") return CreateTableMode::kExistOk;
-  throw nb::value_error(("mode must be 'create', 'overwrite' or 'exist_ok', got '" + mode + "'")
-                            .c_str());
+  throw nb::value_error(
+      ("mode must be 'create', 'overwrite' or 'exist_ok', got '" + mode + "'").c_str());
 }
 
 AddMode ParseAddMode(const std::string& mode) {
@@ -187,13 +188,13 @@ QueryRequest MakeRequest(std::optional<std::string> filter,
   return request;
 }
 
-#define LANCEDB_QUERY_ARGS                                                                   \
-  std::optional<std::string> filter, std::optional<std::vector<std::string>> columns,        \
-      std::optional<std::vector<std::pair<std::string, std::string>>> dynamic,               \
+#define LANCEDB_QUERY_ARGS                                                                      \
+  std::optional<std::string> filter, std::optional<std::vector<std::string>> columns,           \
+      std::optional<std::vector<std::pair<std::string, std::string>>> dynamic,                  \
       std::optional<int64_t> limit, int64_t offset, bool with_row_id, int64_t max_batch_length, \
-      std::optional<std::vector<uint64_t>> take_offsets,                                     \
+      std::optional<std::vector<uint64_t>> take_offsets,                                        \
       std::optional<std::vector<uint64_t>> take_row_ids
-#define LANCEDB_QUERY_FORWARD                                                          \
+#define LANCEDB_QUERY_FORWARD                                                            \
   std::move(filter), std::move(columns), std::move(dynamic), limit, offset, with_row_id, \
       max_batch_length, std::move(take_offsets), std::move(take_row_ids)
 
@@ -211,7 +212,8 @@ std::unique_ptr<SchemaExport> QuerySchemaPy(const Table& table, LANCEDB_QUERY_AR
   return std::make_unique<SchemaExport>(out);
 }
 
-using VersionTuple = std::tuple<uint64_t, int64_t, std::vector<std::pair<std::string, std::string>>>;
+using VersionTuple =
+    std::tuple<uint64_t, int64_t, std::vector<std::pair<std::string, std::string>>>;
 
 std::vector<VersionTuple> ListVersionsPy(const Table& table) {
   auto versions = WithoutGil([&] { return table.ListVersions(); });
@@ -268,8 +270,7 @@ NB_MODULE(_native, m) {
             WithoutGil([&] { return c.DropTable(name); });
           },
           nb::arg("name"))
-      .def("drop_all_tables",
-           [](Connection& c) { WithoutGil([&] { return c.DropAllTables(); }); });
+      .def("drop_all_tables", [](Connection& c) { WithoutGil([&] { return c.DropAllTables(); }); });
 
   nb::class_<Table>(m, "Table", "A handle on one table; safe to share between threads.")
       .def_prop_ro("name", &Table::name)
@@ -284,10 +285,10 @@ NB_MODULE(_native, m) {
           },
           nb::arg("filter"), "Count the rows where the SQL filter is true.")
       .def("query", &QueryPy, nb::arg("filter") = nb::none(), nb::arg("columns") = nb::none(),
-           nb::arg("dynamic") = nb::none(), nb::arg("limit") = nb::none(),
-           nb::arg("offset") = 0, nb::arg("with_row_id") = false,
-           nb::arg("max_batch_length") = 1024, nb::arg("take_offsets") = nb::none(),
-           nb::arg("take_row_ids") = nb::none(), "Run a plain query; stream the result.")
+           nb::arg("dynamic") = nb::none(), nb::arg("limit") = nb::none(), nb::arg("offset") = 0,
+           nb::arg("with_row_id") = false, nb::arg("max_batch_length") = 1024,
+           nb::arg("take_offsets") = nb::none(), nb::arg("take_row_ids") = nb::none(),
+           "Run a plain query; stream the result.")
       .def("query_schema", &QuerySchemaPy, nb::arg("filter") = nb::none(),
            nb::arg("columns") = nb::none(), nb::arg("dynamic") = nb::none(),
            nb::arg("limit") = nb::none(), nb::arg("offset") = 0, nb::arg("with_row_id") = false,
@@ -327,4 +328,5 @@ NB_MODULE(_native, m) {
         nb::arg("storage_options") = std::map<std::string, std::string>{},
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
   RegisterEvolution(m);
+  BindVectorSearch(m);
 }

@@ -231,8 +231,11 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   }
   if (scan.empty() && schema.num_fields() > 0) scan.insert(CheapestColumn(schema));
   plan.scan_columns.assign(scan.begin(), scan.end());
+  // As LanceDB does, taken rows come back in table order (duplicates kept), not request order.
   plan.take_offsets = request.take_offsets;
+  if (plan.take_offsets) std::sort(plan.take_offsets->begin(), plan.take_offsets->end());
   plan.take_row_ids = request.take_row_ids;
+  if (plan.take_row_ids) std::sort(plan.take_row_ids->begin(), plan.take_row_ids->end());
   plan.dataset = std::move(dataset);
   return plan;
 }

@@ -32,6 +32,17 @@ class LocalTable : public Table {
   Result<int64_t> CountRows(const std::string& filter) const override;
   Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const override;
   Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const override;
+  Status ExecuteVectorQuery(const VectorQueryRequest& request,
+                            ArrowArrayStream* out) const override;
+  Status VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const override;
+  Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
+                     const CreateIndexOptions& options) override;
+  Result<std::vector<IndexInfo>> ListIndices() const override;
+  Result<IndexStatistics> IndexStats(const std::string& name) const override;
+  Status DropIndex(const std::string& name) override;
+  Status WaitForIndex(const std::vector<std::string>& names,
+                      std::chrono::milliseconds timeout) const override;
+  Status OptimizeIndices(const CreateIndexOptions& options) override;
   Result<DeleteResult> Delete(const std::string& where) override;
   Result<UpdateResult> Update(
       const std::optional<std::string>& where,

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Vector search: lancedb-cpp (lancedb_cpp) next to the real LanceDB (lancedb), same data, one run.
+
+Data: ROWS seeded clustered float32 vectors of DIM dimensions (256 Gaussian clusters), an int64
+id; QUERIES query vectors drawn near the clusters. Ground truth is exact numpy search.
+Each side runs in its own subprocess (so its peak RSS is its own) and reports:
+  - flat kNN latency (exact search, k=10, mean over the queries);
+  - IVF_PQ: build time, index size, recall@10 and latency for several nprobes, without and
+    with refine_factor;
+  - IVF_HNSW_SQ: build time, index size, recall@10 and latency for several ef;
+  - peak RSS.
+The memory-bandwidth floor of one flat query (reading every vector once from RAM) is measured
+in the same run with numpy. Ratios are lancedb-cpp / LanceDB (lower is better for times).
+
+    python3 bench/bench_vector.py [--rows 200000] [--dim 128] [--queries 1000] [--quick]
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+K = 10
+
+
+def make_data(rows, dim, queries, seed=42):
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((256, dim), dtype=np.float32) * 2.0
+    vectors = centers[rng.integers(0, 256, rows)] + rng.standard_normal((rows, dim), dtype=np.float32)
+    qs = centers[rng.integers(0, 256, queries)] + rng.standard_normal((queries, dim), dtype=np.float32)
+    return vectors.astype(np.float32), qs.astype(np.float32)
+
+
+def ground_truth(vectors, queries):
+    norms = (vectors * vectors).sum(axis=1)
+    out = np.empty((len(queries), K), dtype=np.int64)
+    for start in range(0, len(queries), 100):
+        q = queries[start:start + 100]
+        d = norms[None, :] - 2.0 * q @ vectors.T
+        part = np.argpartition(d, K, axis=1)[:, :K]
+        order = np.take_along_axis(d, part, axis=1).argsort(axis=1)
+        out[start:start + 100] = np.take_along_axis(part, order, axis=1)
+    return out
+
+
+def bandwidth_floor(vectors, repeats=5):
+    """Seconds to stream every vector once from RAM (best of memory-bound passes)."""
+    q = np.ones(vectors.shape[1], dtype=np.float32)
+    dst = np.empty_like(vectors)
+    best_copy = best_gemv = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        np.copyto(dst, vectors)
+        best_copy = min(best_copy, time.perf_counter() - t)
+        t = time.perf_counter()
+        vectors @ q
+        best_gemv = min(best_gemv, time.perf_counter() - t)
+    # A copy reads and writes every byte: reading alone takes about half of it.
+    return min(best_copy / 2.0, best_gemv), vectors.nbytes / (best_copy / 2.0) / 1e9
+
+
+def dir_size(path):
+    return sum(f.stat().st_size for f in pathlib.Path(path).rglob("*") if f.is_file())
+
+
+def run_side(args):
+    if args.side == "cpp":
+        import lancedb_cpp as lancedb
+    else:
+        import lancedb
+    vectors, queries = make_data(args.rows, args.dim, args.queries)
+    truth = np.load(args.truth)
+    work = pathlib.Path(args.work)
+    db = lancedb.connect(work / args.side)
+    table = db.create_table(
+        "t",
+        pa.table({
+            "id": pa.array(np.arange(args.rows, dtype=np.int64)),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
+        }),
+        mode="overwrite",
+    )
+    del vectors
+    out = {}
+
+    def search(configure, n):
+        hits, start = 0, time.perf_counter()
+        for i in range(n):
+            ids = configure(table.search(queries[i]).limit(K)).select(["id"]).to_arrow()["id"]
+            hits += len(set(ids.to_pylist()) & set(truth[i].tolist()))
+        return (time.perf_counter() - start) / n, hits / (n * K)
+
+    nflat = min(args.queries, args.flat_queries)
+    search(lambda q: q, 2)  # warm-up (page cache, thread pools)
+    out["flat_latency_s"], out["flat_recall"] = search(lambda q: q, nflat)
+
+    if not hasattr(table, "create_index"):
+        out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
+        return
+    index_dir = work / args.side / "t.lance" / "_indices"
+    num_partitions = max(1, int(round(np.sqrt(args.rows))))
+    start = time.perf_counter()
+    table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
+                       num_partitions=num_partitions, num_sub_vectors=args.dim // 8)
+    out["ivf_pq_build_s"] = time.perf_counter() - start
+    out["ivf_pq_size_bytes"] = dir_size(index_dir)
+    curves = []
+    for refine in (None, 10):
+        for nprobes in args.nprobes:
+            def configure(q, nprobes=nprobes, refine=refine):
+                q = q.nprobes(nprobes)
+                return q.refine_factor(refine) if refine else q
+            search(configure, 2)
+            latency, recall = search(configure, args.queries)
+            curves.append({"nprobes": nprobes, "refine": refine, "latency_s": latency,
+                           "recall": recall})
+    out["ivf_pq"] = curves
+
+    start = time.perf_counter()
+    table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_HNSW_SQ",
+                       num_partitions=max(1, num_partitions // 16), replace=True)
+    out["hnsw_sq_build_s"] = time.perf_counter() - start
+    out["hnsw_sq_size_bytes"] = dir_size(index_dir)
+    curves = []
+    for ef in args.efs:
+        def configure(q, ef=ef):
+            return q.nprobes(args.hnsw_nprobes).ef(ef)
+        search(configure, 2)
+        latency, recall = search(configure, args.queries)
+        curves.append({"ef": ef, "latency_s": latency, "recall": recall})
+    out["hnsw_sq"] = curves
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def best_at(curve, recall):
+    ok = [c for c in curve if c["recall"] >= recall]
+    return min(ok, key=lambda c: c["latency_s"]) if ok else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--rows", type=int, default=200_000)
+    p.add_argument("--dim", type=int, default=128)
+    p.add_argument("--queries", type=int, default=1000)
+    p.add_argument("--flat-queries", type=int, default=100)
+    p.add_argument("--quick", action="store_true", help="20k rows, 100 queries")
+    p.add_argument("--side", choices=["cpp", "lancedb"], help=argparse.SUPPRESS)
+    p.add_argument("--truth", help=argparse.SUPPRESS)
+    p.add_argument("--work", help=argparse.SUPPRESS)
+    p.add_argument("--nprobes", type=int, nargs="+", default=[5, 10, 20, 40])
+    p.add_argument("--efs", type=int, nargs="+", default=[20, 40, 80, 160])
+    p.add_argument("--hnsw-nprobes", type=int, default=10)
+    args = p.parse_args()
+    if args.quick:
+        args.rows, args.queries, args.flat_queries = 20_000, 100, 50
+    if args.side:
+        return run_side(args)
+
+    vectors, queries = make_data(args.rows, args.dim, args.queries)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bench_vector_"))
+    try:
+        truth_path = work / "truth.npy"
+        np.save(truth_path, ground_truth(vectors, queries))
+        floor_s, gbps = bandwidth_floor(vectors)
+        del vectors
+        results = {}
+        for side in ("cpp", "lancedb"):
+            cmd = [sys.executable, __file__, "--side", side, "--truth", str(truth_path),
+                   "--work", str(work), "--rows", str(args.rows), "--dim", str(args.dim),
+                   "--queries", str(args.queries), "--flat-queries", str(args.flat_queries),
+                   "--hnsw-nprobes", str(args.hnsw_nprobes), "--nprobes",
+                   *map(str, args.nprobes), "--efs", *map(str, args.efs)]
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  env={**os.environ, "RUST_LOG": "error"})
+            if proc.returncode != 0:
+                print(f"{side} failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
+                return 1
+            results[side] = json.loads(proc.stdout.strip().splitlines()[-1])
+            shutil.rmtree(work / side, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    c, l = results["cpp"], results["lancedb"]
+    ms = lambda s: f"{s * 1e3:8.3f} ms"
+    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K}")
+    print(f"memory-bandwidth floor (one pass over the vectors): {ms(floor_s)} ({gbps:.1f} GB/s)")
+    print(f"flat kNN   lancedb-cpp {ms(c['flat_latency_s'])} (recall {c['flat_recall']:.3f}, "
+          f"{c['flat_latency_s'] / floor_s:.2f}x floor)   lancedb {ms(l['flat_latency_s'])} "
+          f"(recall {l['flat_recall']:.3f})   ratio {c['flat_latency_s'] / l['flat_latency_s']:.2f}")
+    for name, key in (("IVF_PQ", "ivf_pq"), ("IVF_HNSW_SQ", "hnsw_sq")):
+        if key not in c:
+            print(f"{name}: lancedb-cpp has no create_index in this build")
+            continue
+        print(f"{name} build  lancedb-cpp {c[key + '_build_s']:.2f} s"
+              f"   lancedb {l[key + '_build_s']:.2f} s   ratio "
+              f"{c[key + '_build_s'] / l[key + '_build_s']:.2f}")
+        print(f"{name} size   lancedb-cpp {c[key + '_size_bytes'] / 2**20:.1f} MiB   lancedb "
+              f"{l[key + '_size_bytes'] / 2**20:.1f} MiB")
+        print(f"  {'setting':>22} | {'cpp recall':>10} {'cpp latency':>12} | "
+              f"{'lancedb recall':>14} {'lancedb latency':>15} | ratio")
+        for a, b in zip(c[key], l[key]):
+            setting = ", ".join(f"{k}={v}" for k, v in a.items() if k not in ("latency_s", "recall"))
+            print(f"  {setting:>22} | {a['recall']:10.3f} {ms(a['latency_s']):>12} | "
+                  f"{b['recall']:14.3f} {ms(b['latency_s']):>15} | "
+                  f"{a['latency_s'] / b['latency_s']:.2f}")
+    for target, key in ((0.90, "ivf_pq"), (0.95, "hnsw_sq")):
+        a, b = best_at(c.get(key, []), target), best_at(l[key], target)
+        if a and b:
+            print(f"{key} at recall>={target}: lancedb-cpp {ms(a['latency_s'])} vs lancedb "
+                  f"{ms(b['latency_s'])}: ratio {a['latency_s'] / b['latency_s']:.2f}")
+    print(f"peak RSS   lancedb-cpp {c['peak_rss_mib']:.0f} MiB   lancedb {l['peak_rss_mib']:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Index management on ``Table`` (mixed in): ``create_index`` in both LanceDB forms (a config
+object from :mod:`lancedb_cpp.index`, or the legacy keywords), ``list_indices``,
+``index_stats``, ``drop_index``, ``wait_for_index`` and ``optimize_indices``. Indices build
+synchronously in the engine; progress goes to a tqdm bar (``progress=True``, when tqdm is
+installed) or to a callable ``progress(stage, fraction)``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Callable, Iterable, List, Optional, Union
+
+from . import _native
+from .index import IndexConfig, IndexStatistics
+
+_METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
+
+
+def _progress_callback(progress: Any) -> Optional[Callable[[str, float], None]]:
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return progress
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return None
+    bars = {}
+
+    def update(stage: str, fraction: float) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            for old in bars.values():
+                old.close()
+            bar = bars[stage] = tqdm(total=100, desc=stage, unit="%")
+        bar.update(max(0, round(fraction * 100) - bar.n))
+        if fraction >= 1.0:
+            bar.close()
+
+    return update
+
+
+class IndexMixin:
+    """Index methods of ``Table`` (requires ``self._inner`` and ``self._check_writable``)."""
+
+    def create_index(
+        self,
+        metric: str = "l2",
+        num_partitions: Optional[int] = None,
+        num_sub_vectors: Optional[int] = None,
+        vector_column_name: Optional[str] = None,
+        replace: bool = True,
+        accelerator: Optional[str] = None,
+        index_cache_size: Optional[int] = None,
+        num_bits: int = 8,
+        index_type: str = "IVF_PQ",
+        max_iterations: int = 50,
+        sample_rate: int = 256,
+        m: int = 20,
+        ef_construction: int = 300,
+        *,
+        config: Any = None,
+        wait_timeout: Optional[timedelta] = None,
+        name: Optional[str] = None,
+        train: bool = True,
+        target_partition_size: Optional[int] = None,
+        seed: Optional[int] = None,
+        progress: Any = None,
+    ) -> None:
+        """Build a vector index and commit it.
+
+        ``create_index("vector", config=IvfPq(num_partitions=256))`` or the legacy form
+        ``create_index(metric="cosine", num_partitions=256, num_sub_vectors=16,
+        vector_column_name="vector", index_type="IVF_PQ")``. The name defaults to
+        "{column}_idx"; ``replace=False`` makes an existing name an error.
+        """
+        self._check_writable()
+        column = vector_column_name
+        if metric is not None and str(metric).lower() not in _METRICS:
+            # create_index("vector", config=...): the first argument names the column.
+            if column is None:
+                column = metric
+            metric = "l2"
+        column = column or "vector"
+        if not train:
+            raise NotImplementedError("train=False is supported for scalar indices only")
+        if config is not None:
+            kind = getattr(config, "index_type", None)
+            if kind is None:
+                raise NotImplementedError(
+                    f"{type(config).__name__} indices are not supported yet"
+                )
+            params = dict(
+                index_type=kind,
+                distance_type=getattr(config, "distance_type", "l2"),
+                num_partitions=getattr(config, "num_partitions", None),
+                target_partition_size=getattr(config, "target_partition_size", None),
+                num_sub_vectors=getattr(config, "num_sub_vectors", None),
+                num_bits=getattr(config, "num_bits", None),
+                max_iterations=getattr(config, "max_iterations", 50),
+                sample_rate=getattr(config, "sample_rate", 256),
+                m=getattr(config, "m", 20),
+                ef_construction=getattr(config, "ef_construction", 300),
+                seed=getattr(config, "seed", None) if seed is None else seed,
+                accelerator=getattr(config, "accelerator", None),
+            )
+        else:
+            kind = str(index_type).upper()
+            params = dict(
+                index_type=kind,
+                distance_type=str(metric).lower(),
+                num_partitions=num_partitions,
+                target_partition_size=target_partition_size,
+                num_sub_vectors=num_sub_vectors,
+                num_bits=num_bits if kind in ("IVF_PQ", "IVF_HNSW_PQ") else None,
+                max_iterations=max_iterations,
+                sample_rate=sample_rate,
+                m=m,
+                ef_construction=ef_construction,
+                seed=seed,
+                accelerator=accelerator,
+            )
+        _native.create_index(
+            self._inner,
+            column,
+            name=name or "",
+            replace=bool(replace),
+            progress=_progress_callback(progress),
+            **params,
+        )
+
+    def list_indices(self) -> List[IndexConfig]:
+        """The table's indices, ordered by name."""
+        return [
+            IndexConfig(
+                name=d["name"],
+                index_type=d["index_type"],
+                columns=list(d["columns"]),
+                index_uuid=d["index_uuid"],
+                type_url=d["type_url"],
+            )
+            for d in _native.list_indices(self._inner)
+        ]
+
+    def index_stats(self, index_name: str) -> Optional[IndexStatistics]:
+        """Statistics of an index, or None when there is no index of that name."""
+        stats = _native.index_stats(self._inner, index_name)
+        return None if stats is None else IndexStatistics(**stats)
+
+    def drop_index(self, name: str) -> None:
+        """Remove an index (ValueError when there is none of that name)."""
+        self._check_writable()
+        _native.drop_index(self._inner, name)
+
+    def wait_for_index(
+        self, index_names: Iterable[str], timeout: timedelta = timedelta(seconds=300)
+    ) -> None:
+        """Return once the indices cover every row; indices build synchronously here, so this
+        checks that they exist."""
+        names = [index_names] if isinstance(index_names, str) else list(index_names)
+        _native.wait_for_index(self._inner, names, timeout.total_seconds())
+
+    def optimize_indices(self, *, progress: Any = None) -> None:
+        """Add the rows appended since indexing to every vector index, without retraining."""
+        self._check_writable()
+        _native.optimize_indices(self._inner, progress=_progress_callback(progress))
+

@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Vector search: ``table.search(vector)`` returns a :class:`LanceVectorQueryBuilder`, as in
+``lancedb.query``. The query runs in the engine (exact search, or through the column's vector
+index for the rows it covers); results carry a float32 ``_distance`` column and, for several
+query vectors, an int32 ``query_index`` column first.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+
+import pyarrow as pa
+
+from .query import LanceQueryBuilder, _combine_where
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .table import Table
+
+_DISTANCE_TYPES = ("l2", "cosine", "dot", "hamming")
+
+
+def _to_vectors(query: Any) -> List[List[float]]:
+    """Normalise a query (list, tuple, numpy array, pyarrow array, or a list of those) into a
+    list of float lists; several vectors make a batch query."""
+    if isinstance(query, (pa.Array, pa.ChunkedArray)):
+        query = query.to_pylist()
+    elif isinstance(query, pa.Scalar):
+        query = query.as_py()
+    if hasattr(query, "tolist") and not isinstance(query, (list, tuple)):
+        query = query.tolist()
+    if not isinstance(query, (list, tuple)) or len(query) == 0:
+        raise ValueError(f"A vector query must be a non-empty list or array, got {query!r}")
+    first = query[0]
+    if hasattr(first, "tolist") and not isinstance(first, (list, tuple)):
+        query = [q.tolist() for q in query]
+        first = query[0]
+    if isinstance(first, (list, tuple)):
+        return [[float(x) for x in v] for v in query]
+    return [[float(x) for x in query]]
+
+
+class LanceVectorQueryBuilder(LanceQueryBuilder):
+    """A nearest-neighbour query (``table.search(vector)``).
+
+    Options mirror LanceDB: ``distance_type``/``metric``, ``limit`` (default 10), ``nprobes``,
+    ``minimum_nprobes``, ``maximum_nprobes``, ``refine_factor``, ``ef``, ``distance_range``,
+    ``where(filter, prefilter=True)``, ``postfilter``, ``bypass_vector_index``,
+    ``fast_search``, ``with_row_id``, ``select``.
+    """
+
+    def __init__(
+        self,
+        table: "Table",
+        query: Any,
+        vector_column: Optional[str] = None,
+        fast_search: Optional[bool] = None,
+    ):
+        super().__init__(table)
+        self._vectors = _to_vectors(query)
+        self._vector_column = vector_column
+        self._distance_type: Optional[str] = None
+        self._minimum_nprobes: Optional[int] = None
+        self._maximum_nprobes: Optional[int] = None
+        self._refine_factor: Optional[int] = None
+        self._ef: Optional[int] = None
+        self._lower_bound: Optional[float] = None
+        self._upper_bound: Optional[float] = None
+        self._postfilter = False
+        self._bypass_vector_index = False
+        self._fast_search = bool(fast_search)
+        self._limit = 10
+
+    def limit(self, limit: Optional[int]) -> "LanceVectorQueryBuilder":
+        """Return at most `limit` rows per query vector (None or 0: the default, 10)."""
+        if limit is not None and limit < 0:
+            raise ValueError("Limit must be non-negative")
+        self._limit = 10 if not limit else int(limit)
+        return self
+
+    def metric(self, metric: str) -> "LanceVectorQueryBuilder":
+        """Alias of :meth:`distance_type`."""
+        return self.distance_type(metric)
+
+    def distance_type(self, distance_type: str) -> "LanceVectorQueryBuilder":
+        """Set the distance: "l2" (default), "cosine", "dot" or "hamming"."""
+        name = str(distance_type).lower()
+        if name not in _DISTANCE_TYPES:
+            raise ValueError(
+                f"Invalid distance type '{distance_type}'.  Must be one of l2, cosine, dot, "
+                "or hamming"
+            )
+        self._distance_type = name
+        return self
+
+    def nprobes(self, nprobes: int) -> "LanceVectorQueryBuilder":
+        """Probe exactly `nprobes` IVF partitions (sets the minimum and the maximum)."""
+        self._minimum_nprobes = self._maximum_nprobes = int(nprobes)
+        return self
+
+    def minimum_nprobes(self, minimum_nprobes: int) -> "LanceVectorQueryBuilder":
+        """Probe at least this many partitions."""
+        self._minimum_nprobes = int(minimum_nprobes)
+        return self
+
+    def maximum_nprobes(self, maximum_nprobes: int) -> "LanceVectorQueryBuilder":
+        """Probe more partitions, up to this many (0: no bound), while fewer than `limit`
+        rows were found."""
+        self._maximum_nprobes = int(maximum_nprobes)
+        return self
+
+    def distance_range(
+        self, lower_bound: Optional[float] = None, upper_bound: Optional[float] = None
+    ) -> "LanceVectorQueryBuilder":
+        """Keep only rows with ``lower_bound <= _distance < upper_bound``."""
+        self._lower_bound = None if lower_bound is None else float(lower_bound)
+        self._upper_bound = None if upper_bound is None else float(upper_bound)
+        return self
+
+    def ef(self, ef: int) -> "LanceVectorQueryBuilder":
+        """HNSW search breadth (default 1.5 * limit)."""
+        self._ef = int(ef)
+        return self
+
+    def refine_factor(self, refine_factor: int) -> "LanceVectorQueryBuilder":
+        """Re-rank ``refine_factor * limit`` index candidates with exact distances."""
+        self._refine_factor = int(refine_factor)
+        return self
+
+    def where(self, where: str, prefilter: Optional[bool] = None) -> "LanceVectorQueryBuilder":
+        """Keep rows where the SQL predicate is true; prefilter (default) filters before the
+        search, so `limit` rows come back whenever that many match."""
+        self._where = _combine_where(self._where, where)
+        if prefilter is not None:
+            self._postfilter = not prefilter
+        return self
+
+    def postfilter(self) -> "LanceVectorQueryBuilder":
+        """Filter the nearest rows after the search (possibly fewer than `limit` remain)."""
+        self._postfilter = True
+        return self
+
+    def bypass_vector_index(self) -> "LanceVectorQueryBuilder":
+        """Search exhaustively even when the column is indexed (ground truth)."""
+        self._bypass_vector_index = True
+        return self
+
+    def fast_search(self) -> "LanceVectorQueryBuilder":
+        """Skip the rows not covered by the vector index."""
+        self._fast_search = True
+        return self
+
+    def rerank(self, *args: Any, **kwargs: Any) -> "LanceVectorQueryBuilder":
+        raise NotImplementedError("rerankers are not supported yet")
+
+    # Execution ------------------------------------------------------------------------------
+
+    def _native_args(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
+        columns = self._columns
+        return dict(
+            vectors=self._vectors,
+            column=self._vector_column,
+            distance_type=self._distance_type,
+            filter=self._where,
+            columns=list(columns) if isinstance(columns, list) else None,
+            dynamic=list(columns.items()) if isinstance(columns, dict) else None,
+            limit=self._limit,
+            offset=self._offset,
+            with_row_id=self._with_row_id,
+            max_batch_length=max_batch_length or 1024,
+            prefilter=not self._postfilter,
+            minimum_nprobes=self._minimum_nprobes,
+            maximum_nprobes=self._maximum_nprobes,
+            refine_factor=self._refine_factor,
+            ef=self._ef,
+            lower_bound=self._lower_bound,
+            upper_bound=self._upper_bound,
+            bypass_vector_index=self._bypass_vector_index,
+            fast_search=self._fast_search,
+        )
+
+    def to_batches(
+        self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
+    ) -> pa.RecordBatchReader:
+        """Run the query and stream the results as a pyarrow RecordBatchReader."""
+        from . import _native
+        from .table import _stream_to_reader
+
+        stream = _native.vector_query(self._table._inner, **self._native_args(batch_size))
+        return _stream_to_reader(stream)
+
+    def output_schema(self) -> pa.Schema:
+        """The schema the query returns, without running it."""
+        from . import _native
+
+        return pa.schema(
+            _native.vector_query_schema(self._table._inner, **self._native_args(None))
+        )
+
+
+def make_vector_query(
+    table: "Table", query: Any, vector_column_name: Optional[str], fast_search: Optional[bool]
+) -> Union[LanceVectorQueryBuilder, LanceQueryBuilder]:
+    """``table.search(query, vector_column_name)`` for a vector query."""
+    return LanceVectorQueryBuilder(table, query, vector_column_name, fast_search)

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Native functions for vector search and index management, registered on lancedb_cpp._native
+// by native.cc. They take the Table as first argument; the Python API (lancedb_cpp/_vector.py,
+// lancedb_cpp/index.py) wraps them.
+
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "lancedb/status.h"
+
+namespace lancedb::python {
+
+/// Raise the Python exception for a failed status (defined in native.cc, the one place where
+/// engine codes become exceptions).
+[[noreturn]] void RaiseStatus(const Status& status);
+
+/// Register vector_query, vector_query_schema and the index functions on `m`.
+void BindVectorSearch(nanobind::module_& m);
+
+}  // namespace lancedb::python

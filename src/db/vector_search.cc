@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "db/vector_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "array/c_bridge.h"
+#include "common/bit_util.h"
+#include "db/table_impl.h"
+#include "expr/evaluator.h"
+
+namespace lancedb::db {
+
+namespace vec = index::vector;
+
+namespace {
+
+std::optional<vec::ElementType> VectorElementType(const array::DataType& type) {
+  if (type.id() != array::TypeId::kFixedSizeList) return std::nullopt;
+  switch (type.value_type()->id()) {
+    case array::TypeId::kFloat16:
+      return vec::ElementType::kFloat16;
+    case array::TypeId::kFloat32:
+      return vec::ElementType::kFloat32;
+    case array::TypeId::kFloat64:
+      return vec::ElementType::kFloat64;
+    case array::TypeId::kUInt8:
+      return vec::ElementType::kUInt8;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string ColumnList(const array::Schema& schema) {
+  std::string out;
+  for (const auto& f : schema.fields()) out += (out.empty() ? "" : ", ") + f->name();
+  return out;
+}
+
+/// Pick the vector column: the named one, or the only one of the query's dimension.
+Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& request,
+                     size_t query_dim, VectorPlan* plan) {
+  if (request.column) {
+    const int i = schema.GetFieldIndex(*request.column);
+    if (i < 0) {
+      return Status::InvalidArgument("Column '" + *request.column +
+                                     "' not found; columns are: " + ColumnList(schema));
+    }
+    const auto& type = *schema.field(i)->type();
+    auto element = VectorElementType(type);
+    if (!element) {
+      return Status::InvalidArgument("Column '" + *request.column +
+                                     "' is not a vector column (fixed_size_list of float16, "
+                                     "float32, float64 or uint8) but " +
+                                     type.ToString());
+    }
+    plan->column = *request.column;
+    plan->dim = static_cast<size_t>(type.fixed_size());
+    plan->element_type = *element;
+    return Status::OK();
+  }
+  std::vector<std::string> matching;
+  std::string all;
+  for (const auto& f : schema.fields()) {
+    auto element = VectorElementType(*f->type());
+    if (!element) continue;
+    all += (all.empty() ? "" : ", ") + f->name() + " (" + std::to_string(f->type()->fixed_size()) +
+           ")";
+    if (static_cast<size_t>(f->type()->fixed_size()) == query_dim) {
+      matching.push_back(f->name());
+      plan->column = f->name();
+      plan->dim = query_dim;
+      plan->element_type = *element;
+    }
+  }
+  if (matching.size() == 1) return Status::OK();
+  if (matching.empty()) {
+    return Status::InvalidArgument(
+        "There is no vector column of dimension " + std::to_string(query_dim) +
+        " in the table (vector columns: " + (all.empty() ? "none" : all) +
+        "); please specify the vector column name for vector search");
+  }
+  std::string names;
+  for (const auto& n : matching) names += (names.empty() ? "" : ", ") + n;
+  return Status::InvalidArgument("Several vector columns have dimension " +
+                                 std::to_string(query_dim) + " (" + names +
+                                 "); please specify the vector column name for vector search");
+}
+
+Status CheckQueries(const VectorPlan& plan) {
+  for (size_t q = 0; q < plan.queries.size(); ++q) {
+    const auto& v = plan.queries[q];
+    if (v.size() != plan.dim) {
+      return Status::InvalidArgument("Query vector has dimension " + std::to_string(v.size()) +
+                                     " but column '" + plan.column + "' has dimension " +
+                                     std::to_string(plan.dim));
+    }
+    for (float x : v) {
+      if (std::isnan(x)) return Status::InvalidArgument("Query vector contains NaN values");
+      if (plan.element_type == vec::ElementType::kUInt8 &&
+          (x < 0 || x > 255 || x != std::floor(x))) {
+        return Status::InvalidArgument("Query vector for uint8 column '" + plan.column +
+                                       "' must hold integers in [0, 255]");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+/// The query vectors in the column's element type. Layout: (num_queries, dim).
+std::vector<uint8_t> EncodeQueries(const VectorPlan& plan) {
+  const size_t width = vec::ElementSize(plan.element_type);
+  std::vector<uint8_t> out(plan.queries.size() * plan.dim * width);
+  for (size_t q = 0; q < plan.queries.size(); ++q) {
+    uint8_t* dst = out.data() + q * plan.dim * width;
+    for (size_t i = 0; i < plan.dim; ++i) {
+      const float x = plan.queries[q][i];
+      switch (plan.element_type) {
+        case vec::ElementType::kFloat16: {
+          uint16_t h = vec::FloatToHalf(x);
+          std::memcpy(dst + i * 2, &h, 2);
+          break;
+        }
+        case vec::ElementType::kFloat32:
+          std::memcpy(dst + i * 4, &x, 4);
+          break;
+        case vec::ElementType::kFloat64: {
+          double d = x;
+          std::memcpy(dst + i * 8, &d, 8);
+          break;
+        }
+        case vec::ElementType::kUInt8:
+          dst[i] = static_cast<uint8_t>(x);
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+/// Vectors kept alive for a flat search: either views into decoded arrays or compacted copies.
+struct ChunkSet {
+  std::vector<array::ArrayPtr> arrays;
+  std::vector<std::vector<uint8_t>> copies;
+  std::vector<std::vector<uint64_t>> ids;
+  std::vector<vec::VectorChunk> chunks;
+};
+
+/// Add the rows `keep` (all when null) of the vector array `vectors` to `set`.
+void AddChunk(const array::ArrayPtr& vectors, const uint64_t* addresses,
+              const std::vector<int64_t>* keep, size_t dim, vec::ElementType type, ChunkSet* set) {
+  const auto& child = vectors->children[0];
+  const size_t width = vec::ElementSize(type);
+  const size_t row_bytes = dim * width;
+  if (vectors->length == 0 || child->buffers.size() < 2 || !child->buffers[1]) return;
+  const uint8_t* base =
+      child->buffers[1]->data() +
+      static_cast<size_t>(child->offset + vectors->offset * static_cast<int64_t>(dim)) * width;
+  std::vector<int64_t> rows;
+  if (keep) {
+    rows = *keep;
+  } else {
+    rows.resize(static_cast<size_t>(vectors->length));
+    for (int64_t i = 0; i < vectors->length; ++i) rows[static_cast<size_t>(i)] = i;
+  }
+  if (vectors->null_count > 0) {
+    std::erase_if(rows, [&](int64_t r) { return vectors->IsNull(r); });
+  }
+  if (rows.empty()) return;
+  vec::VectorChunk chunk;
+  chunk.element_type = type;
+  chunk.num_rows = static_cast<int64_t>(rows.size());
+  std::vector<uint64_t> ids(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) ids[i] = addresses[rows[i]];
+  if (static_cast<int64_t>(rows.size()) == vectors->length) {
+    chunk.data = base;
+    set->arrays.push_back(vectors);
+  } else {
+    std::vector<uint8_t> copy(rows.size() * row_bytes);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::memcpy(copy.data() + i * row_bytes, base + rows[i] * static_cast<int64_t>(row_bytes),
+                  row_bytes);
+    }
+    chunk.data = copy.data();
+    set->copies.push_back(std::move(copy));
+  }
+  chunk.row_ids = ids.data();
+  set->ids.push_back(std::move(ids));
+  set->chunks.push_back(chunk);
+}
+
+array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
+  return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
+                                {nullptr, Buffer::FromVector(values)});
+}
+
+/// A cheap top-level column, read when no other column is needed.
+std::string AnyColumn(const array::Schema& schema) {
+  for (const auto& f : schema.fields()) {
+    if (!f->type()->is_nested()) return f->name();
+  }
+  return schema.field(0)->name();
+}
+
+bool IsVirtual(const std::string& name) {
+  return name == expr::kRowIdColumn || name == expr::kRowOffsetColumn;
+}
+
+/// Read `columns` (and `_rowid`) for `addresses`, in order.
+Result<array::RecordBatchPtr> TakeRows(const VectorPlan& plan,
+                                       const std::vector<uint64_t>& addresses,
+                                       const std::set<std::string>& wanted) {
+  std::vector<std::string> columns;
+  for (const auto& c : wanted) {
+    if (!IsVirtual(c)) columns.push_back(c);
+  }
+  if (columns.empty()) columns.push_back(AnyColumn(*plan.dataset->schema()));
+  LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, columns));
+  auto fields = taken->schema()->fields();
+  auto arrays = taken->columns();
+  fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  arrays.push_back(U64Array(addresses));
+  return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
+}
+
+/// Drop the neighbours whose rows fail the filter (postfilter).
+Status PostFilter(const VectorPlan& plan, std::vector<std::vector<vec::Neighbor>>* neighbors) {
+  const auto& filter = *plan.projection.filter;
+  for (auto& list : *neighbors) {
+    if (list.empty()) continue;
+    std::vector<uint64_t> addresses;
+    for (const auto& n : list) addresses.push_back(n.row_id);
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeRows(plan, addresses, filter.columns));
+    LANCEDB_ASSIGN_OR_RETURN(auto keep, expr::EvaluateFilter(filter, *rows));
+    std::vector<vec::Neighbor> kept;
+    for (int64_t i : keep) kept.push_back(list[static_cast<size_t>(i)]);
+    list = std::move(kept);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request) {
+  VectorPlan plan;
+  if (request.vectors.empty()) return Status::InvalidArgument("Vector query has no query vector");
+  const array::Schema& schema = *dataset->schema();
+  LANCEDB_RETURN_NOT_OK(ResolveColumn(schema, request, request.vectors[0].size(), &plan));
+  plan.queries = request.vectors;
+  LANCEDB_RETURN_NOT_OK(CheckQueries(plan));
+  if (request.distance_type) {
+    auto parsed = vec::ParseDistanceType(*request.distance_type);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("Invalid distance type '" + *request.distance_type +
+                                     "'; must be one of l2, cosine, dot, or hamming");
+    }
+    plan.distance_type = *parsed;
+    const bool is_u8 = plan.element_type == vec::ElementType::kUInt8;
+    if ((*parsed == vec::DistanceType::kHamming) != is_u8) {
+      return Status::InvalidArgument(
+          "Distance type " + std::string(vec::DistanceTypeName(*parsed)) +
+          " does not apply to column '" + plan.column + "' of type " +
+          schema.GetFieldByName(plan.column).ValueUnsafe()->type()->ToString() +
+          " (hamming is for uint8 vectors only, and uint8 vectors support only hamming)");
+    }
+  }
+  if (request.base.limit && *request.base.limit < 0) {
+    return Status::InvalidArgument("Limit must be non-negative");
+  }
+  if (request.base.offset < 0) return Status::InvalidArgument("Offset must be non-negative");
+  if (request.lower_bound && request.upper_bound && *request.lower_bound > *request.upper_bound) {
+    return Status::InvalidArgument("distance_range: the lower bound is above the upper bound");
+  }
+  if (request.maximum_nprobes && *request.maximum_nprobes != 0 &&
+      *request.maximum_nprobes < request.minimum_nprobes) {
+    return Status::InvalidArgument("maximum_nprobes must be at least minimum_nprobes");
+  }
+  if (request.minimum_nprobes == 0) return Status::InvalidArgument("nprobes must be positive");
+  if (request.refine_factor && *request.refine_factor == 0) {
+    return Status::InvalidArgument("refine_factor must be positive");
+  }
+  plan.limit = request.base.limit && *request.base.limit > 0 ? *request.base.limit : 10;
+  plan.offset = request.base.offset;
+  QueryRequest base = request.base;
+  base.with_row_id = false;
+  base.limit.reset();
+  base.offset = 0;
+  base.take_offsets.reset();
+  base.take_row_ids.reset();
+  LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanQuery(dataset, base));
+  if (plan.projection.filter && plan.projection.filter->columns.count(expr::kRowOffsetColumn)) {
+    return Status::NotSupported("_rowoffset is not supported in vector query filters");
+  }
+  plan.batch = request.vectors.size() > 1;
+  std::vector<array::FieldPtr> fields;
+  if (plan.batch) fields.push_back(array::field("query_index", array::int32(), false));
+  for (const auto& f : plan.projection.output_schema->fields()) fields.push_back(f);
+  fields.push_back(array::field("_distance", array::float32()));
+  if (request.base.with_row_id) {
+    fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  }
+  plan.output_schema = array::schema(std::move(fields));
+  plan.request = request;
+  plan.dataset = std::move(dataset);
+  return plan;
+}
+
+float ReportedDistanceShift(vec::DistanceType type) {
+  return type == vec::DistanceType::kDot ? 1.0f : 0.0f;
+}
+
+vec::DistanceType FlatDistanceType(const VectorPlan& plan) {
+  if (plan.distance_type) return *plan.distance_type;
+  return plan.element_type == vec::ElementType::kUInt8 ? vec::DistanceType::kHamming
+                                                       : vec::DistanceType::kL2;
+}
+
+Result<std::vector<std::vector<vec::Neighbor>>> FlatNeighbors(
+    const VectorPlan& plan, size_t k, vec::DistanceType distance_type,
+    const std::function<bool(uint64_t)>& fragment_filter) {
+  const bool prefilter = plan.request.prefilter && plan.projection.filter;
+  std::set<std::string> columns{plan.column};
+  if (prefilter) {
+    for (const auto& c : plan.projection.filter->columns) {
+      if (!IsVirtual(c)) columns.insert(c);
+    }
+  }
+  table::ScanOptions options;
+  options.columns.assign(columns.begin(), columns.end());
+  options.with_row_id = true;
+  options.batch_size = 16384;
+  LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
+  ChunkSet set;
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, scan->Next());
+    if (!batch) break;
+    auto vectors = batch->GetColumnByName(plan.column);
+    auto ids = batch->GetColumnByName(expr::kRowIdColumn);
+    if (!vectors || !ids) return Status::Internal("scan lost the vector column");
+    const uint64_t* addresses = ids->GetValues<uint64_t>(1);
+    std::optional<std::vector<int64_t>> keep;
+    if (prefilter) {
+      LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan.projection.filter, *batch));
+    }
+    if (fragment_filter) {
+      if (!keep) {
+        keep.emplace();
+        for (int64_t i = 0; i < batch->num_rows(); ++i) keep->push_back(i);
+      }
+      std::erase_if(*keep, [&](int64_t r) { return !fragment_filter(addresses[r] >> 32); });
+    }
+    AddChunk(vectors, addresses, keep ? &*keep : nullptr, plan.dim, plan.element_type, &set);
+  }
+  std::vector<std::vector<vec::Neighbor>> out(plan.queries.size());
+  if (set.chunks.empty() || k == 0) return out;
+  const auto queries = EncodeQueries(plan);
+  vec::FlatSearchOptions search;
+  search.k = k;
+  search.distance_type = distance_type;
+  // Bounds are given in reported units; the kernels work in their own (see ReportedDistanceShift).
+  const float shift = ReportedDistanceShift(distance_type);
+  if (plan.request.lower_bound) search.lower_bound = *plan.request.lower_bound - shift;
+  if (plan.request.upper_bound) search.upper_bound = *plan.request.upper_bound - shift;
+  return vec::FlatSearchBatch(set.chunks, plan.dim, queries.data(),
+                              static_cast<int64_t>(plan.queries.size()), search);
+}
+
+Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const VectorPlan& plan) {
+  const size_t k = static_cast<size_t>(plan.limit + plan.offset);
+  LANCEDB_ASSIGN_OR_RETURN(auto neighbors, FindNeighbors(plan, k));
+  if (!plan.request.prefilter && plan.projection.filter) {
+    LANCEDB_RETURN_NOT_OK(PostFilter(plan, &neighbors));
+  }
+  std::vector<int32_t> query_index;
+  std::vector<uint64_t> addresses;
+  std::vector<float> distances;
+  for (size_t q = 0; q < neighbors.size(); ++q) {
+    const auto& list = neighbors[q];
+    const size_t begin = std::min(list.size(), static_cast<size_t>(plan.offset));
+    const size_t end = std::min(list.size(), begin + static_cast<size_t>(plan.limit));
+    for (size_t i = begin; i < end; ++i) {
+      query_index.push_back(static_cast<int32_t>(q));
+      addresses.push_back(list[i].row_id);
+      distances.push_back(list[i].distance);
+    }
+  }
+  std::set<std::string> wanted;
+  for (const auto& o : plan.projection.outputs) wanted.insert(o.columns.begin(), o.columns.end());
+  std::vector<array::RecordBatchPtr> batches;
+  const int64_t n = static_cast<int64_t>(addresses.size());
+  if (n > 0) {
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeRows(plan, addresses, wanted));
+    std::vector<array::ArrayPtr> columns;
+    if (plan.batch) {
+      columns.push_back(
+          array::ArrayData::Make(array::int32(), n, {nullptr, Buffer::FromVector(query_index)}));
+    }
+    for (const auto& out : plan.projection.outputs) {
+      LANCEDB_ASSIGN_OR_RETURN(auto col, expr::Evaluate(out, *rows));
+      columns.push_back(std::move(col));
+    }
+    columns.push_back(
+        array::ArrayData::Make(array::float32(), n, {nullptr, Buffer::FromVector(distances)}));
+    if (plan.request.base.with_row_id) columns.push_back(U64Array(addresses));
+    LANCEDB_ASSIGN_OR_RETURN(auto all,
+                             array::RecordBatch::Make(plan.output_schema, std::move(columns), n));
+    const int64_t step = std::max<int64_t>(plan.request.base.max_batch_length, 1);
+    for (int64_t start = 0; start < n; start += step) {
+      batches.push_back(all->Slice(start, std::min(step, n - start)));
+    }
+  }
+  return array::MakeVectorReader(plan.output_schema, std::move(batches));
+}
+
+Status LocalTable::ExecuteVectorQuery(const VectorQueryRequest& request,
+                                      ArrowArrayStream* out) const {
+  if (out == nullptr) return Status::InvalidArgument("ExecuteVectorQuery needs an output stream");
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanVectorQuery(ds, request));
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecuteVectorPlan(plan));
+  return array::ExportRecordBatchReader(std::move(reader), out);
+}
+
+Status LocalTable::VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanVectorQuery(ds, request));
+  return array::ExportSchema(*plan.output_schema, out);
+}
+
+}  // namespace lancedb::db

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Planning and executing vector queries over one snapshot (include/lancedb/vector_query.h).
+// Planning validates everything (column inference, dimension, NaN, distance type, filter and
+// projection) before any data is read. Execution finds the nearest row addresses per query
+// vector — exactly over the snapshot, or through the column's indices for the fragments they
+// cover plus exactly over the rest — then reads the output columns for those rows only.
+// Thread-safety: a plan is immutable; executing it is thread-safe.
+
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array/array.h"
+#include "db/query_exec.h"
+#include "index/vector/distance.h"
+#include "index/vector/flat_search.h"
+#include "lancedb/vector_query.h"
+#include "table/dataset.h"
+
+namespace lancedb::db {
+
+struct VectorPlan {
+  table::DatasetPtr dataset;
+  /// The filter and the output expressions (bound on the snapshot's schema).
+  QueryPlan projection;
+  std::string column;
+  /// Elements per vector (bytes for uint8 vectors).
+  size_t dim = 0;
+  index::vector::ElementType element_type = index::vector::ElementType::kFloat32;
+  /// Set when the request names one; otherwise the index's, else l2 (hamming for uint8).
+  std::optional<index::vector::DistanceType> distance_type;
+  std::vector<std::vector<float>> queries;
+  VectorQueryRequest request;
+  int64_t limit = 10;
+  int64_t offset = 0;
+  bool batch = false;
+  array::SchemaPtr output_schema;
+};
+
+/// Bind and check `request` against the snapshot.
+Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request);
+
+/// The distance type a flat search uses for `plan` (no index involved).
+index::vector::DistanceType FlatDistanceType(const VectorPlan& plan);
+
+/// Return the `k` nearest rows to each query of `plan` among the live rows of the fragments
+/// accepted by `fragment_filter` (null: all) — and, with prefilter, passing the filter — by
+/// exact search with `distance_type`. One sorted list of row addresses per query.
+Result<std::vector<std::vector<index::vector::Neighbor>>> FlatNeighbors(
+    const VectorPlan& plan, size_t k, index::vector::DistanceType distance_type,
+    const std::function<bool(uint64_t fragment_id)>& fragment_filter);
+
+/// Find the neighbours (flat or through an index) and stream the result rows.
+Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const VectorPlan& plan);
+
+/// Find the neighbours of every query of `plan` (k = limit + offset each, before postfilter),
+/// using the column's indices unless bypassed. One sorted list of row addresses per query.
+Result<std::vector<std::vector<index::vector::Neighbor>>> FindNeighbors(const VectorPlan& plan,
+                                                                        size_t k);
+
+/// What the kernels compute plus this is the `_distance` LanceDB reports: the dot kernels give
+/// -x·y, LanceDB reports 1 - x·y.
+float ReportedDistanceShift(index::vector::DistanceType type);
+
+}  // namespace lancedb::db
