@@ -410,3 +410,19 @@ def test_alter_columns_cast_matches_lancedb(tmp_path):
         ours.alter_columns({"path": "s", "data_type": pa.list_(pa.int32())})
     lance = pytest.importorskip("lance")
     assert lance.dataset(ours.uri).to_table().sort_by("id") == ours.to_arrow().sort_by("id")
+
+
+def test_reader_of_a_pruned_version_fails_clearly_then_recovers(tmp_path):
+    db = lancedb_cpp.connect(tmp_path)
+    t = db.create_table("t", pa.table({"id": [1]}))
+    t.add(pa.table({"id": [2]}))
+    t.update(where="id = 1", values={"id": 10})
+    reader = lancedb_cpp.connect(tmp_path).open_table("t")
+    reader.checkout(1)
+    t.compact_files()
+    stats = t.cleanup_old_versions(datetime.timedelta(0))
+    assert stats.old_versions_removed == 4
+    with pytest.raises(OSError, match="No such file"):
+        reader.to_arrow()
+    reader.checkout_latest()
+    assert sorted(reader.to_arrow()["id"].to_pylist()) == [2, 10]
