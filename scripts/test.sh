@@ -7,8 +7,9 @@
 #   2. release build with warnings as errors; fast C++ tests (ctest -L fast),
 #   3. Python compatibility tests against pylance/pyarrow (pytest tests/),
 #      the lancedb_cpp package (pip install ./python, reusing the release build) and its tests,
-#   4. ASan+UBSan build of the C++ tests; fast C++ tests again.
-# Set LANCEDB_SKIP_SANITIZE=1 to skip step 4 locally.
+#   4. ASan+UBSan build of the C++ tests; fast C++ tests again,
+#   5. the libFuzzer targets, each for a bounded number of executions (scripts/fuzz.sh).
+# Set LANCEDB_SKIP_SANITIZE=1 / LANCEDB_SKIP_FUZZ=1 to skip step 4 / 5 locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${LANCEDB_JOBS:-$(nproc)}"
@@ -53,5 +54,10 @@ if [ "${LANCEDB_SKIP_SANITIZE:-0}" != "1" ]; then
     -DLANCEDB_BUILD_TOOLS=OFF >/dev/null
   cmake --build build-asan -j "$JOBS"
   ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -L fast --output-on-failure -j "$JOBS"
+fi
+if [ "${LANCEDB_SKIP_FUZZ:-0}" != "1" ]; then
+  echo "== fuzz targets (libFuzzer, bounded)"
+  LANCEDB_FUZZ_RUNS="${LANCEDB_FUZZ_RUNS:-20000}" LANCEDB_FUZZ_SECS="${LANCEDB_FUZZ_SECS:-30}" \
+    bash scripts/fuzz.sh
 fi
 echo "== all tests passed"
