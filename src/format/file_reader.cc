@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 
 #include "format/container.h"
 #include "format/page_decoder.h"
@@ -61,39 +63,79 @@ Status ValidatePage(const LeafPath& path, const LeafItems& page, int64_t page_ro
   return Status::OK();
 }
 
+/// A decoded, validated page with the item and value index of every row start (lists only;
+/// without lists, row i is item i and value i).
+struct DecodedPage {
+  LeafItems items;
+  std::vector<int64_t> row_items;   // rows + 1 entries
+  std::vector<int64_t> row_values;  // rows + 1 entries
+
+  void IndexRows(const LeafPath& path) {
+    if (path.max_rep == 0) return;
+    row_items.reserve(static_cast<size_t>(items.num_rows) + 1);
+    row_values.reserve(static_cast<size_t>(items.num_rows) + 1);
+    int64_t values = 0;
+    for (int64_t i = 0; i < items.num_items(); ++i) {
+      if (items.rep[i] == path.max_rep) {
+        row_items.push_back(i);
+        row_values.push_back(values);
+      }
+      values += CodeIsVisible(path, items.codes[i]) ? 1 : 0;
+    }
+    row_items.push_back(items.num_items());
+    row_values.push_back(values);
+  }
+};
+
 /// Append rows [first, end) of a decoded page to `out`.
-void AppendRows(const LeafPath& path, const LeafItems& page, int64_t first, int64_t end,
+void AppendRows(const LeafPath& path, const DecodedPage& page, int64_t first, int64_t end,
                 LeafItems* out) {
   int64_t item_begin = first;
   int64_t item_end = end;
   int64_t value_begin = first;
   int64_t value_end = end;
   if (path.max_rep > 0) {
-    item_begin = -1;
-    item_end = page.num_items();
-    int64_t row = 0;
-    for (int64_t i = 0; i < page.num_items(); ++i) {
-      if (page.rep[i] == path.max_rep) {
-        if (row == first) item_begin = i;
-        if (row == end) {
-          item_end = i;
-          break;
-        }
-        ++row;
-      }
-    }
-    if (item_begin < 0) item_begin = item_end = page.num_items();
-    value_begin = 0;
-    for (int64_t i = 0; i < item_begin; ++i) value_begin += CodeIsVisible(path, page.codes[i]);
-    value_end = value_begin;
-    for (int64_t i = item_begin; i < item_end; ++i) value_end += CodeIsVisible(path, page.codes[i]);
-    out->rep.insert(out->rep.end(), page.rep.begin() + item_begin, page.rep.begin() + item_end);
+    item_begin = page.row_items[first];
+    item_end = page.row_items[end];
+    value_begin = page.row_values[first];
+    value_end = page.row_values[end];
+    out->rep.insert(out->rep.end(), page.items.rep.begin() + item_begin,
+                    page.items.rep.begin() + item_end);
   }
-  out->codes.insert(out->codes.end(), page.codes.begin() + item_begin,
-                    page.codes.begin() + item_end);
-  out->values.AppendFrom(page.values, value_begin, value_end - value_begin);
+  out->codes.insert(out->codes.end(), page.items.codes.begin() + item_begin,
+                    page.items.codes.begin() + item_end);
+  const LeafValues& values = page.items.values;
+  if (values.external && out->values.num_values == 0 && out->values.data.capacity() == 0 &&
+      value_end > value_begin) {
+    const int64_t width = values.bits_per_value / 8;
+    out->values.external =
+        Buffer::Slice(values.external, value_begin * width, (value_end - value_begin) * width);
+    out->values.num_values = value_end - value_begin;
+  } else {
+    out->values.AppendFrom(values, value_begin, value_end - value_begin);
+  }
   out->num_rows += end - first;
 }
+
+/// The last page decoded for one leaf column, so that sequential batch reads decode each page
+/// once. Internally synchronized; the page itself is immutable and shared with readers.
+class PageCache {
+ public:
+  std::shared_ptr<const DecodedPage> Get(int page) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return page == page_ ? decoded_ : nullptr;
+  }
+  void Put(int page, std::shared_ptr<const DecodedPage> decoded) {
+    std::lock_guard<std::mutex> lock(mu_);
+    page_ = page;
+    decoded_ = std::move(decoded);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  int page_ = -1;
+  std::shared_ptr<const DecodedPage> decoded_;
+};
 
 class FileReaderImpl final : public FileReader {
  public:
@@ -168,6 +210,7 @@ class FileReaderImpl final : public FileReader {
       }
       columns_.push_back(std::move(meta));
     }
+    page_cache_ = std::make_unique<PageCache[]>(columns_.size());
     if (version_.minor == 0) {
       std::vector<std::pair<uint64_t, uint64_t>> global_buffers;
       for (uint32_t g = 0; g < footer_.num_global_buffers; ++g) {
@@ -293,6 +336,7 @@ class FileReaderImpl final : public FileReader {
       LeafItems items;
       LANCEDB_RETURN_NOT_OK(InitLeafValues(*fc.paths[i].leaf_type, &items.values));
       LANCEDB_RETURN_NOT_OK(ReadLeafRange(column, fc.paths[i], row_start, num_rows, &items));
+      items.values.Share();
       auto leaf = Unravel(fc.paths[i], std::move(items));
       if (!leaf.ok()) {
         return leaf.status().WithContext("File '" + path_ + "', column " + std::to_string(column));
@@ -309,6 +353,7 @@ class FileReaderImpl final : public FileReader {
     const auto& meta = columns_[column];
     int64_t page_start = 0;
     const int64_t row_end = row_start + num_rows;
+    ReserveValues(meta, path, row_start, row_end, &out->values);
     for (int p = 0; p < meta.pages_size() && page_start < row_end; ++p) {
       const auto& page = meta.pages(p);
       const int64_t page_rows = static_cast<int64_t>(page.length());
@@ -317,11 +362,20 @@ class FileReaderImpl final : public FileReader {
         const std::string where = "file '" + path_ + "', column " + std::to_string(column) +
                                   " (field id " + std::to_string(path.field_id) + "), page " +
                                   std::to_string(p);
-        LeafItems items;
-        LANCEDB_RETURN_NOT_OK(DecodePage(page, path, where, &items));
-        LANCEDB_RETURN_NOT_OK(ValidatePage(path, items, page_rows, where));
-        AppendRows(path, items, std::max(row_start, page_start) - page_start,
+        std::shared_ptr<const DecodedPage> decoded = page_cache_[column].Get(p);
+        if (decoded == nullptr) {
+          auto fresh = std::make_shared<DecodedPage>();
+          LANCEDB_RETURN_NOT_OK(DecodePage(page, path, where, &fresh->items));
+          LANCEDB_RETURN_NOT_OK(ValidatePage(path, fresh->items, page_rows, where));
+          fresh->IndexRows(path);
+          fresh->items.values.Share();
+          decoded = fresh;
+          // Keep the page only when later reads will want more of it.
+          if (row_end < page_end) page_cache_[column].Put(p, decoded);
+        }
+        AppendRows(path, *decoded, std::max(row_start, page_start) - page_start,
                    std::min(row_end, page_end) - page_start, out);
+        if (row_end >= page_end) page_cache_[column].Put(-1, nullptr);
       }
       page_start = page_end;
     }
@@ -330,6 +384,25 @@ class FileReaderImpl final : public FileReader {
                                 "fewer rows than the file");
     }
     return Status::OK();
+  }
+
+  /// When a read of fixed-width values spans several pages, size its output once (a read
+  /// within one page slices the page instead).
+  static void ReserveValues(const v2::ColumnMetadata& meta, const LeafPath& path,
+                            int64_t row_start, int64_t row_end, LeafValues* values) {
+    if (path.max_rep > 0 || values->kind != ValueKind::kFixed || values->bits_per_value % 8 != 0) {
+      return;
+    }
+    int pages = 0;
+    int64_t page_start = 0;
+    for (int p = 0; p < meta.pages_size() && page_start < row_end; ++p) {
+      const int64_t page_end = page_start + static_cast<int64_t>(meta.pages(p).length());
+      if (page_end > row_start && page_end > page_start) ++pages;
+      page_start = page_end;
+    }
+    if (pages > 1) {
+      values->data.reserve(static_cast<size_t>((row_end - row_start) * (values->bits_per_value / 8)));
+    }
   }
 
   Status DecodePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
@@ -386,6 +459,7 @@ class FileReaderImpl final : public FileReader {
   std::vector<v2::ColumnMetadata> columns_;
   std::vector<FieldColumns> fields_;
   std::unique_ptr<V20FieldReader> v20_;  // 2.0 files only
+  std::unique_ptr<PageCache[]> page_cache_;  // one per column (2.1+)
 };
 
 }  // namespace

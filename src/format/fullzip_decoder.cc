@@ -135,7 +135,17 @@ class FullZipDecoder final : public PageDecoder {
       }
       return Status::OK();
     };
-    for (int64_t i = 0; i < num_items; ++i) {
+    if (cw == 0 && !variable && form.transform == ValueForm::kNone && !form.fsl_validity) {
+      // Plain fixed-width values (vectors): the values are buffer 0 itself.
+      if (num_items < 0 || value_bytes <= 0 ||
+          num_items > static_cast<int64_t>(zipped.size()) / value_bytes) {
+        return Status::Corruption("zipped buffer is truncated");
+      }
+      v.external = Buffer::Slice(ctx.buffers[0], 0, num_items * value_bytes);
+      v.num_values = num_items;
+      pos = num_items * value_bytes;
+    }
+    for (int64_t i = v.external ? num_items : 0; i < num_items; ++i) {
       uint64_t word = 0;
       LANCEDB_RETURN_NOT_OK(need(cw));
       std::memcpy(&word, zipped.data() + pos, static_cast<size_t>(cw));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "common/bit_util.h"
 
@@ -80,8 +81,25 @@ Status InitLeafValues(const array::DataType& type, LeafValues* values) {
   return Status::NotSupported("No leaf encoding for type " + type.ToString());
 }
 
+void LeafValues::Materialize() {
+  if (!external) return;
+  data.assign(external->data(), external->data() + external->size());
+  external.reset();
+}
+
+void LeafValues::Share() {
+  if (kind != ValueKind::kFixed || bits_per_value % 8 != 0 || external ||
+      !item_validity.empty()) {
+    return;
+  }
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::move(data));
+  data.clear();
+  external = Buffer::Wrap(owner->data(), static_cast<int64_t>(owner->size()), owner);
+}
+
 void LeafValues::Clear() {
   num_values = 0;
+  external.reset();
   data.clear();
   offsets.clear();
   if (kind == ValueKind::kVariable) offsets.push_back(0);
@@ -90,11 +108,13 @@ void LeafValues::Clear() {
 }
 
 int64_t LeafValues::ByteSize() const {
-  return static_cast<int64_t>(data.size() + offsets.size() * 8 + item_validity.size());
+  return static_cast<int64_t>(data.size() + offsets.size() * 8 + item_validity.size()) +
+         (external ? external->size() : 0);
 }
 
 void LeafValues::AppendFrom(const LeafValues& other, int64_t start, int64_t count) {
   if (count <= 0) return;
+  Materialize();
   if (kind == ValueKind::kVariable) {
     int64_t begin = other.offsets[start];
     int64_t end = other.offsets[start + count];
@@ -105,8 +125,8 @@ void LeafValues::AppendFrom(const LeafValues& other, int64_t start, int64_t coun
     int64_t nbits = num_values * bits_per_value;
     if (bits_per_value % 8 == 0) {
       int64_t width = bits_per_value / 8;
-      data.insert(data.end(), other.data.begin() + start * width,
-                  other.data.begin() + (start + count) * width);
+      const uint8_t* src = other.value_bytes();
+      data.insert(data.end(), src + start * width, src + (start + count) * width);
     } else {
       AppendBits(other.data.data(), start * bits_per_value, count * bits_per_value, &data, &nbits);
     }
@@ -124,6 +144,7 @@ void LeafValues::AppendFrom(const LeafValues& other, int64_t start, int64_t coun
 }
 
 void LeafValues::AppendNullSlot() {
+  Materialize();
   if (kind == ValueKind::kVariable) {
     offsets.push_back(offsets.back());
   } else if (kind == ValueKind::kFixed) {

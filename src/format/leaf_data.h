@@ -71,7 +71,17 @@ struct LeafValues {
   /// FSL item validity, fsl_dim bits per value (LSB-first, 1 = valid); empty = all valid.
   std::vector<uint8_t> item_validity;
   int64_t max_value_bytes = 0;
+  /// Fixed byte-aligned values held outside `data`, e.g. a zero-copy slice of a page buffer;
+  /// when set, `data` is empty and `external` holds num_values * bits_per_value / 8 bytes.
+  BufferPtr external;
 
+  /// The fixed-width value bytes, wherever they are held.
+  const uint8_t* value_bytes() const { return external ? external->data() : data.data(); }
+  /// Move values held in `external` into `data` (before appending to them).
+  void Materialize();
+  /// Move fixed byte-aligned values from `data` into a shared `external` buffer (no copy), so
+  /// that arrays and slices can share them. No-op for other layouts.
+  void Share();
   void Clear();
   int64_t ByteSize() const;
   /// Append `count` values starting at value `start` of `other` (same layout).

@@ -177,7 +177,9 @@ Result<array::ArrayPtr> LeafArray(const DataTypePtr& type, const LeafValues& v,
     return MakeArray(type, n, {ValidityBuffer(s), offsets, Buffer::FromVector(v.data)}, {},
                      s.null_count);
   }
-  BufferPtr data = BitsBuffer(v.data, n * v.bits_per_value);
+  BufferPtr data = v.external && v.external->size() >= bit_util::BytesForBits(n * v.bits_per_value)
+                       ? v.external
+                       : BitsBuffer(v.data, n * v.bits_per_value);
   if (v.fsl_dim == 0) {
     return MakeArray(type, n, {ValidityBuffer(s), data}, {}, s.null_count);
   }
