@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
 
 #include "format/file_writer.h"
 #include "format/test_data.h"
@@ -110,6 +112,40 @@ TEST(FileReader, ReadsRowRangesAcrossPageBoundaries) {
     ExpectColumnsEqual(*batch->Slice(start, len), **read);
   }
   EXPECT_TRUE((*reader)->Read(TopLevelIds(**reader), 400, 101).status().IsInvalidArgument());
+}
+
+TEST(FileReader, SequentialAndConcurrentBatchesMatchTheCachedPages) {
+  // Batches smaller than pages hit each column's cached page; batches across pages copy;
+  // results must not depend on the order or interleaving of reads.
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(900));
+  auto path = WriteFile(fs, batch, /*max_page_bytes=*/4096);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  const auto ids = TopLevelIds(**reader);
+  for (int64_t batch_rows : {7, 64, 300}) {
+    for (int64_t start = 0; start < 900; start += batch_rows) {
+      const int64_t len = std::min<int64_t>(batch_rows, 900 - start);
+      auto read = (*reader)->Read(ids, start, len);
+      ASSERT_TRUE(read.ok()) << read.status().ToString();
+      ExpectColumnsEqual(*batch->Slice(start, len), **read);
+    }
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int64_t start = t * 13; start + 50 <= 900; start += 50) {
+        auto read = (*reader)->Read(ids, start, 50);
+        if (!read.ok() || (*read)->num_rows() != 50 ||
+            !array::ArrayEquals(*batch->Slice(start, 50)->column(0), *(*read)->column(0))) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(FileReader, ProjectsFieldsInRequestedOrder) {
