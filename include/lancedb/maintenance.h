@@ -44,7 +44,8 @@ struct RemovalStats {
   uint64_t old_versions_removed = 0;
 };
 
-/// What Table::Optimize did.
+/// What Table::Optimize did (compaction, then pruning, then adding unindexed rows to every
+/// vector index).
 struct OptimizeStats {
   CompactionStats compaction;
   RemovalStats prune;

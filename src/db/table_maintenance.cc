@@ -21,6 +21,8 @@ Result<OptimizeStats> Table::Optimize(const OptimizeOptions& options) {
   OptimizeStats stats;
   LANCEDB_ASSIGN_OR_RETURN(stats.compaction, Compact(options.compaction));
   LANCEDB_ASSIGN_OR_RETURN(stats.prune, Prune(options.prune));
+  // Index the rows compaction moved out of the indices' fragments, and any appended rows.
+  LANCEDB_RETURN_NOT_OK(OptimizeIndices());
   return stats;
 }
 
