@@ -369,4 +369,6 @@ def optimize(
     prune = cleanup_old_versions(
         table, cleanup_older_than, delete_unverified=delete_unverified
     )
+    # As LanceDB: the rows compaction moved, and any appended rows, join the existing indices.
+    table.optimize_indices()
     return OptimizeStats(compaction=compaction, prune=prune)

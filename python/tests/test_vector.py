@@ -221,3 +221,20 @@ def test_index_create_list_stats_drop(pair):
     seen = []
     ours.create_index("vector", config=IvfFlat(num_partitions=4), progress=lambda s, f: seen.append(f))
     assert seen
+
+
+def test_optimize_indexes_rows_appended_after_the_index(tmp_path):
+    import lancedb_cpp
+
+    db = lancedb_cpp.connect(str(tmp_path / "db"))
+    rng = np.random.default_rng(3)
+    rows = [{"id": i, "vector": rng.standard_normal(DIM).astype("float32").tolist()}
+            for i in range(600)]
+    tbl = db.create_table("t", rows[:500])
+    tbl.create_index("vector", config=lancedb_cpp.index.IvfFlat(num_partitions=4))
+    tbl.add(rows[500:])
+    assert tbl.index_stats("vector_idx").num_unindexed_rows == 100
+    tbl.optimize()
+    stats = tbl.index_stats("vector_idx")
+    assert stats.num_indexed_rows == 600
+    assert stats.num_unindexed_rows == 0
