@@ -32,8 +32,8 @@ class Table;
 /// Compute new columns from a batch of existing rows. `input_schema` / `input` (a struct
 /// array) hold the read columns; both are owned by the callee, which must release them.
 /// Fill `output` with a struct array of the declared output schema and the same length.
-using BatchUdf = std::function<Status(ArrowSchema* input_schema, ArrowArray* input,
-                                      ArrowArray* output)>;
+using BatchUdf =
+    std::function<Status(ArrowSchema* input_schema, ArrowArray* input, ArrowArray* output)>;
 
 /// How AddColumns computes the new columns.
 struct ColumnTransform {

@@ -21,7 +21,8 @@ nb::object CapsuleOf(nb::handle obj, const char* name, const char* method) {
   }
   nb::object capsule = obj.attr(method)();
   if (!PyCapsule_IsValid(capsule.ptr(), name)) {
-    throw nb::type_error((std::string(method) + " did not return a '" + name + "' capsule").c_str());
+    throw nb::type_error(
+        (std::string(method) + " did not return a '" + name + "' capsule").c_str());
   }
   return capsule;
 }

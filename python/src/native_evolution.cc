@@ -29,9 +29,8 @@ namespace {
 using MergeTuple = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint32_t>;
 
 MergeTuple MergeInsertPy(Table& table, nb::handle data, std::vector<std::string> on,
-                         bool update_all, std::optional<std::string> update_where,
-                         bool insert_all, bool delete_by_source,
-                         std::optional<std::string> delete_condition,
+                         bool update_all, std::optional<std::string> update_where, bool insert_all,
+                         bool delete_by_source, std::optional<std::string> delete_condition,
                          std::optional<double> timeout) {
   MergeInsertRequest request;
   request.on = std::move(on);
@@ -48,8 +47,7 @@ MergeTuple MergeInsertPy(Table& table, nb::handle data, std::vector<std::string>
   }
   ArrowArrayStream stream = TakeStream(data);
   MergeResult r = CallWithoutGil([&] { return table.ExecuteMergeInsert(request, &stream); });
-  return {r.version, r.num_inserted_rows, r.num_updated_rows, r.num_deleted_rows,
-          r.num_attempts};
+  return {r.version, r.num_inserted_rows, r.num_updated_rows, r.num_deleted_rows, r.num_attempts};
 }
 
 std::map<std::string, std::pair<uint64_t, uint64_t>> ListTagsPy(const Table& table) {
@@ -67,8 +65,9 @@ BatchUdf PythonUdf(nb::object fn) {
     nb::gil_scoped_acquire gil;
     try {
       nb::object pa = nb::module_::import_("pyarrow");
-      nb::object batch = pa.attr("RecordBatch").attr("_import_from_c")(
-          reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(in_schema));
+      nb::object batch = pa.attr("RecordBatch")
+                             .attr("_import_from_c")(reinterpret_cast<uintptr_t>(in),
+                                                     reinterpret_cast<uintptr_t>(in_schema));
       nb::object result = (*holder)(batch);
       ArrowSchema out_schema{};
       result.attr("_export_to_c")(reinterpret_cast<uintptr_t>(out),
@@ -83,7 +82,8 @@ BatchUdf PythonUdf(nb::object fn) {
   };
 }
 
-uint64_t AddColumnsPy(Table& table, std::optional<std::vector<std::pair<std::string, std::string>>> sql,
+uint64_t AddColumnsPy(Table& table,
+                      std::optional<std::vector<std::pair<std::string, std::string>>> sql,
                       nb::handle schema, nb::object fn, std::vector<std::string> read_columns,
                       int64_t batch_size) {
   AddColumnsRequest request;
@@ -184,8 +184,7 @@ void RegisterEvolution(nb::module_& m) {
         nb::arg("delete_unverified"));
   m.def("merge_insert", &MergeInsertPy, nb::arg("table"), nb::arg("data"), nb::arg("on"),
         nb::arg("update_all"), nb::arg("update_where").none(), nb::arg("insert_all"),
-        nb::arg("delete_by_source"), nb::arg("delete_condition").none(),
-        nb::arg("timeout").none(),
+        nb::arg("delete_by_source"), nb::arg("delete_condition").none(), nb::arg("timeout").none(),
         "Merge an Arrow stream into the table; return (version, inserted, updated, deleted, "
         "attempts).");
   m.def("list_tags", &ListTagsPy, nb::arg("table"),

@@ -89,9 +89,9 @@ class DataType {
   bool is_primitive() const;  // fixed width and not nested: bool, ints, floats, temporal, ...
   bool is_integer() const;
   bool is_floating() const;
-  bool is_binary_like() const;  // string, large_string, binary, large_binary
-  bool is_list_like() const;    // list, large_list, fixed_size_list
-  bool is_nested() const;       // list-like or struct
+  bool is_binary_like() const;     // string, large_string, binary, large_binary
+  bool is_list_like() const;       // list, large_list, fixed_size_list
+  bool is_nested() const;          // list-like or struct
   bool has_large_offsets() const;  // large_string, large_binary, large_list
 
   bool Equals(const DataType& other, bool check_metadata = false) const;

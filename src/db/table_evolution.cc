@@ -114,7 +114,8 @@ Result<SqlTransform> BindSql(const array::Schema& schema,
       return Status::InvalidArgument("Column '" + name + "' is added twice");
     }
     auto bound = expr::ParseAndBind(sql, schema);
-    if (!bound.ok()) return bound.status().WithContext("In the expression of new column '" + name + "'");
+    if (!bound.ok())
+      return bound.status().WithContext("In the expression of new column '" + name + "'");
     for (const auto& c : bound->columns) {
       if (c == expr::kRowIdColumn || c == expr::kRowOffsetColumn) {
         return Status::NotSupported("add_columns expressions cannot read " + c);
@@ -162,8 +163,9 @@ Result<AddColumnsResult> LocalTable::ExecuteAddColumns(const AddColumnsRequest& 
     auto generator = [&sql](const array::RecordBatch& rows) -> Result<array::RecordBatchPtr> {
       std::vector<array::ArrayPtr> columns;
       for (size_t i = 0; i < sql.exprs.size(); ++i) {
-        LANCEDB_ASSIGN_OR_RETURN(auto col,
-                                 expr::Evaluate(sql.exprs[i], rows, sql.output->field(static_cast<int>(i))->type()));
+        LANCEDB_ASSIGN_OR_RETURN(
+            auto col,
+            expr::Evaluate(sql.exprs[i], rows, sql.output->field(static_cast<int>(i))->type()));
         columns.push_back(std::move(col));
       }
       return array::RecordBatch::Make(sql.output, std::move(columns), rows.num_rows());
@@ -214,7 +216,8 @@ Result<format::LanceField*> FindPath(std::vector<format::LanceField>* fields,
   size_t start = 0;
   while (true) {
     size_t dot = path.find('.', start);
-    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     found = nullptr;
     for (auto& f : *level) {
       if (f.name == part) found = &f;
@@ -241,8 +244,7 @@ bool Castable(const array::DataType& from, const array::DataType& to) {
   auto bytes = [](const array::DataType& t) {
     return t.id() == array::TypeId::kBinary || t.id() == array::TypeId::kLargeBinary;
   };
-  return (numeric(from) && numeric(to)) || (text(from) && text(to)) ||
-         (bytes(from) && bytes(to));
+  return (numeric(from) && numeric(to)) || (text(from) && text(to)) || (bytes(from) && bytes(to));
 }
 
 /// Convert a column with the SQL evaluator's casts.
@@ -278,8 +280,8 @@ Result<std::vector<std::pair<std::string, array::DataTypePtr>>> CollectCasts(
     const auto& from = schema.field(index)->type();
     if (from->Equals(**type)) continue;
     if (!Castable(*from, **type)) {
-      return Status::InvalidArgument("alter_columns: cannot cast column '" + alt.path +
-                                     "' from " + from->ToString() + " to " + (*type)->ToString());
+      return Status::InvalidArgument("alter_columns: cannot cast column '" + alt.path + "' from " +
+                                     from->ToString() + " to " + (*type)->ToString());
     }
     casts.emplace_back(alt.path, *type);
   }
@@ -297,8 +299,7 @@ Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& a
     std::vector<format::LanceField> fields = schema.fields();
     for (const auto& alt : alterations) {
       std::vector<format::LanceField>* siblings = nullptr;
-      LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field,
-                               FindPath(&fields, alt.path, &siblings));
+      LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, alt.path, &siblings));
       if (alt.nullable) {
         if (!*alt.nullable && field->nullable) {
           return Status::InvalidArgument("alter_columns: column '" + alt.path +
@@ -312,9 +313,8 @@ Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& a
         }
         for (const auto& sib : *siblings) {
           if (sib.name == *alt.rename && &sib != field) {
-            return Status::InvalidArgument("alter_columns: cannot rename '" + alt.path +
-                                           "' to '" + *alt.rename +
-                                           "': a column of that name already exists");
+            return Status::InvalidArgument("alter_columns: cannot rename '" + alt.path + "' to '" +
+                                           *alt.rename + "': a column of that name already exists");
           }
         }
         field->name = *alt.rename;

@@ -91,8 +91,8 @@ TEST(AddColumns, SqlExpressionsWriteNewFilesOnly) {
 
 TEST(AddColumns, AllNullsIncludingNestedStruct) {
   auto t = MakeTable("memory://addnull", 5);
-  auto added = la::schema({la::field("meta", la::struct_({la::field("a", la::int32()),
-                                                          la::field("b", la::utf8())}))});
+  auto added = la::schema(
+      {la::field("meta", la::struct_({la::field("a", la::int32()), la::field("b", la::utf8())}))});
   ArrowSchema c;
   ASSERT_TRUE(la::ExportSchema(*added, &c).ok());
   auto r = t->AddColumns().Transform(ColumnTransform::AllNulls(&c)).Execute();
@@ -116,8 +116,8 @@ TEST(AddColumns, BatchUdfSeesOnlyReadColumns) {
     auto x = batch->GetColumnByName("x");
     std::vector<double> ys;
     for (int64_t i = 0; i < batch->num_rows(); ++i) ys.push_back(x->GetValues<double>(1)[i] + 1);
-    LANCEDB_ASSIGN_OR_RETURN(auto result, la::RecordBatch::Make(
-                                              out_schema, {la::MakePrimitive(la::float64(), ys)}));
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto result, la::RecordBatch::Make(out_schema, {la::MakePrimitive(la::float64(), ys)}));
     return la::ExportRecordBatch(*result, out);
   };
   auto r = t->AddColumns().Transform(ColumnTransform::Udf(&c, udf)).ReadColumns({"x"}).Execute();

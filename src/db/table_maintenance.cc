@@ -43,8 +43,8 @@ Result<CompactionStats> LocalTable::Compact(const CompactionOptions& options) {
   table::CompactionMetrics metrics;
   LANCEDB_ASSIGN_OR_RETURN(auto compacted, table::CompactFiles(latest, o, &metrics));
   Publish(compacted);
-  return CompactionStats{metrics.fragments_removed, metrics.fragments_added,
-                         metrics.files_removed, metrics.files_added};
+  return CompactionStats{metrics.fragments_removed, metrics.fragments_added, metrics.files_removed,
+                         metrics.files_added};
 }
 
 Result<RemovalStats> LocalTable::Prune(const PruneOptions& options) {

@@ -33,8 +33,9 @@ la::RecordBatchPtr Rows(int64_t first, int64_t count) {
   std::vector<std::optional<std::string>> ss;
   for (int64_t i = first; i < first + count; ++i) {
     ids.push_back(i);
-    ss.push_back(i % 3 == 0 ? std::nullopt
-                            : std::optional<std::string>(i % 3 == 1 ? "" : "v" + std::to_string(i)));
+    ss.push_back(i % 3 == 0
+                     ? std::nullopt
+                     : std::optional<std::string>(i % 3 == 1 ? "" : "v" + std::to_string(i)));
   }
   // Lists: NULL every 4th row, else 0..2 copies of the id (empty lists included).
   std::vector<int64_t> offsets{0};
@@ -42,13 +43,14 @@ la::RecordBatchPtr Rows(int64_t first, int64_t count) {
   std::vector<bool> valid;
   for (int64_t i = first; i < first + count; ++i) {
     valid.push_back(i % 4 != 0);
-    for (int64_t k = 0; k < (i % 4 == 0 ? 0 : i % 4 - 1); ++k) items.push_back(static_cast<int32_t>(i));
+    for (int64_t k = 0; k < (i % 4 == 0 ? 0 : i % 4 - 1); ++k)
+      items.push_back(static_cast<int32_t>(i));
     offsets.push_back(static_cast<int64_t>(items.size()));
   }
-  auto lists = la::MakeList(la::list(la::int32()), offsets, la::MakePrimitive(la::int32(), items),
-                            valid);
-  return *la::RecordBatch::Make(Schema(), {la::MakePrimitive(la::int64(), ids),
-                                           la::MakeString(ss), lists});
+  auto lists =
+      la::MakeList(la::list(la::int32()), offsets, la::MakePrimitive(la::int32(), items), valid);
+  return *la::RecordBatch::Make(Schema(),
+                                {la::MakePrimitive(la::int64(), ids), la::MakeString(ss), lists});
 }
 
 std::shared_ptr<Table> MakeTable(const std::string& uri, int fragments, int rows) {
@@ -58,9 +60,9 @@ std::shared_ptr<Table> MakeTable(const std::string& uri, int fragments, int rows
       la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, rows)}), &s).ok());
   auto t = *(*db)->CreateTable("t", &s);
   for (int f = 1; f < fragments; ++f) {
-    EXPECT_TRUE(la::ExportRecordBatchReader(
-                    la::MakeVectorReader(Schema(), {Rows(f * rows, rows)}), &s)
-                    .ok());
+    EXPECT_TRUE(
+        la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(f * rows, rows)}), &s)
+            .ok());
     EXPECT_TRUE(t->Add(&s).ok());
   }
   return t;

@@ -81,8 +81,8 @@ bool AppendKey(const array::ArrayData& a, int64_t i, std::string* key) {
     key->append(reinterpret_cast<const char*>(a.buffers[1]->data()) + (a.offset + i) * w,
                 static_cast<size_t>(w));
   } else {
-    std::string s = array::ArrayToString(*array::Slice(
-        std::make_shared<array::ArrayData>(a), i, 1), 1 << 20);
+    std::string s =
+        array::ArrayToString(*array::Slice(std::make_shared<array::ArrayData>(a), i, 1), 1 << 20);
     uint64_t n = s.size();
     key->append(reinterpret_cast<const char*>(&n), sizeof(n));
     key->append(s);
@@ -221,8 +221,8 @@ Result<array::RecordBatchPtr> QualifiedBatch(const array::RecordBatchPtr& target
 
 /// What one merge attempt decided.
 struct MergePlan {
-  std::vector<uint64_t> removed;         // row addresses replaced or deleted
-  std::vector<int64_t> new_rows;         // source rows to write (updates then inserts)
+  std::vector<uint64_t> removed;  // row addresses replaced or deleted
+  std::vector<int64_t> new_rows;  // source rows to write (updates then inserts)
   uint64_t num_updated = 0;
   uint64_t num_inserted = 0;
   uint64_t num_deleted = 0;
@@ -236,11 +236,14 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
   if (request.when_matched_update_all && request.when_matched_update_condition &&
       !request.when_matched_update_condition->empty()) {
     auto t = std::make_shared<array::Schema>(schema->fields());
-    auto empty = array::RecordBatch::Make(t, [&] {
-      std::vector<array::ArrayPtr> cols;
-      for (const auto& f : t->fields()) cols.push_back(array::MakeNullArray(f->type(), 0));
-      return cols;
-    }(), 0);
+    auto empty = array::RecordBatch::Make(
+        t,
+        [&] {
+          std::vector<array::ArrayPtr> cols;
+          for (const auto& f : t->fields()) cols.push_back(array::MakeNullArray(f->type(), 0));
+          return cols;
+        }(),
+        0);
     LANCEDB_RETURN_NOT_OK(empty.status());
     LANCEDB_ASSIGN_OR_RETURN(auto qualified, QualifiedBatch(*empty, *empty));
     auto bound = expr::ParseFilter(*request.when_matched_update_condition, *qualified->schema());
@@ -332,8 +335,8 @@ Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const Me
     return dataset->DeleteRows(plan.removed, &deleted);
   }
   LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeBatch(*source.rows, plan.new_rows));
-  LANCEDB_ASSIGN_OR_RETURN(rows, array::RecordBatch::Make(dataset->schema(), rows->columns(),
-                                                          rows->num_rows()));
+  LANCEDB_ASSIGN_OR_RETURN(
+      rows, array::RecordBatch::Make(dataset->schema(), rows->columns(), rows->num_rows()));
   auto reader = array::MakeVectorReader(dataset->schema(), {rows});
   if (plan.removed.empty()) return dataset->Append(reader.get());
   if (table::UsesStableRowIds(*dataset) && plan.new_rows.size() != plan.removed.size()) {

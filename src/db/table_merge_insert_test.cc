@@ -22,16 +22,16 @@ la::SchemaPtr Schema() {
                      la::field("v", la::float64())});
 }
 
-la::RecordBatchPtr Rows(const std::vector<int64_t>& ids, double v,
-                        const std::string& grp = "a") {
+la::RecordBatchPtr Rows(const std::vector<int64_t>& ids, double v, const std::string& grp = "a") {
   std::vector<std::optional<std::string>> grps;
   std::vector<double> vs;
   for (int64_t id : ids) {
     grps.emplace_back(grp);
     vs.push_back(v + static_cast<double>(id));
   }
-  return *la::RecordBatch::Make(Schema(), {la::MakePrimitive(la::int64(), ids),
-                                           la::MakeString(grps), la::MakePrimitive(la::float64(), vs)});
+  return *la::RecordBatch::Make(Schema(),
+                                {la::MakePrimitive(la::int64(), ids), la::MakeString(grps),
+                                 la::MakePrimitive(la::float64(), vs)});
 }
 
 ArrowArrayStream Stream(const la::RecordBatchPtr& batch) {
@@ -109,9 +109,8 @@ TEST(MergeInsert, ReplaceRangeDeletesBySourceWithCondition) {
 TEST(MergeInsert, ConditionalUpdateSeesTargetAndSource) {
   auto t = MakeTable("memory://cond", {1, 2, 3});
   ArrowArrayStream s = Stream(Rows({1, 2, 3}, 100.0));
-  auto r = t->MergeInsert({"id"})
-               .WhenMatchedUpdateAll("target.id >= 2 AND source.v > 102")
-               .Execute(&s);
+  auto r =
+      t->MergeInsert({"id"}).WhenMatchedUpdateAll("target.id >= 2 AND source.v > 102").Execute(&s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->num_updated_rows, 1u);
   EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1}, {2, 2}, {3, 103}}));
@@ -120,7 +119,8 @@ TEST(MergeInsert, ConditionalUpdateSeesTargetAndSource) {
 TEST(MergeInsert, CompositeKeys) {
   auto t = MakeTable("memory://composite", {1, 2});
   ArrowArrayStream s = Stream(Rows({1, 2}, 100.0, "b"));  // same ids, other group
-  auto r = t->MergeInsert({"id", "grp"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s);
+  auto r =
+      t->MergeInsert({"id", "grp"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->num_inserted_rows, 2u);
   EXPECT_EQ(r->num_updated_rows, 0u);

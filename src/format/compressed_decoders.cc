@@ -101,8 +101,7 @@ Result<BlockValueDecoder> MakeOutOfLineBlock(const pb::CompressiveEncoding& e,
                        : static_cast<int64_t>(bytes.size()) * 8 / width + kFastLanesBlock;
         if (num_values < 0 || num_values > max_values) {
           return Status::Corruption("Bit-packed buffer of " + std::to_string(bytes.size()) +
-                                    " bytes cannot hold " + std::to_string(num_values) +
-                                    " values");
+                                    " bytes cannot hold " + std::to_string(num_values) + " values");
         }
         const size_t start = out->data.size();
         uint8_t* dst = GrowFixed(out, num_values);
@@ -229,8 +228,8 @@ Result<ChunkValueDecoder> MakeGeneral(const pb::CompressiveEncoding& e, const Le
     if (out->kind == ValueKind::kFixed && num_values >= 0) {
       // Flat, bit-packed (padded to 1024-value blocks plus a width word) or RLE values.
       const uint64_t width = static_cast<uint64_t>((out->bits_per_value + 7) / 8);
-      limit = std::min(limit, (static_cast<uint64_t>(num_values) + 2 * kFastLanesBlock) * width * 2 +
-                                  4096);
+      limit = std::min(
+          limit, (static_cast<uint64_t>(num_values) + 2 * kFastLanesBlock) * width * 2 + 4096);
     }
     LANCEDB_RETURN_NOT_OK(DecompressGeneral(scheme, buffers[0], scratch.get(), limit));
     std::vector<std::span<const uint8_t>> plain(buffers.begin(), buffers.end());

@@ -134,8 +134,7 @@ TEST(ConstantLayout, RejectsBadScalarBuffersAndLevels) {
                              &out)
                   .IsCorruption());
   // Two buffers and no inline value: all-null levels, but an all-valid layer cannot be null.
-  EXPECT_FALSE(
-      DecodeConstant(c, path, 2, {Buffer::Allocate(0), Buffer::Allocate(0)}, &out).ok());
+  EXPECT_FALSE(DecodeConstant(c, path, 2, {Buffer::Allocate(0), Buffer::Allocate(0)}, &out).ok());
 }
 
 }  // namespace

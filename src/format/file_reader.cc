@@ -388,8 +388,8 @@ class FileReaderImpl final : public FileReader {
 
   /// When a read of fixed-width values spans several pages, size its output once (a read
   /// within one page slices the page instead).
-  static void ReserveValues(const v2::ColumnMetadata& meta, const LeafPath& path,
-                            int64_t row_start, int64_t row_end, LeafValues* values) {
+  static void ReserveValues(const v2::ColumnMetadata& meta, const LeafPath& path, int64_t row_start,
+                            int64_t row_end, LeafValues* values) {
     if (path.max_rep > 0 || values->kind != ValueKind::kFixed || values->bits_per_value % 8 != 0) {
       return;
     }
@@ -401,7 +401,8 @@ class FileReaderImpl final : public FileReader {
       page_start = page_end;
     }
     if (pages > 1) {
-      values->data.reserve(static_cast<size_t>((row_end - row_start) * (values->bits_per_value / 8)));
+      values->data.reserve(
+          static_cast<size_t>((row_end - row_start) * (values->bits_per_value / 8)));
     }
   }
 
@@ -458,7 +459,7 @@ class FileReaderImpl final : public FileReader {
   int64_t num_rows_ = 0;
   std::vector<v2::ColumnMetadata> columns_;
   std::vector<FieldColumns> fields_;
-  std::unique_ptr<V20FieldReader> v20_;  // 2.0 files only
+  std::unique_ptr<V20FieldReader> v20_;      // 2.0 files only
   std::unique_ptr<PageCache[]> page_cache_;  // one per column (2.1+)
 };
 

@@ -28,8 +28,8 @@ Status DecompressLz4(std::span<const uint8_t> in, std::vector<uint8_t>* out, uin
   if (size == 0 && in.size() == 4) return Status::OK();
   if (in.size() - 4 > static_cast<size_t>(INT32_MAX) || size > static_cast<uint32_t>(INT32_MAX) ||
       size > max_bytes || size > (in.size() - 4) * kLz4MaxRatio + 16) {
-    return Status::Corruption("LZ4 block of " + std::to_string(in.size() - 4) +
-                              " bytes declares " + std::to_string(size) + " bytes");
+    return Status::Corruption("LZ4 block of " + std::to_string(in.size() - 4) + " bytes declares " +
+                              std::to_string(size) + " bytes");
   }
   const size_t start = out->size();
   out->resize(start + size);

@@ -88,8 +88,7 @@ void LeafValues::Materialize() {
 }
 
 void LeafValues::Share() {
-  if (kind != ValueKind::kFixed || bits_per_value % 8 != 0 || external ||
-      !item_validity.empty()) {
+  if (kind != ValueKind::kFixed || bits_per_value % 8 != 0 || external || !item_validity.empty()) {
     return;
   }
   auto owner = std::make_shared<std::vector<uint8_t>>(std::move(data));

@@ -208,7 +208,8 @@ class MiniBlockDecoder final : public PageDecoder {
       const int log2 = static_cast<int>(word & 0xF);
       const bool last = c + 1 == num_chunks;
       const int64_t n = last ? num_items - values_seen : (int64_t{1} << log2);
-      if (n < 0 || n > kMaxChunkValues || offset + chunk_bytes > static_cast<int64_t>(data.size())) {
+      if (n < 0 || n > kMaxChunkValues ||
+          offset + chunk_bytes > static_cast<int64_t>(data.size())) {
         return Status::Corruption("chunk " + std::to_string(c) + " is out of bounds");
       }
       ChunkReader reader(

@@ -173,14 +173,12 @@ class ConstantDecoder final : public PageDecoder {
       // constant page) is treated as corrupt.
       const int64_t max_levels =
           std::min(kMaxBlockValues, std::max<int64_t>(ctx.num_rows, 1) * 1024);
-      LANCEDB_RETURN_NOT_OK(ConstantLevels(c.has_rep_compression(), c.rep_compression(),
-                                           ctx.buffers[level_base],
-                                           static_cast<int64_t>(c.num_rep_values()), max_levels,
-                                           &rep));
-      LANCEDB_RETURN_NOT_OK(ConstantLevels(c.has_def_compression(), c.def_compression(),
-                                           ctx.buffers[level_base + 1],
-                                           static_cast<int64_t>(c.num_def_values()), max_levels,
-                                           &def));
+      LANCEDB_RETURN_NOT_OK(
+          ConstantLevels(c.has_rep_compression(), c.rep_compression(), ctx.buffers[level_base],
+                         static_cast<int64_t>(c.num_rep_values()), max_levels, &rep));
+      LANCEDB_RETURN_NOT_OK(
+          ConstantLevels(c.has_def_compression(), c.def_compression(), ctx.buffers[level_base + 1],
+                         static_cast<int64_t>(c.num_def_values()), max_levels, &def));
     }
     int64_t num_items = ctx.num_rows;
     if (!rep.empty() || !def.empty()) {

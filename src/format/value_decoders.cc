@@ -36,8 +36,7 @@ Status NeedBuffers(Buffers buffers, size_t n) {
 
 Status AppendFixed(std::span<const uint8_t> bytes, int64_t num_values, LeafValues* out) {
   const int64_t bits = out->bits_per_value;
-  if (num_values < 0 || bits <= 0 ||
-      num_values > static_cast<int64_t>(bytes.size()) * 8 / bits) {
+  if (num_values < 0 || bits <= 0 || num_values > static_cast<int64_t>(bytes.size()) * 8 / bits) {
     return Status::Corruption("Value buffer of " + std::to_string(bytes.size()) +
                               " bytes cannot hold " + std::to_string(num_values) + " values");
   }
@@ -156,8 +155,7 @@ Status AppendVariableValues(const uint8_t* offsets, std::span<const uint8_t> byt
 
 template <typename Offset>
 Status AppendVariableChunk(std::span<const uint8_t> buf, int64_t num_values, LeafValues* out) {
-  if (num_values < 0 ||
-      num_values >= static_cast<int64_t>(buf.size() / sizeof(Offset))) {
+  if (num_values < 0 || num_values >= static_cast<int64_t>(buf.size() / sizeof(Offset))) {
     return Status::Corruption("Variable chunk of " + std::to_string(buf.size()) +
                               " bytes cannot hold " + std::to_string(num_values) + " offsets");
   }

@@ -95,9 +95,8 @@ Result<BufferPtr> MapRange(int fd, const std::string& path, int64_t offset, int6
   const size_t map_len = static_cast<size_t>(offset + length - start);
   void* addr = ::mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, start);
   if (addr == MAP_FAILED) return ErrnoStatus("Cannot map", path, errno);
-  std::shared_ptr<const void> owner(addr, [map_len](const void* p) {
-    ::munmap(const_cast<void*>(p), map_len);
-  });
+  std::shared_ptr<const void> owner(
+      addr, [map_len](const void* p) { ::munmap(const_cast<void*>(p), map_len); });
   return Buffer::Wrap(static_cast<const uint8_t*>(addr) + (offset - start), length,
                       std::move(owner));
 }

@@ -94,8 +94,8 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
     }
   }
   for (const char* dir : {"data", "_deletions", "_indices", "_transactions"}) {
-    LANCEDB_RETURN_NOT_OK(RemoveUnreferenced(fs, root, dir, keep, dropped,
-                                             options.delete_unverified, &stats));
+    LANCEDB_RETURN_NOT_OK(
+        RemoveUnreferenced(fs, root, dir, keep, dropped, options.delete_unverified, &stats));
   }
   for (uint64_t v : removed) {
     const std::string path =

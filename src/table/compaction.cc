@@ -38,8 +38,7 @@ std::vector<std::vector<pb::DataFragment>> PlanBins(const pb::Manifest& m,
   std::vector<pb::DataFragment> current;
   int64_t rows = 0;
   auto flush = [&] {
-    bool worth = current.size() > 1 ||
-                 (current.size() == 1 && HasManyDeletions(current[0], o));
+    bool worth = current.size() > 1 || (current.size() == 1 && HasManyDeletions(current[0], o));
     if (worth) bins.push_back(std::move(current));
     current.clear();
     rows = 0;
@@ -123,17 +122,17 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   subset.clear_fragments();
   for (const auto& f : bin) *subset.add_fragments() = f;
   LANCEDB_ASSIGN_OR_RETURN(auto manifest, Manifest::Make(std::move(subset), pb::IndexSection()));
-  LANCEDB_ASSIGN_OR_RETURN(auto view, MakeDataset(ds->fs(), ds->path(), manifest,
-                                                  ManifestNaming::kV2));
+  LANCEDB_ASSIGN_OR_RETURN(auto view,
+                           MakeDataset(ds->fs(), ds->path(), manifest, ManifestNaming::kV2));
   ScanOptions scan;
   scan.batch_size = o.max_rows_per_group;
   LANCEDB_ASSIGN_OR_RETURN(auto reader, view->Scan(scan));
   WriteParams params;
   params.max_rows_per_file = o.target_rows_per_fragment;
   params.max_rows_per_group = o.max_rows_per_group;
-  LANCEDB_ASSIGN_OR_RETURN(auto fragments,
-                           WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(),
-                                          reader.get(), params, written));
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto fragments,
+      WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(), params, written));
   if ((ds->manifest().proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
     LANCEDB_ASSIGN_OR_RETURN(auto rows, CollectRowIds(ds, bin));
     LANCEDB_RETURN_NOT_OK(AssignBinRowIds(rows, &fragments));
@@ -143,8 +142,7 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
 
 /// Remove `ids` from a serialized portable roaring bitmap.
 std::string RemoveFromBitmap(const std::string& bytes, const std::set<uint64_t>& ids) {
-  roaring_bitmap_t* r =
-      roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
   if (r == nullptr) return bytes;
   for (uint64_t id : ids) roaring_bitmap_remove(r, static_cast<uint32_t>(id));
   std::string out(roaring_bitmap_portable_size_in_bytes(r), '\0');
@@ -190,8 +188,9 @@ Status RewriteOperation::Build(CommitAttempt* a) {
     }
   }
   if (seen.size() != removed.size()) {
-    return Status::CommitConflict("Fragments being compacted were removed concurrently; "
-                                  "reload the table and retry");
+    return Status::CommitConflict(
+        "Fragments being compacted were removed concurrently; "
+        "reload the table and retry");
   }
   a->manifest.mutable_fragments()->Swap(&fragments);
   UpdateMaxFragmentId(&a->manifest);
@@ -239,8 +238,8 @@ Status RewriteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t v
   for (uint64_t id : touched) {
     if (ours.count(id)) {
       return Status::CommitConflict("Rewrite (compaction) conflicts with the concurrent " +
-                                    std::string(OperationName(theirs)) +
-                                    " of fragment " + std::to_string(id) + " committed as version " +
+                                    std::string(OperationName(theirs)) + " of fragment " +
+                                    std::to_string(id) + " committed as version " +
                                     std::to_string(version) + "; reload the table and retry");
     }
   }
@@ -270,8 +269,9 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
   std::vector<std::vector<std::string>> written(bins.size());
   std::atomic<size_t> next{0};
   const size_t threads = std::min<size_t>(
-      bins.size(), static_cast<size_t>(o.num_threads > 0 ? o.num_threads
-                                                         : std::max(1u, std::thread::hardware_concurrency())));
+      bins.size(),
+      static_cast<size_t>(o.num_threads > 0 ? o.num_threads
+                                            : std::max(1u, std::thread::hardware_concurrency())));
   auto work = [&] {
     for (size_t i = next++; i < bins.size(); i = next++) {
       results[i] = RewriteBin(ds, bins[i], o, &written[i]);
@@ -295,9 +295,8 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*ds->fs(), ds->path()));
   // Reserve the new fragments' ids, then rewrite.
   ReserveFragmentsOperation reserve(num_new);
-  auto reserved = CommitOperation(ds->fs(), ds->path(),
-                                  std::make_shared<const Manifest>(manifest), listing.naming,
-                                  &reserve, WriteParams{}.max_retries);
+  auto reserved = CommitOperation(ds->fs(), ds->path(), std::make_shared<const Manifest>(manifest),
+                                  listing.naming, &reserve, WriteParams{}.max_retries);
   if (!reserved.ok()) return cleanup(reserved.status());
   uint64_t id = (*reserved)->manifest().proto().max_fragment_id() + 1 - num_new;
   std::vector<RewriteOperation::Group> groups(bins.size());

@@ -12,9 +12,9 @@
 // Commit: one ReserveFragments transaction (107) reserves the ids of all new fragments, then one
 // Rewrite transaction (104) with one group per bin replaces the old fragments in place.
 // With stable row ids, the new fragments carry the rows' ids and created/updated versions, so
-// `_rowid` survives compaction. Indices keep working: the rewritten fragments are removed from each index's fragment bitmap,
-// so queries read those rows through the unindexed path until the index is optimized.
-// Thread-safety: stateless functions over immutable snapshots.
+// `_rowid` survives compaction. Indices keep working: the rewritten fragments are removed from each
+// index's fragment bitmap, so queries read those rows through the unindexed path until the index is
+// optimized. Thread-safety: stateless functions over immutable snapshots.
 
 #pragma once
 

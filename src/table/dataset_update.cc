@@ -129,8 +129,9 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
       if (it == cache.end()) {
         LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(*impl_->fs, impl_->path, *frags.at(fid)));
         auto c = FragmentRowVersions(*impl_->fs, impl_->path, *frags.at(fid), true);
-        it = cache.emplace(fid, std::make_pair(std::move(ids), c.ok() ? c.MoveValueUnsafe()
-                                                                      : std::vector<uint64_t>{}))
+        it = cache
+                 .emplace(fid, std::make_pair(std::move(ids), c.ok() ? c.MoveValueUnsafe()
+                                                                     : std::vector<uint64_t>{}))
                  .first;
       }
       if (off >= it->second.first.size()) {

@@ -52,10 +52,9 @@ Result<DatasetPtr> Dataset::Write(io::FileSystemPtr fs, std::string path,
                                   array::RecordBatchReader* data, const WriteParams& params) {
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*fs, path));
   if (listing.versions.empty()) {
-    return CreateOrOverwrite(fs, path, nullptr,
-                             params.enable_v2_manifest_paths ? ManifestNaming::kV2
-                                                             : ManifestNaming::kV1,
-                             data, params);
+    return CreateOrOverwrite(
+        fs, path, nullptr,
+        params.enable_v2_manifest_paths ? ManifestNaming::kV2 : ManifestNaming::kV1, data, params);
   }
   if (params.mode == WriteMode::kCreate) {
     return Status::AlreadyExists("Dataset '" + path + "' already exists");

@@ -41,10 +41,9 @@ Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFr
       LANCEDB_ASSIGN_OR_RETURN(auto input, ds->Take(addresses, read_columns));
       LANCEDB_ASSIGN_OR_RETURN(out, generator(*input));
       if (out == nullptr || out->num_rows() != n) {
-        return Status::InvalidArgument(
-            "The column transform returned " +
-            std::to_string(out == nullptr ? 0 : out->num_rows()) + " rows for a batch of " +
-            std::to_string(n));
+        return Status::InvalidArgument("The column transform returned " +
+                                       std::to_string(out == nullptr ? 0 : out->num_rows()) +
+                                       " rows for a batch of " + std::to_string(n));
       }
       if (!out->schema()->Equals(*added_arrow)) {
         return Status::InvalidArgument("The column transform returned the schema " +
@@ -53,7 +52,8 @@ Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFr
       }
     } else {
       std::vector<array::ArrayPtr> nulls;
-      for (const auto& f : added_arrow->fields()) nulls.push_back(array::MakeNullArray(f->type(), n));
+      for (const auto& f : added_arrow->fields())
+        nulls.push_back(array::MakeNullArray(f->type(), n));
       LANCEDB_ASSIGN_OR_RETURN(out, array::RecordBatch::Make(added_arrow, std::move(nulls), n));
     }
     batches.push_back(std::move(out));
@@ -61,9 +61,8 @@ Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFr
   auto reader = array::MakeVectorReader(added_arrow, std::move(batches));
   WriteParams params;
   params.max_rows_per_file = std::max<int64_t>(rows, 1);
-  LANCEDB_ASSIGN_OR_RETURN(auto frags,
-                           WriteFragments(ds->fs(), ds->path(), added, reader.get(), params,
-                                          written));
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto frags, WriteFragments(ds->fs(), ds->path(), added, reader.get(), params, written));
   if (frags.size() != 1 || frags[0].files_size() != 1) {
     return Status::Internal("Adding columns to fragment " + std::to_string(frag.id()) +
                             " did not produce exactly one data file");
@@ -90,8 +89,7 @@ Status MergeColumnsOperation::Build(CommitAttempt* a) {
   return Status::OK();
 }
 
-Status MergeColumnsOperation::CheckConflict(const pb::Transaction& theirs,
-                                            uint64_t version) const {
+Status MergeColumnsOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
   switch (theirs.operation_case()) {
     case pb::Transaction::kDelete:
     case pb::Transaction::kCreateIndex:
@@ -202,13 +200,12 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
   }
   auto new_schema_arrow = std::make_shared<array::Schema>(new_arrow);
   LANCEDB_ASSIGN_OR_RETURN(auto added, format::LanceSchema::FromArrow(*new_schema_arrow, next_id));
-  if (!added.LeafFieldIds().empty() &&
-      added.LeafFieldIds().size() != added.fields().size()) {
+  if (!added.LeafFieldIds().empty() && added.LeafFieldIds().size() != added.fields().size()) {
     return Status::InvalidArgument("Changing a column to a nested type is not supported");
   }
   for (size_t i = 0; i < added.fields().size(); ++i) {
-    auto& slot = fields[static_cast<size_t>(old_ids.at(
-        manifest.schema().FindTopLevel(names[i])->id))];
+    auto& slot =
+        fields[static_cast<size_t>(old_ids.at(manifest.schema().FindTopLevel(names[i])->id))];
     format::LanceField replacement = added.fields()[i];
     replacement.metadata = slot.metadata;
     slot = std::move(replacement);
@@ -217,8 +214,7 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
     std::vector<array::ArrayPtr> columns;
     for (int i = 0; i < new_schema_arrow->num_fields(); ++i) {
       const auto& f = new_schema_arrow->field(i);
-      LANCEDB_ASSIGN_OR_RETURN(auto converted,
-                               convert(rows.GetColumnByName(f->name()), f->type()));
+      LANCEDB_ASSIGN_OR_RETURN(auto converted, convert(rows.GetColumnByName(f->name()), f->type()));
       if (!f->nullable() && converted->null_count != 0) {
         return Status::InvalidArgument("Casting column '" + f->name() +
                                        "' produced NULLs in a non-nullable column");

@@ -27,8 +27,8 @@ Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
     // A deleted row's id may live on in a rewritten copy (update, compaction): skip it.
     std::vector<uint32_t> deleted;
     if (frag.has_deletion_file()) {
-      LANCEDB_ASSIGN_OR_RETURN(deleted, ReadDeletions(*dataset.fs(), dataset.path(),
-                                                      dataset.manifest().proto(), frag));
+      LANCEDB_ASSIGN_OR_RETURN(
+          deleted, ReadDeletions(*dataset.fs(), dataset.path(), dataset.manifest().proto(), frag));
     }
     size_t d = 0;
     for (size_t offset = 0; offset < frag_ids.size(); ++offset) {
@@ -46,7 +46,8 @@ Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
   for (uint64_t id : ids) {
     uint64_t addr = wanted[id];
     if (addr == UINT64_MAX) {
-      return Status::InvalidArgument("Row id " + std::to_string(id) + " does not exist in version " +
+      return Status::InvalidArgument("Row id " + std::to_string(id) +
+                                     " does not exist in version " +
                                      std::to_string(dataset.version()));
     }
     out.push_back(addr);

@@ -72,8 +72,10 @@ class JsonScanner {
       for (; pos_ < s_.size(); ++pos_) {
         char c = s_[pos_];
         if (in_string) {
-          if (c == '\\') ++pos_;
-          else if (c == '"') in_string = false;
+          if (c == '\\')
+            ++pos_;
+          else if (c == '"')
+            in_string = false;
         } else if (c == '"') {
           in_string = true;
         } else if (c == '{' || c == '[') {
@@ -119,9 +121,9 @@ Result<uint64_t> ManifestSize(io::FileSystem& fs, const std::string& root, uint6
     return Status::NotFound("Version " + std::to_string(version) +
                             " does not exist (latest version: " + latest + ")");
   }
-  LANCEDB_ASSIGN_OR_RETURN(
-      int64_t size, fs.GetSize(io::JoinPath(io::JoinPath(root, "_versions"),
-                                            ManifestFileName(version, listing.naming))));
+  LANCEDB_ASSIGN_OR_RETURN(int64_t size,
+                           fs.GetSize(io::JoinPath(io::JoinPath(root, "_versions"),
+                                                   ManifestFileName(version, listing.naming))));
   return static_cast<uint64_t>(size);
 }
 
