@@ -3,7 +3,8 @@
 //
 // The README's first command: a tour of lancedb-cpp on a local, embedded database.
 // Creates ./demo_db (or the directory given as the first argument), writes a table with several
-// column types and a vector column, appends to it, reads it back, time-travels, and prints what
+// column types and a vector column, appends to it, reads it back, filters it with SQL, runs a
+// nearest-neighbour search, deletes rows, time-travels, and prints what
 // it did. The table is a real Lance dataset: `lance.dataset("demo_db/items.lance")` opens it.
 
 #include <cstdio>
@@ -113,6 +114,36 @@ int main(int argc, char** argv) {
   auto first = (*reader)->Next();
   if (!first.ok()) return Fail(first.status());
   std::printf("first rows:\n%s\n", (*first)->ToString().c_str());
+
+  // Print every batch of a stream (results are small here).
+  auto print_stream = [](ArrowArrayStream* s) -> Status {
+    LANCEDB_ASSIGN_OR_RETURN(auto r, la::ImportArrayStream(s));
+    LANCEDB_ASSIGN_OR_RETURN(auto batches, r->ReadAll());
+    for (const auto& b : batches) std::printf("%s\n", b->ToString().c_str());
+    return Status::OK();
+  };
+
+  std::printf("SQL: price > 800 AND in_stock, id and price * 2, 3 rows:\n");
+  auto query = (*table)->Query();
+  query.Where("price > 800 AND in_stock")
+      .Select(
+          std::vector<std::pair<std::string, std::string>>{{"id", "id"}, {"double", "price * 2"}})
+      .Limit(3);
+  if (auto st = query.Execute(&stream); !st.ok()) return Fail(st);
+  if (auto st = print_stream(&stream); !st.ok()) return Fail(st);
+
+  std::printf("nearest 3 rows to [10, 11, 12, 13] (l2):\n");
+  auto search = (*table)->VectorSearch({10.0f, 11.0f, 12.0f, 13.0f});
+  search.Select(std::vector<std::string>{"id", "name"}).Limit(3);
+  if (auto st = search.Execute(&stream); !st.ok()) return Fail(st);
+  if (auto st = print_stream(&stream); !st.ok()) return Fail(st);
+
+  auto deleted = (*table)->Delete("id % 100 = 7");
+  if (!deleted.ok()) return Fail(deleted.status());
+  std::printf("deleted %llu rows where id %% 100 = 7 -> version %llu, %lld rows\n",
+              static_cast<unsigned long long>(deleted->num_deleted_rows),
+              static_cast<unsigned long long>(deleted->version),
+              static_cast<long long>(*(*table)->CountRows()));
 
   auto names = (*db)->TableNames();
   if (!names.ok()) return Fail(names.status());
