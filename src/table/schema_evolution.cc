@@ -184,9 +184,11 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
   std::vector<std::string> names;
   std::map<int32_t, int32_t> old_ids;  // old field id -> position in `fields`
   int32_t next_id = manifest.schema().MaxFieldId() + 1;
-  for (const auto& [name, type] : casts) {
+  for (const auto& cast : casts) {
+    const std::string& name = cast.first;
+    const auto& type = cast.second;
     auto it = std::find_if(fields.begin(), fields.end(),
-                           [&](const format::LanceField& f) { return f.name == name; });
+                           [&name](const format::LanceField& f) { return f.name == name; });
     if (it == fields.end()) {
       return Status::InvalidArgument("Column '" + name + "' not found in the table schema");
     }
