@@ -211,13 +211,13 @@ class FileReaderImpl final : public FileReader {
       columns_.push_back(std::move(meta));
     }
     page_cache_ = std::make_unique<PageCache[]>(columns_.size());
+    for (uint32_t g = 0; g < footer_.num_global_buffers; ++g) {
+      const size_t entry = footer_.gbo_table_pos - tail_start + 16ull * g;
+      if (entry + 16 > t.size()) return Corrupt("has a global buffer table out of bounds");
+      global_buffers_.emplace_back(ReadU64(t, entry), ReadU64(t, entry + 8));
+    }
     if (version_.minor == 0) {
-      std::vector<std::pair<uint64_t, uint64_t>> global_buffers;
-      for (uint32_t g = 0; g < footer_.num_global_buffers; ++g) {
-        const size_t entry = footer_.gbo_table_pos - tail_start + 16ull * g;
-        global_buffers.emplace_back(ReadU64(t, entry), ReadU64(t, entry + 8));
-      }
-      auto v20 = V20FieldReader::Make(fs_, path_, size_, &columns_, std::move(global_buffers));
+      auto v20 = V20FieldReader::Make(fs_, path_, size_, &columns_, global_buffers_);
       if (!v20.ok()) return v20.status();
       v20_ = v20.MoveValueUnsafe();
     }
@@ -227,6 +227,22 @@ class FileReaderImpl final : public FileReader {
   const LanceSchema& schema() const override { return schema_; }
   int64_t num_rows() const override { return num_rows_; }
   FileVersion version() const override { return version_; }
+  uint32_t num_global_buffers() const override {
+    return static_cast<uint32_t>(global_buffers_.size());
+  }
+
+  Result<BufferPtr> ReadGlobalBuffer(uint32_t index) const override {
+    if (index >= global_buffers_.size()) {
+      return Status::InvalidArgument("Global buffer " + std::to_string(index) + " of '" + path_ +
+                                     "' does not exist; the file has " +
+                                     std::to_string(global_buffers_.size()));
+    }
+    const auto [pos, len] = global_buffers_[index];
+    if (pos > static_cast<uint64_t>(size_) || len > static_cast<uint64_t>(size_) - pos) {
+      return Corrupt("has global buffer " + std::to_string(index) + " out of bounds");
+    }
+    return fs_->ReadRange(path_, static_cast<int64_t>(pos), static_cast<int64_t>(len));
+  }
 
   Result<array::RecordBatchPtr> Read(const std::vector<int32_t>& field_ids, int64_t row_start,
                                      int64_t num_rows) const override {
@@ -458,6 +474,7 @@ class FileReaderImpl final : public FileReader {
   LanceSchema schema_;
   int64_t num_rows_ = 0;
   std::vector<v2::ColumnMetadata> columns_;
+  std::vector<std::pair<uint64_t, uint64_t>> global_buffers_;  // (position, size)
   std::vector<FieldColumns> fields_;
   std::unique_ptr<V20FieldReader> v20_;      // 2.0 files only
   std::unique_ptr<PageCache[]> page_cache_;  // one per column (2.1+)

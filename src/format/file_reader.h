@@ -40,6 +40,12 @@ class FileReader {
   /// Read top-level fields for the given row offsets (sorted ascending, in range).
   virtual Result<array::RecordBatchPtr> Take(const std::vector<int32_t>& field_ids,
                                              const std::vector<int64_t>& rows) const = 0;
+
+  /// Number of global buffers in the file (buffer 0 is the FileDescriptor).
+  virtual uint32_t num_global_buffers() const = 0;
+  /// Read global buffer `index`. InvalidArgument when out of range; Corruption when its
+  /// table entry points outside the file.
+  virtual Result<BufferPtr> ReadGlobalBuffer(uint32_t index) const = 0;
 };
 
 }  // namespace lancedb::format
