@@ -11,11 +11,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 
 #include "format/container.h"
 #include "format/page_decoder.h"
+#include "format/page_rows.h"
 #include "format/proto/file.pb.h"
 #include "format/proto/file2.pb.h"
 #include "format/shredder.h"
@@ -63,69 +65,15 @@ Status ValidatePage(const LeafPath& path, const LeafItems& page, int64_t page_ro
   return Status::OK();
 }
 
-/// A decoded, validated page with the item and value index of every row start (lists only;
-/// without lists, row i is item i and value i).
-struct DecodedPage {
-  LeafItems items;
-  std::vector<int64_t> row_items;   // rows + 1 entries
-  std::vector<int64_t> row_values;  // rows + 1 entries
-
-  void IndexRows(const LeafPath& path) {
-    if (path.max_rep == 0) return;
-    row_items.reserve(static_cast<size_t>(items.num_rows) + 1);
-    row_values.reserve(static_cast<size_t>(items.num_rows) + 1);
-    int64_t values = 0;
-    for (int64_t i = 0; i < items.num_items(); ++i) {
-      if (items.rep[i] == path.max_rep) {
-        row_items.push_back(i);
-        row_values.push_back(values);
-      }
-      values += CodeIsVisible(path, items.codes[i]) ? 1 : 0;
-    }
-    row_items.push_back(items.num_items());
-    row_values.push_back(values);
-  }
-};
-
-/// Append rows [first, end) of a decoded page to `out`.
-void AppendRows(const LeafPath& path, const DecodedPage& page, int64_t first, int64_t end,
-                LeafItems* out) {
-  int64_t item_begin = first;
-  int64_t item_end = end;
-  int64_t value_begin = first;
-  int64_t value_end = end;
-  if (path.max_rep > 0) {
-    item_begin = page.row_items[first];
-    item_end = page.row_items[end];
-    value_begin = page.row_values[first];
-    value_end = page.row_values[end];
-    out->rep.insert(out->rep.end(), page.items.rep.begin() + item_begin,
-                    page.items.rep.begin() + item_end);
-  }
-  out->codes.insert(out->codes.end(), page.items.codes.begin() + item_begin,
-                    page.items.codes.begin() + item_end);
-  const LeafValues& values = page.items.values;
-  if (values.external && out->values.num_values == 0 && out->values.data.capacity() == 0 &&
-      value_end > value_begin) {
-    const int64_t width = values.bits_per_value / 8;
-    out->values.external =
-        Buffer::Slice(values.external, value_begin * width, (value_end - value_begin) * width);
-    out->values.num_values = value_end - value_begin;
-  } else {
-    out->values.AppendFrom(values, value_begin, value_end - value_begin);
-  }
-  out->num_rows += end - first;
-}
-
 /// The last page decoded for one leaf column, so that sequential batch reads decode each page
 /// once. Internally synchronized; the page itself is immutable and shared with readers.
 class PageCache {
  public:
-  std::shared_ptr<const DecodedPage> Get(int page) const {
+  std::shared_ptr<const DecodedItems> Get(int page) const {
     std::lock_guard<std::mutex> lock(mu_);
     return page == page_ ? decoded_ : nullptr;
   }
-  void Put(int page, std::shared_ptr<const DecodedPage> decoded) {
+  void Put(int page, std::shared_ptr<const DecodedItems> decoded) {
     std::lock_guard<std::mutex> lock(mu_);
     page_ = page;
     decoded_ = std::move(decoded);
@@ -134,7 +82,7 @@ class PageCache {
  private:
   mutable std::mutex mu_;
   int page_ = -1;
-  std::shared_ptr<const DecodedPage> decoded_;
+  std::shared_ptr<const DecodedItems> decoded_;
 };
 
 class FileReaderImpl final : public FileReader {
@@ -275,6 +223,33 @@ class FileReaderImpl final : public FileReader {
       }
     }
     if (rows.empty()) return Read(field_ids, 0, 0);
+    if (version_.minor == 0) return TakeBySpans(field_ids, rows);
+    std::vector<array::FieldPtr> out_fields;
+    std::vector<array::ArrayPtr> out_columns;
+    for (int32_t id : field_ids) {
+      LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
+      const LanceField& field = schema_.fields()[index];
+      LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
+      LANCEDB_ASSIGN_OR_RETURN(
+          auto column,
+          AssembleLeaves(index, type, [&](int column, const LeafPath& path, LeafItems* items) {
+            return TakeLeafRows(column, path, rows, items);
+          }));
+      out_fields.push_back(array::field(field.name, type, field.nullable, field.metadata));
+      out_columns.push_back(std::move(column));
+    }
+    return array::RecordBatch::Make(array::schema(out_fields, schema_.metadata()),
+                                    std::move(out_columns), static_cast<int64_t>(rows.size()));
+  }
+
+ private:
+  Status Corrupt(const std::string& what) const {
+    return Status::Corruption("File '" + path_ + "' " + what);
+  }
+
+  /// Take for 2.0 files: read the span of rows around each group and select from it.
+  Result<array::RecordBatchPtr> TakeBySpans(const std::vector<int32_t>& field_ids,
+                                            const std::vector<int64_t>& rows) const {
     constexpr int64_t kMaxSpan = 8192;
     std::vector<array::RecordBatchPtr> parts;
     size_t begin = 0;
@@ -300,9 +275,50 @@ class FileReaderImpl final : public FileReader {
     return array::ConcatenateBatches(parts[0]->schema(), parts);
   }
 
- private:
-  Status Corrupt(const std::string& what) const {
-    return Status::Corruption("File '" + path_ + "' " + what);
+  std::string PageName(int column, const LeafPath& path, int page) const {
+    return "file '" + path_ + "', column " + std::to_string(column) + " (field id " +
+           std::to_string(path.field_id) + "), page " + std::to_string(page);
+  }
+
+  /// Append the items of `rows` (sorted file rows) of one leaf column to `out`. Each page
+  /// decodes only the chunks or row ranges holding them when its layout allows (every chunk
+  /// once), else the whole page.
+  Status TakeLeafRows(int column, const LeafPath& path, const std::vector<int64_t>& rows,
+                      LeafItems* out) const {
+    const auto& meta = columns_[column];
+    int64_t page_start = 0;
+    size_t next = 0;
+    std::vector<int64_t> local;
+    for (int p = 0; p < meta.pages_size() && next < rows.size(); ++p) {
+      const auto& page = meta.pages(p);
+      const int64_t page_end = page_start + static_cast<int64_t>(page.length());
+      size_t end = next;
+      while (end < rows.size() && rows[end] < page_end) ++end;
+      if (end > next) {
+        local.clear();
+        for (size_t i = next; i < end; ++i) local.push_back(rows[i] - page_start);
+        const std::string where = PageName(column, path, p);
+        if (auto cached = page_cache_[column].Get(p)) {
+          AppendRowList(path, *cached, local, 0, out);
+        } else {
+          LANCEDB_ASSIGN_OR_RETURN(PreparedPage prepared, PreparePage(page, path, where));
+          LANCEDB_ASSIGN_OR_RETURN(
+              bool taken, prepared.decoder->DecodeRows(prepared.layout, prepared.ctx, local, out));
+          if (!taken) {
+            DecodedItems decoded;
+            LANCEDB_RETURN_NOT_OK(
+                prepared.decoder->Decode(prepared.layout, prepared.ctx, &decoded.items));
+            LANCEDB_RETURN_NOT_OK(ValidatePage(path, decoded.items, prepared.ctx.num_rows, where));
+            decoded.IndexRows(path);
+            AppendRowList(path, decoded, local, 0, out);
+          }
+        }
+      }
+      next = end;
+      page_start = page_end;
+    }
+    return ValidatePage(path, *out, static_cast<int64_t>(rows.size()),
+                        "take of file '" + path_ + "', column " + std::to_string(column));
   }
 
   Status MapFields() {
@@ -338,20 +354,32 @@ class FileReaderImpl final : public FileReader {
 
   Result<array::ArrayPtr> ReadField(size_t index, const array::DataTypePtr& type, int64_t row_start,
                                     int64_t num_rows) const {
-    const FieldColumns& fc = fields_[index];
-    const std::string& name = schema_.fields()[index].name;
     if (version_.minor == 0) {
-      auto column = v20_->Read(schema_.fields()[index], type, fc.first_column, row_start, num_rows);
-      if (!column.ok()) return column.status().WithContext("Field '" + name + "'");
+      auto column = v20_->Read(schema_.fields()[index], type, fields_[index].first_column,
+                               row_start, num_rows);
+      if (!column.ok()) {
+        return column.status().WithContext("Field '" + schema_.fields()[index].name + "'");
+      }
       return column;
     }
+    return AssembleLeaves(index, type, [&](int column, const LeafPath& path, LeafItems* items) {
+      return ReadLeafRange(column, path, row_start, num_rows, items);
+    });
+  }
+
+  /// Build field `index` (2.1+) from the items `read_leaf` gives for each of its leaf columns.
+  Result<array::ArrayPtr> AssembleLeaves(
+      size_t index, const array::DataTypePtr& type,
+      const std::function<Status(int, const LeafPath&, LeafItems*)>& read_leaf) const {
+    const FieldColumns& fc = fields_[index];
+    const std::string& name = schema_.fields()[index].name;
     if (!fc.status.ok()) return fc.status.WithContext("Field '" + name + "' of '" + path_ + "'");
     std::vector<UnraveledLeaf> leaves;
     for (size_t i = 0; i < fc.paths.size(); ++i) {
       const int column = fc.first_column + static_cast<int>(i);
       LeafItems items;
       LANCEDB_RETURN_NOT_OK(InitLeafValues(*fc.paths[i].leaf_type, &items.values));
-      LANCEDB_RETURN_NOT_OK(ReadLeafRange(column, fc.paths[i], row_start, num_rows, &items));
+      LANCEDB_RETURN_NOT_OK(read_leaf(column, fc.paths[i], &items));
       items.values.Share();
       auto leaf = Unravel(fc.paths[i], std::move(items));
       if (!leaf.ok()) {
@@ -375,12 +403,10 @@ class FileReaderImpl final : public FileReader {
       const int64_t page_rows = static_cast<int64_t>(page.length());
       const int64_t page_end = page_start + page_rows;
       if (page_end > row_start && page_rows > 0) {
-        const std::string where = "file '" + path_ + "', column " + std::to_string(column) +
-                                  " (field id " + std::to_string(path.field_id) + "), page " +
-                                  std::to_string(p);
-        std::shared_ptr<const DecodedPage> decoded = page_cache_[column].Get(p);
+        const std::string where = PageName(column, path, p);
+        std::shared_ptr<const DecodedItems> decoded = page_cache_[column].Get(p);
         if (decoded == nullptr) {
-          auto fresh = std::make_shared<DecodedPage>();
+          auto fresh = std::make_shared<DecodedItems>();
           LANCEDB_RETURN_NOT_OK(DecodePage(page, path, where, &fresh->items));
           LANCEDB_RETURN_NOT_OK(ValidatePage(path, fresh->items, page_rows, where));
           fresh->IndexRows(path);
@@ -422,8 +448,15 @@ class FileReaderImpl final : public FileReader {
     }
   }
 
-  Status DecodePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
-                    const std::string& where, LeafItems* out) const {
+  /// A page ready to decode: its layout, buffers and layout decoder.
+  struct PreparedPage {
+    lance::encodings21::PageLayout layout;
+    PageContext ctx;
+    const PageDecoder* decoder = nullptr;
+  };
+
+  Result<PreparedPage> PreparePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
+                                   const std::string& where) const {
     if (!page.encoding().has_direct()) {
       return Status::NotSupported("Page encoding that is not direct in " + where);
     }
@@ -435,16 +468,16 @@ class FileReaderImpl final : public FileReader {
     if (url.size() < 28 || url.substr(url.size() - 28) != "lance.encodings21.PageLayout") {
       return Status::NotSupported("Page encoding '" + url + "' in " + where);
     }
-    lance::encodings21::PageLayout layout;
-    if (!layout.ParseFromString(any.value())) {
+    PreparedPage prepared;
+    if (!prepared.layout.ParseFromString(any.value())) {
       return Status::Corruption("Unreadable page layout in " + where);
     }
-    const PageDecoder* decoder = PageDecoderRegistry::Default().Find(layout.layout_case());
-    if (decoder == nullptr) {
-      return Status::NotSupported("Page layout " + std::to_string(layout.layout_case()) +
+    prepared.decoder = PageDecoderRegistry::Default().Find(prepared.layout.layout_case());
+    if (prepared.decoder == nullptr) {
+      return Status::NotSupported("Page layout " + std::to_string(prepared.layout.layout_case()) +
                                   " is not supported in " + where);
     }
-    PageContext ctx;
+    PageContext& ctx = prepared.ctx;
     ctx.path = &path;
     ctx.num_rows = static_cast<int64_t>(page.length());
     ctx.where = where;
@@ -463,7 +496,13 @@ class FileReaderImpl final : public FileReader {
           auto buffer, fs_->ReadRange(path_, static_cast<int64_t>(pos), static_cast<int64_t>(len)));
       ctx.buffers.push_back(std::move(buffer));
     }
-    return decoder->Decode(layout, ctx, out);
+    return prepared;
+  }
+
+  Status DecodePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
+                    const std::string& where, LeafItems* out) const {
+    LANCEDB_ASSIGN_OR_RETURN(PreparedPage prepared, PreparePage(page, path, where));
+    return prepared.decoder->Decode(prepared.layout, prepared.ctx, out);
   }
 
   io::FileSystemPtr fs_;

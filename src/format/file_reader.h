@@ -37,7 +37,9 @@ class FileReader {
   /// [row_start, row_start + num_rows). The batch's schema uses the file's field names.
   virtual Result<array::RecordBatchPtr> Read(const std::vector<int32_t>& field_ids,
                                              int64_t row_start, int64_t num_rows) const = 0;
-  /// Read top-level fields for the given row offsets (sorted ascending, in range).
+  /// Read top-level fields for the given row offsets (sorted ascending, in range; repeats
+  /// allowed). In 2.1/2.2 files only the mini-block chunks and full-zip row ranges holding the
+  /// rows are decoded (each once); other pages and 2.0 files are decoded whole.
   virtual Result<array::RecordBatchPtr> Take(const std::vector<int32_t>& field_ids,
                                              const std::vector<int64_t>& rows) const = 0;
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <random>
 #include <thread>
 
 #include "format/file_writer.h"
@@ -184,6 +185,65 @@ TEST(FileReader, TakesRows) {
   }
   EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {5, 2}).status().IsInvalidArgument());
   EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {20000}).status().IsInvalidArgument());
+}
+
+/// Sorted random rows of [0, n) (repeats allowed), seeded.
+std::vector<int64_t> RandomRows(int64_t n, size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(0, n - 1);
+  std::vector<int64_t> rows(count);
+  for (auto& r : rows) r = dist(rng);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void ExpectTakeEqualsSelect(const FileReader& reader, const array::RecordBatch& full,
+                            const std::vector<int64_t>& rows) {
+  auto taken = reader.Take(TopLevelIds(reader), rows);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_EQ((*taken)->num_rows(), static_cast<int64_t>(rows.size()));
+  for (int i = 0; i < full.num_columns(); ++i) {
+    auto expected = array::Take(full.column(i), rows);
+    ASSERT_TRUE(expected.ok());
+    EXPECT_TRUE(array::ValidateArray(*(*taken)->column(i)).ok()) << full.schema()->field(i)->name();
+    EXPECT_TRUE(array::ArrayEquals(**expected, *(*taken)->column(i)))
+        << full.schema()->field(i)->name() << " taking " << rows.size() << " rows, first "
+        << rows[0] << "\nexpected " << array::ArrayToString(**expected, 8) << "\nactual "
+        << array::ArrayToString(*(*taken)->column(i), 8);
+  }
+}
+
+TEST(FileReader, TakeEqualsReadAndSelectOnEveryLayout) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(12000));
+  // Large pages (many chunks per page) and small pages (rows and lists across pages).
+  for (int64_t page_bytes : {int64_t{8} << 20, int64_t{16} << 10}) {
+    auto path = WriteFile(fs, batch, page_bytes, /*num_batches=*/3);
+    auto reader = FileReader::Open(fs, path);
+    ASSERT_TRUE(reader.ok());
+    auto full = (*reader)->Read(TopLevelIds(**reader), 0, (*reader)->num_rows());
+    ASSERT_TRUE(full.ok()) << full.status().ToString();
+    uint32_t seed = 1;
+    for (size_t count : {1, 2, 7, 100, 3000}) {
+      SCOPED_TRACE("page bytes " + std::to_string(page_bytes) + ", rows " + std::to_string(count));
+      ExpectTakeEqualsSelect(**reader, **full, RandomRows(12000, count, seed++));
+    }
+    ExpectTakeEqualsSelect(**reader, **full, {0, 0, 1, 4095, 4096, 4097, 11999, 11999});
+    std::vector<int64_t> range(2500);
+    for (size_t i = 0; i < range.size(); ++i) range[i] = 3000 + static_cast<int64_t>(i);
+    ExpectTakeEqualsSelect(**reader, **full, range);
+  }
+}
+
+TEST(FileReader, TakeAfterSequentialReadUsesCachedPage) {
+  auto fs = io::MemoryFileSystem();
+  auto batch = MakeBatch(testing::AllTypeColumns(5000));
+  auto path = WriteFile(fs, batch);
+  auto reader = FileReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok());
+  // A partial read leaves the first page of every column cached.
+  ASSERT_TRUE((*reader)->Read(TopLevelIds(**reader), 0, 100).ok());
+  ExpectTakeEqualsSelect(**reader, *batch, {1, 50, 2000, 4999});
 }
 
 TEST(FileReader, RoundTripsOneMegabyteString) {

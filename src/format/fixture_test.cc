@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "array/ipc.h"
 #include "format/file_reader.h"
@@ -71,6 +73,46 @@ const std::vector<std::string> kAllColumns = {
 TEST(FixtureSmoke, ReadsEveryColumnOfLanceDb22File) { SmokeRead("types_22.lance", kAllColumns); }
 
 TEST(FixtureSmoke, ReadsEveryColumnOfLanceDb21File) { SmokeRead("types_21.lance", kAllColumns); }
+
+/// Take random rows of every column of a fixture and compare with a full read and select.
+void TakeEqualsReadAndSelect(const std::string& table) {
+  const std::string path = FixtureDataFile(table);
+  if (path.empty()) GTEST_SKIP() << "fixture " << table << " not found";
+  auto reader = FileReader::Open(io::LocalFileSystem(), path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::mt19937 rng(7);
+  std::vector<std::vector<int64_t>> row_sets = {{0}, {4999}, {0, 1, 2, 4998, 4999}};
+  for (size_t count : {3, 40, 700}) {
+    std::vector<int64_t> rows(count);
+    for (auto& r : rows) r = static_cast<int64_t>(rng() % 5000);
+    std::sort(rows.begin(), rows.end());
+    row_sets.push_back(rows);
+  }
+  for (const auto& field : (*reader)->schema().fields()) {
+    auto full = (*reader)->Read({field.id}, 0, (*reader)->num_rows());
+    if (!full.ok()) continue;  // SmokeRead covers what does not decode
+    for (const auto& rows : row_sets) {
+      auto taken = (*reader)->Take({field.id}, rows);
+      ASSERT_TRUE(taken.ok()) << field.name << ": " << taken.status().ToString();
+      auto expected = array::Take((*full)->column(0), rows);
+      ASSERT_TRUE(expected.ok());
+      EXPECT_TRUE(array::ArrayEquals(**expected, *(*taken)->column(0)))
+          << table << " " << field.name << " taking " << rows.size() << " rows";
+    }
+  }
+}
+
+TEST(FixtureTake, TakeEqualsReadAndSelectOnLanceDb22File) {
+  TakeEqualsReadAndSelect("types_22.lance");
+}
+
+TEST(FixtureTake, TakeEqualsReadAndSelectOnLanceDb21File) {
+  TakeEqualsReadAndSelect("types_21.lance");
+}
+
+TEST(FixtureTake, TakeEqualsReadAndSelectOnLanceDb20File) {
+  TakeEqualsReadAndSelect("types_20.lance");
+}
 
 }  // namespace
 }  // namespace lancedb::format

@@ -6,9 +6,11 @@
 // fixed width always, variable width (u32/u64 length + bytes) only for valid items. Variable
 // values may be compressed one by one (FSST codes with the page's symbol table, or General
 // lz4/zstd framing per value); a fixed-size list with item validity zips ceil(dim/8) validity
-// bytes before each value's items. The repetition index (buffer 1) is not needed to decode a whole
-// page.
+// bytes before each value's items. The repetition index (buffer 1, rows + 1 byte offsets into
+// buffer 0) is not needed to decode a whole page; takes use it to decode only the rows they need.
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -29,6 +31,13 @@ class FullZipDecoder final : public PageDecoder {
                 LeafItems* out) const override {
     auto st = DecodeImpl(layout.full_zip_layout(), ctx, out);
     return st.ok() ? st : st.WithContext("Full-zip page in " + ctx.where);
+  }
+
+  Result<bool> DecodeRows(const pb::PageLayout& layout, const PageContext& ctx,
+                          std::span<const int64_t> rows, LeafItems* out) const override {
+    auto taken = DecodeRowsImpl(layout.full_zip_layout(), ctx, rows, out);
+    if (!taken.ok()) return taken.status().WithContext("Full-zip page in " + ctx.where);
+    return taken;
   }
 
  private:
@@ -107,19 +116,96 @@ class FullZipDecoder final : public PageDecoder {
     v->data.insert(v->data.end(), p + vbytes, p + value_bytes);
   }
 
+  /// The geometry of a page's zipped buffer.
+  struct Zipped {
+    std::span<const uint8_t> bytes;
+    int cw = 0;  // control word bytes
+    int bits_def = 0;
+    bool has_rep = false;
+    bool has_def = false;
+    uint16_t max_visible = 0;
+    bool variable = false;
+    int offset_bytes = 0;     // variable: bytes of a value's length
+    int64_t value_bytes = 0;  // fixed: bytes of a value
+    bool fsl_validity = false;
+  };
+
+  static Result<Zipped> OpenZipped(const pb::FullZipLayout& fz, const PageContext& ctx,
+                                   const ValueForm& form) {
+    if (ctx.buffers.empty()) return Status::Corruption("missing buffers");
+    if (fz.bits_rep() > 16 || fz.bits_def() > 16) return Status::Corruption("bad level widths");
+    Zipped z;
+    z.bytes = ctx.buffers[0]->span();
+    z.cw = FullZipControlWordBytes(fz.bits_rep(), fz.bits_def());
+    z.bits_def = static_cast<int>(fz.bits_def());
+    z.has_rep = fz.bits_rep() > 0;
+    z.has_def = fz.bits_def() > 0;
+    z.max_visible = MaxVisibleDefinition(fz.layers());
+    z.variable = fz.has_bits_per_offset();
+    z.offset_bytes = z.variable ? static_cast<int>(fz.bits_per_offset() / 8) : 0;
+    z.value_bytes = z.variable ? 0 : static_cast<int64_t>(fz.bits_per_value() / 8);
+    z.fsl_validity = form.fsl_validity;
+    return z;
+  }
+
+  /// Decode the items at bytes [pos, end) of the zipped buffer: `max_items` of them, or, when
+  /// `until_end`, as many as end exactly at `end`. Levels go to `rep`/`def`, values to `v`;
+  /// `*num_items` counts the items read.
+  static Status DecodeItems(const Zipped& z, int64_t pos, int64_t end, int64_t max_items,
+                            bool until_end, std::vector<uint16_t>* rep, std::vector<uint16_t>* def,
+                            LeafValues* v, int64_t* num_items) {
+    auto need = [&](int64_t n) -> Status {
+      if (pos + n > end) return Status::Corruption("zipped buffer is truncated");
+      return Status::OK();
+    };
+    for (int64_t i = 0; i < max_items; ++i) {
+      if (until_end && pos == end) break;
+      uint64_t word = 0;
+      LANCEDB_RETURN_NOT_OK(need(z.cw));
+      std::memcpy(&word, z.bytes.data() + pos, static_cast<size_t>(z.cw));
+      pos += z.cw;
+      const uint16_t r = static_cast<uint16_t>(word >> z.bits_def);
+      const uint16_t d = static_cast<uint16_t>(word & ((1u << z.bits_def) - 1));
+      if (z.has_rep) rep->push_back(r);
+      if (z.has_def) def->push_back(d);
+      ++*num_items;
+      const bool visible = !(z.has_rep && z.has_def) || d <= z.max_visible;
+      if (!visible) continue;
+      if (z.variable) {
+        if (d == 0) {
+          uint64_t len = 0;
+          LANCEDB_RETURN_NOT_OK(need(z.offset_bytes));
+          std::memcpy(&len, z.bytes.data() + pos, static_cast<size_t>(z.offset_bytes));
+          pos += z.offset_bytes;
+          if (len > static_cast<uint64_t>(end - pos)) {
+            return Status::Corruption("zipped buffer is truncated");
+          }
+          v->data.insert(v->data.end(), z.bytes.begin() + pos, z.bytes.begin() + pos + len);
+          pos += static_cast<int64_t>(len);
+          v->offsets.push_back(v->offsets.back() + static_cast<int64_t>(len));
+        } else {
+          v->offsets.push_back(v->offsets.back());
+        }
+      } else {
+        LANCEDB_RETURN_NOT_OK(need(z.value_bytes));
+        if (z.fsl_validity) {
+          AppendValidityValue(z.bytes.data() + pos, z.value_bytes, v);
+        } else {
+          v->data.insert(v->data.end(), z.bytes.begin() + pos,
+                         z.bytes.begin() + pos + z.value_bytes);
+        }
+        pos += z.value_bytes;
+      }
+      v->num_values++;
+    }
+    if (until_end && pos != end) return Status::Corruption("zipped row overruns its range");
+    return Status::OK();
+  }
+
   static Status DecodeImpl(const pb::FullZipLayout& fz, const PageContext& ctx, LeafItems* out) {
     const LeafPath& path = *ctx.path;
     LANCEDB_ASSIGN_OR_RETURN(ValueForm form, CheckValueEncoding(fz, ctx.value_layout));
-    if (ctx.buffers.empty()) return Status::Corruption("missing buffers");
-    if (fz.bits_rep() > 16 || fz.bits_def() > 16) return Status::Corruption("bad level widths");
-    const auto zipped = ctx.buffers[0]->span();
-    const int cw = FullZipControlWordBytes(fz.bits_rep(), fz.bits_def());
-    const bool has_rep = fz.bits_rep() > 0;
-    const bool has_def = fz.bits_def() > 0;
-    const uint16_t max_visible = MaxVisibleDefinition(fz.layers());
-    const bool variable = fz.has_bits_per_offset();
-    const int offset_bytes = variable ? static_cast<int>(fz.bits_per_offset() / 8) : 0;
-    const int64_t value_bytes = variable ? 0 : static_cast<int64_t>(fz.bits_per_value() / 8);
+    LANCEDB_ASSIGN_OR_RETURN(Zipped z, OpenZipped(fz, ctx, form));
     const int64_t num_items = static_cast<int64_t>(fz.num_items());
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
@@ -128,67 +214,102 @@ class FullZipDecoder final : public PageDecoder {
     LeafValues& v = form.transform != ValueForm::kNone ? raw : out->values;
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
-    int64_t pos = 0;
-    auto need = [&](int64_t n) -> Status {
-      if (pos + n > static_cast<int64_t>(zipped.size())) {
-        return Status::Corruption("zipped buffer is truncated");
-      }
-      return Status::OK();
-    };
-    if (cw == 0 && !variable && form.transform == ValueForm::kNone && !form.fsl_validity) {
+    if (z.cw == 0 && !z.variable && form.transform == ValueForm::kNone && !form.fsl_validity) {
       // Plain fixed-width values (vectors): the values are buffer 0 itself.
-      if (num_items < 0 || value_bytes <= 0 ||
-          num_items > static_cast<int64_t>(zipped.size()) / value_bytes) {
+      if (num_items < 0 || z.value_bytes <= 0 ||
+          num_items > static_cast<int64_t>(z.bytes.size()) / z.value_bytes) {
         return Status::Corruption("zipped buffer is truncated");
       }
-      v.external = Buffer::Slice(ctx.buffers[0], 0, num_items * value_bytes);
+      v.external = Buffer::Slice(ctx.buffers[0], 0, num_items * z.value_bytes);
       v.num_values = num_items;
-      pos = num_items * value_bytes;
-    }
-    for (int64_t i = v.external ? num_items : 0; i < num_items; ++i) {
-      uint64_t word = 0;
-      LANCEDB_RETURN_NOT_OK(need(cw));
-      std::memcpy(&word, zipped.data() + pos, static_cast<size_t>(cw));
-      pos += cw;
-      const uint16_t r = static_cast<uint16_t>(word >> fz.bits_def());
-      const uint16_t d = static_cast<uint16_t>(word & ((1u << fz.bits_def()) - 1));
-      if (has_rep) rep.push_back(r);
-      if (has_def) def.push_back(d);
-      const bool visible = !(has_rep && has_def) || d <= max_visible;
-      if (!visible) continue;
-      if (variable) {
-        if (d == 0) {
-          uint64_t len = 0;
-          LANCEDB_RETURN_NOT_OK(need(offset_bytes));
-          std::memcpy(&len, zipped.data() + pos, static_cast<size_t>(offset_bytes));
-          pos += offset_bytes;
-          LANCEDB_RETURN_NOT_OK(need(static_cast<int64_t>(len)));
-          v.data.insert(v.data.end(), zipped.begin() + pos, zipped.begin() + pos + len);
-          pos += static_cast<int64_t>(len);
-          v.offsets.push_back(v.offsets.back() + static_cast<int64_t>(len));
-        } else {
-          v.offsets.push_back(v.offsets.back());
-        }
-      } else {
-        LANCEDB_RETURN_NOT_OK(need(value_bytes));
-        if (form.fsl_validity) {
-          AppendValidityValue(zipped.data() + pos, value_bytes, &v);
-        } else {
-          v.data.insert(v.data.end(), zipped.begin() + pos, zipped.begin() + pos + value_bytes);
-        }
-        pos += value_bytes;
-      }
-      v.num_values++;
+    } else {
+      int64_t read = 0;
+      LANCEDB_RETURN_NOT_OK(DecodeItems(z, 0, static_cast<int64_t>(z.bytes.size()), num_items,
+                                        false, &rep, &def, &v, &read));
     }
     if (form.transform != ValueForm::kNone)
       LANCEDB_RETURN_NOT_OK(Transform(form, raw, &out->values));
-    if (path.max_rep > 0 && !has_rep) {
+    if (path.max_rep > 0 && !z.has_rep) {
       // A page whose rows are all single items still needs rep levels for lists.
       rep.assign(static_cast<size_t>(num_items), static_cast<uint16_t>(path.max_rep));
     }
     LANCEDB_RETURN_NOT_OK(DefinitionToCodes(fz.layers(), path, def, num_items, &out->codes));
     if (path.max_rep > 0) out->rep = std::move(rep);
     return Status::OK();
+  }
+
+  /// Byte offset of row `row` in the zipped buffer, from the repetition index (buffer 1):
+  /// rows + 1 offsets of `width` bytes.
+  static int64_t RowOffset(std::span<const uint8_t> index, int width, int64_t row) {
+    uint64_t offset = 0;
+    std::memcpy(&offset, index.data() + row * width, static_cast<size_t>(width));
+    return static_cast<int64_t>(std::min<uint64_t>(offset, INT64_MAX));
+  }
+
+  /// Rows are located by the repetition index for variable values or lists, by arithmetic for
+  /// fixed-width values without lists.
+  static Result<bool> DecodeRowsImpl(const pb::FullZipLayout& fz, const PageContext& ctx,
+                                     std::span<const int64_t> rows, LeafItems* out) {
+    const LeafPath& path = *ctx.path;
+    LANCEDB_ASSIGN_OR_RETURN(ValueForm form, CheckValueEncoding(fz, ctx.value_layout));
+    LANCEDB_ASSIGN_OR_RETURN(Zipped z, OpenZipped(fz, ctx, form));
+    if (path.max_rep > 0 && !z.has_rep) return false;
+    const bool indexed = z.variable || z.has_rep;
+    std::span<const uint8_t> index;
+    int width = 0;
+    const int64_t stride = z.cw + z.value_bytes;
+    const int64_t size = static_cast<int64_t>(z.bytes.size());
+    if (indexed) {
+      if (ctx.buffers.size() < 2) return false;
+      index = ctx.buffers[1]->span();
+      const uint64_t entries = static_cast<uint64_t>(ctx.num_rows) + 1;
+      width = static_cast<int>(index.size() / entries);
+      if (index.size() % entries != 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
+        return Status::Corruption("repetition index of " + std::to_string(index.size()) +
+                                  " bytes for " + std::to_string(ctx.num_rows) + " rows");
+      }
+    } else if (stride <= 0 || static_cast<int64_t>(fz.num_items()) != ctx.num_rows ||
+               ctx.num_rows > size / stride) {
+      return Status::Corruption("zipped buffer is truncated");
+    }
+    out->values.Materialize();
+    LeafValues raw;
+    if (form.transform != ValueForm::kNone) raw = ctx.value_layout;
+    LeafValues& v = form.transform != ValueForm::kNone ? raw : out->values;
+    std::vector<uint16_t> rep;
+    std::vector<uint16_t> def;
+    int64_t num_items = 0;
+    size_t i = 0;
+    while (i < rows.size()) {
+      size_t j = i + 1;
+      while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
+      const int64_t first = rows[i];
+      const int64_t end = rows[j - 1] + 1;
+      if (first < 0 || end > ctx.num_rows) {
+        return Status::InvalidArgument("row " + std::to_string(end - 1) + " is not in the page");
+      }
+      if (indexed) {
+        const int64_t begin_pos = RowOffset(index, width, first);
+        const int64_t end_pos = RowOffset(index, width, end);
+        if (begin_pos > end_pos || end_pos > size) {
+          return Status::Corruption("repetition index points outside the zipped buffer");
+        }
+        LANCEDB_RETURN_NOT_OK(
+            DecodeItems(z, begin_pos, end_pos, INT64_MAX, true, &rep, &def, &v, &num_items));
+      } else {
+        LANCEDB_RETURN_NOT_OK(DecodeItems(z, first * stride, end * stride, end - first, false, &rep,
+                                          &def, &v, &num_items));
+      }
+      i = j;
+    }
+    if (form.transform != ValueForm::kNone)
+      LANCEDB_RETURN_NOT_OK(Transform(form, raw, &out->values));
+    std::vector<uint16_t> codes;
+    LANCEDB_RETURN_NOT_OK(DefinitionToCodes(fz.layers(), path, def, num_items, &codes));
+    out->codes.insert(out->codes.end(), codes.begin(), codes.end());
+    if (path.max_rep > 0) out->rep.insert(out->rep.end(), rep.begin(), rep.end());
+    out->num_rows += static_cast<int64_t>(rows.size());
+    return true;
   }
 };
 

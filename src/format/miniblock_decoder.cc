@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "format/page_decoder.h"
+#include "format/page_rows.h"
 
 namespace lancedb::format {
 
@@ -147,115 +148,110 @@ Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
       });
 }
 
-class MiniBlockDecoder final : public PageDecoder {
- public:
-  Status Decode(const pb::PageLayout& layout, const PageContext& ctx,
-                LeafItems* out) const override {
-    auto st = DecodeImpl(layout.mini_block_layout(), ctx, out);
-    return st.ok() ? st : st.WithContext("Mini-block page in " + ctx.where);
-  }
+/// One chunk of a mini-block page: its bytes in buffer 1, its values and, from the repetition
+/// index, the rows that start in it.
+struct Chunk {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  int64_t num_values = 0;
+  int64_t first_row = 0;     // page row of the first row that starts in this chunk
+  int64_t row_starts = 0;    // rows that start in this chunk
+  bool has_trailer = false;  // its last row continues in the next chunk
+};
 
- private:
-  static Status DecodeImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx, LeafItems* out) {
-    const LeafPath& path = *ctx.path;
+/// A mini-block page opened for decoding: the chunk table and the value and level decoders.
+/// Value decoders own scratch space, so one MiniBlockPage serves one thread.
+class MiniBlockPage {
+ public:
+  Status Open(const pb::MiniBlockLayout& mb, const PageContext& ctx) {
+    mb_ = &mb;
+    ctx_ = &ctx;
     if (ctx.buffers.size() < 2) return Status::Corruption("missing buffers");
-    const int word_bytes = mb.has_large_chunk() ? 4 : 2;
-    const int64_t num_chunks = static_cast<int64_t>(ctx.buffers[0]->size()) / word_bytes;
+    word_bytes_ = mb.has_large_chunk() ? 4 : 2;
+    const int64_t num_chunks = static_cast<int64_t>(ctx.buffers[0]->size()) / word_bytes_;
     const int64_t max_items = num_chunks * kMaxChunkValues;
-    ChunkValueDecoder decode_values;
     if (mb.has_dictionary()) {
-      LANCEDB_ASSIGN_OR_RETURN(decode_values, MakeDictionaryDecoder(mb, ctx, max_items));
+      LANCEDB_ASSIGN_OR_RETURN(decode_values_, MakeDictionaryDecoder(mb, ctx, max_items));
     } else {
-      LANCEDB_ASSIGN_OR_RETURN(decode_values, ValueDecoderRegistry::Default().Make(
-                                                  mb.value_compression(), ctx.value_layout));
+      LANCEDB_ASSIGN_OR_RETURN(decode_values_, ValueDecoderRegistry::Default().Make(
+                                                   mb.value_compression(), ctx.value_layout));
     }
-    const bool has_rep = mb.has_rep_compression();
-    const bool has_def = mb.has_def_compression();
-    BlockValueDecoder rep_decoder;
-    BlockValueDecoder def_decoder;
-    if (has_rep) {
-      LANCEDB_ASSIGN_OR_RETURN(rep_decoder, MakeLevelDecoder(mb.rep_compression()));
+    if (mb.has_rep_compression()) {
+      LANCEDB_ASSIGN_OR_RETURN(rep_decoder_, MakeLevelDecoder(mb.rep_compression()));
     }
-    if (has_def) {
-      LANCEDB_ASSIGN_OR_RETURN(def_decoder, MakeLevelDecoder(mb.def_compression()));
+    if (mb.has_def_compression()) {
+      LANCEDB_ASSIGN_OR_RETURN(def_decoder_, MakeLevelDecoder(mb.def_compression()));
     }
-    const auto words = ctx.buffers[0]->span();
-    const auto data = ctx.buffers[1]->span();
-    const int64_t num_items = static_cast<int64_t>(mb.num_items());
-    const int64_t num_buffers = static_cast<int64_t>(mb.num_buffers());
-    if (num_buffers < 1 || num_buffers > 16) return Status::Corruption("bad num_buffers");
-    if (num_items < 0 || num_items > max_items) {
-      return Status::Corruption(std::to_string(num_items) + " items in " +
+    num_items_ = static_cast<int64_t>(mb.num_items());
+    num_buffers_ = static_cast<int64_t>(mb.num_buffers());
+    if (num_buffers_ < 1 || num_buffers_ > 16) return Status::Corruption("bad num_buffers");
+    if (num_items_ < 0 || num_items_ > max_items) {
+      return Status::Corruption(std::to_string(num_items_) + " items in " +
                                 std::to_string(num_chunks) + " chunks");
     }
-    out->num_rows = ctx.num_rows;
-    out->values = ctx.value_layout;
-    if (out->values.kind == ValueKind::kFixed &&
-        num_items <= static_cast<int64_t>(data.size()) * 8) {
-      out->values.data.reserve(
-          static_cast<size_t>((num_items * out->values.bits_per_value + 7) / 8));
-    }
-    std::vector<uint16_t> rep;
-    std::vector<uint16_t> def;
-    std::vector<std::span<const uint8_t>> buffers(static_cast<size_t>(num_buffers));
-    std::vector<int64_t> sizes(static_cast<size_t>(num_buffers));
-    int64_t offset = 0;
-    int64_t values_seen = 0;
-    for (int64_t c = 0; c < num_chunks; ++c) {
-      uint64_t word = 0;
-      std::memcpy(&word, words.data() + c * word_bytes, static_cast<size_t>(word_bytes));
-      const int64_t chunk_bytes = static_cast<int64_t>((word >> 4) + 1) * 8;
-      const int log2 = static_cast<int>(word & 0xF);
-      const bool last = c + 1 == num_chunks;
-      const int64_t n = last ? num_items - values_seen : (int64_t{1} << log2);
-      if (n < 0 || n > kMaxChunkValues ||
-          offset + chunk_bytes > static_cast<int64_t>(data.size())) {
-        return Status::Corruption("chunk " + std::to_string(c) + " is out of bounds");
-      }
+    return ReadChunkTable(num_chunks);
+  }
+
+  int64_t num_items() const { return num_items_; }
+  int64_t num_chunks() const { return static_cast<int64_t>(chunks_.size()); }
+  bool has_rep() const { return mb_->has_rep_compression(); }
+  bool has_def() const { return mb_->has_def_compression(); }
+  const Chunk& chunk(int64_t c) const { return chunks_[static_cast<size_t>(c)]; }
+
+  /// Decode chunks [begin, end): levels are appended to `rep`/`def`, values to `values`.
+  Status DecodeChunks(int64_t begin, int64_t end, std::vector<uint16_t>* rep,
+                      std::vector<uint16_t>* def, LeafValues* values) const {
+    std::vector<std::span<const uint8_t>> buffers(static_cast<size_t>(num_buffers_));
+    std::vector<int64_t> sizes(static_cast<size_t>(num_buffers_));
+    const auto data = ctx_->buffers[1]->span();
+    for (int64_t c = begin; c < end; ++c) {
+      const Chunk& chunk = chunks_[static_cast<size_t>(c)];
       ChunkReader reader(
-          data.subspan(static_cast<size_t>(offset), static_cast<size_t>(chunk_bytes)));
+          data.subspan(static_cast<size_t>(chunk.offset), static_cast<size_t>(chunk.bytes)));
       LANCEDB_ASSIGN_OR_RETURN(uint64_t num_levels, reader.Read(2));
       uint64_t rep_bytes = 0;
       uint64_t def_bytes = 0;
-      if (has_rep) {
+      if (has_rep()) {
         LANCEDB_ASSIGN_OR_RETURN(rep_bytes, reader.Read(2));
       }
-      if (has_def) {
+      if (has_def()) {
         LANCEDB_ASSIGN_OR_RETURN(def_bytes, reader.Read(2));
       }
-      for (int64_t b = 0; b < num_buffers; ++b) {
-        LANCEDB_ASSIGN_OR_RETURN(uint64_t size, reader.Read(word_bytes));
+      for (int64_t b = 0; b < num_buffers_; ++b) {
+        LANCEDB_ASSIGN_OR_RETURN(uint64_t size, reader.Read(word_bytes_));
         sizes[b] = static_cast<int64_t>(size);
       }
-      if (has_rep) {
+      if (has_rep()) {
         LANCEDB_ASSIGN_OR_RETURN(auto bytes, reader.Take(static_cast<int64_t>(rep_bytes)));
-        auto st = DecodeLevelsWith(rep_decoder, bytes, static_cast<int64_t>(num_levels), &rep);
+        auto st = DecodeLevelsWith(rep_decoder_, bytes, static_cast<int64_t>(num_levels), rep);
         if (!st.ok()) return st.WithContext("Repetition levels of chunk " + std::to_string(c));
       }
-      if (has_def) {
+      if (has_def()) {
         LANCEDB_ASSIGN_OR_RETURN(auto bytes, reader.Take(static_cast<int64_t>(def_bytes)));
-        auto st = DecodeLevelsWith(def_decoder, bytes, static_cast<int64_t>(num_levels), &def);
+        auto st = DecodeLevelsWith(def_decoder_, bytes, static_cast<int64_t>(num_levels), def);
         if (!st.ok()) return st.WithContext("Definition levels of chunk " + std::to_string(c));
       }
-      for (int64_t b = 0; b < num_buffers; ++b) {
+      for (int64_t b = 0; b < num_buffers_; ++b) {
         LANCEDB_ASSIGN_OR_RETURN(buffers[b], reader.Take(sizes[b]));
       }
-      auto st = decode_values(buffers, n, &out->values);
+      auto st = decode_values_(buffers, chunk.num_values, values);
       if (!st.ok()) return st.WithContext("Values of chunk " + std::to_string(c));
-      values_seen += n;
-      offset += chunk_bytes;
     }
-    if (values_seen != num_items || out->values.num_values != num_items) {
-      return Status::Corruption("chunks hold " + std::to_string(values_seen) +
-                                " values, expected " + std::to_string(num_items));
-    }
-    const int64_t item_count = has_rep   ? static_cast<int64_t>(rep.size())
-                               : has_def ? static_cast<int64_t>(def.size())
-                                         : num_items;
-    if (path.max_rep > 0 && !has_rep) {
+    return Status::OK();
+  }
+
+  /// Turn decoded levels into items of `out` (whose values are decoded), checking that the
+  /// levels describe as many visible items as there are values.
+  Status FinishItems(std::vector<uint16_t> rep, const std::vector<uint16_t>& def,
+                     int64_t num_values, LeafItems* out) const {
+    const LeafPath& path = *ctx_->path;
+    const int64_t item_count = has_rep()   ? static_cast<int64_t>(rep.size())
+                               : has_def() ? static_cast<int64_t>(def.size())
+                                           : num_values;
+    if (path.max_rep > 0 && !has_rep()) {
       return Status::Corruption("list column page without repetition levels");
     }
-    LANCEDB_RETURN_NOT_OK(DefinitionToCodes(mb.layers(), path, def, item_count, &out->codes));
+    LANCEDB_RETURN_NOT_OK(DefinitionToCodes(mb_->layers(), path, def, item_count, &out->codes));
     if (path.max_rep > 0) out->rep = std::move(rep);
     int64_t visible = 0;
     for (uint16_t code : out->codes) visible += CodeIsVisible(path, code) ? 1 : 0;
@@ -265,6 +261,209 @@ class MiniBlockDecoder final : public PageDecoder {
                                 std::to_string(out->values.num_values));
     }
     return Status::OK();
+  }
+
+  /// Find the rows of every chunk: without lists a chunk's rows are its values; with lists
+  /// they come from the repetition index, [rows ended in the chunk, items of its trailing
+  /// partial row, ...] per chunk (lance-format.md §2.3). False when the page has no usable
+  /// index.
+  Result<bool> IndexChunkRows() {
+    const LeafPath& path = *ctx_->path;
+    if (path.max_rep == 0) {
+      if (has_rep()) return false;
+      int64_t row = 0;
+      for (Chunk& c : chunks_) {
+        c.first_row = row;
+        c.row_starts = c.num_values;
+        row += c.num_values;
+      }
+      return row == ctx_->num_rows ? Result<bool>(true) : RowCountMismatch(row);
+    }
+    const int64_t stride = static_cast<int64_t>(mb_->repetition_index_depth()) + 1;
+    const size_t index_buffer = mb_->has_dictionary() ? 3 : 2;
+    if (!has_rep() || stride < 2 || ctx_->buffers.size() <= index_buffer) return false;
+    const auto index = ctx_->buffers[index_buffer]->span();
+    if (static_cast<int64_t>(index.size()) != num_chunks() * stride * 8) {
+      return Status::Corruption("repetition index of " + std::to_string(index.size()) +
+                                " bytes for " + std::to_string(num_chunks()) + " chunks");
+    }
+    int64_t row = 0;
+    bool has_preamble = false;
+    for (int64_t c = 0; c < num_chunks(); ++c) {
+      uint64_t ends = 0;
+      uint64_t partial = 0;
+      std::memcpy(&ends, index.data() + c * stride * 8, 8);
+      std::memcpy(&partial, index.data() + c * stride * 8 + 8, 8);
+      Chunk& chunk = chunks_[static_cast<size_t>(c)];
+      chunk.has_trailer = partial > 0;
+      const uint64_t starts = ends + (chunk.has_trailer ? 1 : 0);
+      // A chunk cannot start more rows than the page has (rows may hold no values).
+      if (starts < (has_preamble ? 1u : 0u) || starts > static_cast<uint64_t>(ctx_->num_rows) + 1) {
+        return Status::Corruption("repetition index of chunk " + std::to_string(c) +
+                                  " is inconsistent");
+      }
+      chunk.first_row = row;
+      chunk.row_starts = static_cast<int64_t>(starts) - (has_preamble ? 1 : 0);
+      row += chunk.row_starts;
+      if (row > ctx_->num_rows) break;
+      has_preamble = chunk.has_trailer;
+    }
+    return row == ctx_->num_rows ? Result<bool>(true) : RowCountMismatch(row);
+  }
+
+ private:
+  Status ReadChunkTable(int64_t num_chunks) {
+    const auto words = ctx_->buffers[0]->span();
+    const int64_t data_size = ctx_->buffers[1]->size();
+    chunks_.resize(static_cast<size_t>(num_chunks));
+    int64_t offset = 0;
+    int64_t values_seen = 0;
+    for (int64_t c = 0; c < num_chunks; ++c) {
+      uint64_t word = 0;
+      std::memcpy(&word, words.data() + c * word_bytes_, static_cast<size_t>(word_bytes_));
+      const int64_t chunk_bytes = static_cast<int64_t>((word >> 4) + 1) * 8;
+      const int log2 = static_cast<int>(word & 0xF);
+      const bool last = c + 1 == num_chunks;
+      const int64_t n = last ? num_items_ - values_seen : (int64_t{1} << log2);
+      if (n < 0 || n > kMaxChunkValues || offset + chunk_bytes > data_size) {
+        return Status::Corruption("chunk " + std::to_string(c) + " is out of bounds");
+      }
+      chunks_[static_cast<size_t>(c)] = Chunk{offset, chunk_bytes, n};
+      values_seen += n;
+      offset += chunk_bytes;
+    }
+    if (values_seen != num_items_) {
+      return Status::Corruption("chunks hold " + std::to_string(values_seen) +
+                                " values, expected " + std::to_string(num_items_));
+    }
+    return Status::OK();
+  }
+
+  Status RowCountMismatch(int64_t rows) const {
+    return Status::Corruption("chunks hold " + std::to_string(rows) + " rows, expected " +
+                              std::to_string(ctx_->num_rows));
+  }
+
+  const pb::MiniBlockLayout* mb_ = nullptr;
+  const PageContext* ctx_ = nullptr;
+  int word_bytes_ = 2;
+  int64_t num_items_ = 0;
+  int64_t num_buffers_ = 0;
+  std::vector<Chunk> chunks_;
+  ChunkValueDecoder decode_values_;
+  BlockValueDecoder rep_decoder_;
+  BlockValueDecoder def_decoder_;
+};
+
+/// Chunks [first, last] that hold a run of page rows.
+struct ChunkSpan {
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
+class MiniBlockDecoder final : public PageDecoder {
+ public:
+  Status Decode(const pb::PageLayout& layout, const PageContext& ctx,
+                LeafItems* out) const override {
+    auto st = DecodeImpl(layout.mini_block_layout(), ctx, out);
+    return st.ok() ? st : st.WithContext("Mini-block page in " + ctx.where);
+  }
+
+  Result<bool> DecodeRows(const pb::PageLayout& layout, const PageContext& ctx,
+                          std::span<const int64_t> rows, LeafItems* out) const override {
+    auto taken = DecodeRowsImpl(layout.mini_block_layout(), ctx, rows, out);
+    if (!taken.ok()) return taken.status().WithContext("Mini-block page in " + ctx.where);
+    return taken;
+  }
+
+ private:
+  static Status DecodeImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx, LeafItems* out) {
+    MiniBlockPage page;
+    LANCEDB_RETURN_NOT_OK(page.Open(mb, ctx));
+    out->num_rows = ctx.num_rows;
+    out->values = ctx.value_layout;
+    if (out->values.kind == ValueKind::kFixed && page.num_items() <= ctx.buffers[1]->size() * 8) {
+      out->values.data.reserve(
+          static_cast<size_t>((page.num_items() * out->values.bits_per_value + 7) / 8));
+    }
+    std::vector<uint16_t> rep;
+    std::vector<uint16_t> def;
+    LANCEDB_RETURN_NOT_OK(page.DecodeChunks(0, page.num_chunks(), &rep, &def, &out->values));
+    if (out->values.num_values != page.num_items()) {
+      return Status::Corruption("chunks decoded to " + std::to_string(out->values.num_values) +
+                                " values, expected " + std::to_string(page.num_items()));
+    }
+    return page.FinishItems(std::move(rep), def, page.num_items(), out);
+  }
+
+  /// The chunks holding page row `row`: the chunk it starts in, and the following chunks while
+  /// the row continues in them.
+  static ChunkSpan ChunksOfRow(const MiniBlockPage& page, int64_t row) {
+    int64_t lo = 0;
+    int64_t hi = page.num_chunks();  // first chunk with first_row > row
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (page.chunk(mid).first_row <= row) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    ChunkSpan span{lo - 1, lo - 1};
+    const Chunk& first = page.chunk(span.first);
+    if (row + 1 < first.first_row + first.row_starts) return span;
+    while (page.chunk(span.last).has_trailer && span.last + 1 < page.num_chunks()) {
+      ++span.last;
+      if (page.chunk(span.last).row_starts > 0) break;
+    }
+    return span;
+  }
+
+  static Result<bool> DecodeRowsImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx,
+                                     std::span<const int64_t> rows, LeafItems* out) {
+    MiniBlockPage page;
+    LANCEDB_RETURN_NOT_OK(page.Open(mb, ctx));
+    LANCEDB_ASSIGN_OR_RETURN(bool indexed, page.IndexChunkRows());
+    if (!indexed) return false;
+    const LeafPath& path = *ctx.path;
+    size_t i = 0;
+    while (i < rows.size()) {
+      if (rows[i] < 0 || rows[i] >= ctx.num_rows) {
+        return Status::InvalidArgument("row " + std::to_string(rows[i]) + " is not in the page");
+      }
+      // Group the rows whose chunks overlap, so that every chunk is decoded once.
+      ChunkSpan span = ChunksOfRow(page, rows[i]);
+      size_t j = i + 1;
+      while (j < rows.size()) {
+        if (rows[j] >= ctx.num_rows) break;
+        const ChunkSpan next = ChunksOfRow(page, rows[j]);
+        if (next.first > span.last) break;
+        span.last = std::max(span.last, next.last);
+        ++j;
+      }
+      DecodedItems decoded;
+      decoded.items.values = ctx.value_layout;
+      std::vector<uint16_t> rep;
+      std::vector<uint16_t> def;
+      LANCEDB_RETURN_NOT_OK(
+          page.DecodeChunks(span.first, span.last + 1, &rep, &def, &decoded.items.values));
+      LANCEDB_RETURN_NOT_OK(
+          page.FinishItems(std::move(rep), def, decoded.items.values.num_values, &decoded.items));
+      decoded.IndexRows(path);
+      int64_t expected = 0;
+      for (int64_t c = span.first; c <= span.last; ++c) expected += page.chunk(c).row_starts;
+      const int64_t base = page.chunk(span.first).first_row;
+      if (decoded.num_indexed_rows(path) != expected ||
+          rows[j - 1] - base >= decoded.num_indexed_rows(path)) {
+        return Status::Corruption("chunks " + std::to_string(span.first) + " to " +
+                                  std::to_string(span.last) + " start " +
+                                  std::to_string(decoded.num_indexed_rows(path)) +
+                                  " rows, the repetition index says " + std::to_string(expected));
+      }
+      AppendRowList(path, decoded, rows.subspan(i, j - i), base, out);
+      i = j;
+    }
+    return true;
   }
 };
 

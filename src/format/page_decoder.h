@@ -50,6 +50,19 @@ class PageDecoder {
   /// Decode the page; `out` receives its items with page-independent level codes.
   virtual Status Decode(const lance::encodings21::PageLayout& layout, const PageContext& ctx,
                         LeafItems* out) const = 0;
+  /// Decode only the page rows `rows` (ascending, repeats allowed) and append their items to
+  /// `out` (whose values have the leaf's layout), in that order. Returns false, having appended
+  /// nothing, when this page cannot locate rows without decoding all of it; the caller then
+  /// decodes the whole page. Layouts decode each chunk or row range they need once.
+  virtual Result<bool> DecodeRows(const lance::encodings21::PageLayout& layout,
+                                  const PageContext& ctx, std::span<const int64_t> rows,
+                                  LeafItems* out) const {
+    (void)layout;
+    (void)ctx;
+    (void)rows;
+    (void)out;
+    return false;
+  }
 };
 
 /// Layout decoders keyed by the PageLayout oneof case.
