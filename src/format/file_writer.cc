@@ -3,6 +3,7 @@
 //
 // The Lance v2 container (lance-format.md §2.1), written front to back:
 //   page buffers (each 64-byte aligned) | global buffer 0 = FileDescriptor (aligned) |
+//   [global buffer 1 = zone statistics (aligned), docs/format/statistics.md] |
 //   column metadata 0..C-1 | CMO table C x (u64 pos, u64 size) | GBO table G x (u64, u64) |
 //   footer: u64 column_meta_start, u64 cmo_pos, u64 gbo_pos, u32 G, u32 C, u16 major,
 //           u16 minor, "LANC".
@@ -19,6 +20,7 @@
 #include "format/proto/file.pb.h"
 #include "format/proto/file2.pb.h"
 #include "format/shredder.h"
+#include "format/statistics.h"
 
 namespace lancedb::format {
 namespace {
@@ -46,7 +48,11 @@ class FileWriterImpl final : public FileWriter {
         top_index_(LeafTopLevelIndex(schema_)),
         items_(paths_.size()),
         columns_(paths_.size()),
-        page_row_start_(paths_.size(), 0) {}
+        page_row_start_(paths_.size(), 0) {
+    if (options_.statistics_zone_rows > 0) {
+      statistics_ = std::make_unique<StatisticsCollector>(schema_, options_.statistics_zone_rows);
+    }
+  }
 
   ~FileWriterImpl() override {
     if (!finished_) out_->Abort();
@@ -62,6 +68,7 @@ class FileWriterImpl final : public FileWriter {
   Status Write(const array::RecordBatch& batch) override {
     if (finished_) return Status::InvalidArgument("File '" + path_ + "' is already finished");
     LANCEDB_RETURN_NOT_OK(CheckBatch(batch));
+    if (statistics_) statistics_->Append(batch);
     for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
       const auto& column = batch.column(top_index_[leaf]);
       Shredder shredder(paths_[leaf], *column);
@@ -111,7 +118,14 @@ class FileWriterImpl final : public FileWriter {
       (*descriptor.mutable_schema()->mutable_metadata())[k] = v;
     }
     descriptor.set_length(static_cast<uint64_t>(num_rows_));
-    LANCEDB_ASSIGN_OR_RETURN(auto gbo, WriteAligned(descriptor.SerializeAsString()));
+    std::vector<std::pair<uint64_t, uint64_t>> gbo;
+    LANCEDB_ASSIGN_OR_RETURN(auto descriptor_loc, WriteAligned(descriptor.SerializeAsString()));
+    gbo.push_back(descriptor_loc);
+    // Global buffer 1: zone statistics (docs/format/statistics.md), which Lance ignores.
+    if (statistics_ && !statistics_->empty()) {
+      LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(SerializeStatistics(statistics_->Finish())));
+      gbo.push_back(loc);
+    }
 
     // Column metadata.
     lance::encodings::ColumnEncoding column_encoding;
@@ -130,8 +144,8 @@ class FileWriterImpl final : public FileWriter {
     footer.cmo_table_pos = static_cast<uint64_t>(out_->Tell());
     LANCEDB_RETURN_NOT_OK(WriteOffsetTable(cmo));
     footer.gbo_table_pos = static_cast<uint64_t>(out_->Tell());
-    LANCEDB_RETURN_NOT_OK(WriteOffsetTable({gbo}));
-    footer.num_global_buffers = 1;
+    LANCEDB_RETURN_NOT_OK(WriteOffsetTable(gbo));
+    footer.num_global_buffers = static_cast<uint32_t>(gbo.size());
     footer.num_columns = static_cast<uint32_t>(columns_.size());
     footer.major = 2;
     footer.minor = 2;
@@ -229,6 +243,7 @@ class FileWriterImpl final : public FileWriter {
   std::vector<LeafItems> items_;
   std::vector<lance::file::v2::ColumnMetadata> columns_;
   std::vector<int64_t> page_row_start_;
+  std::unique_ptr<StatisticsCollector> statistics_;  // null when disabled
   int64_t num_rows_ = 0;
   bool finished_ = false;
 };

@@ -29,6 +29,8 @@ struct FileWriterOptions {
   /// Target page size per column before a page is flushed.
   int64_t max_page_bytes = 8 << 20;
   FileVersion version;  // only 2.2 is written for now
+  /// Rows per zone of the statistics kept in the file (format/statistics.h); 0 writes none.
+  int64_t statistics_zone_rows = 8192;
 };
 
 struct FileWriteResult {
