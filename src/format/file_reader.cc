@@ -54,8 +54,7 @@ Status ValidatePage(const LeafPath& path, const LeafItems& page, int64_t page_ro
     }
     for (uint16_t r : page.rep) rows += r == path.max_rep ? 1 : 0;
   }
-  int64_t visible = 0;
-  for (uint16_t code : page.codes) visible += CodeIsVisible(path, code) ? 1 : 0;
+  const int64_t visible = CountVisible(path, page.codes);
   if (rows != page_rows || page.num_rows != page_rows || visible != page.values.num_values) {
     return Status::Corruption("Decoded " + std::to_string(rows) + " rows and " +
                               std::to_string(page.values.num_values) + " values in " + where +
@@ -301,10 +300,12 @@ class FileReaderImpl final : public FileReader {
         if (auto cached = page_cache_[column].Get(p)) {
           AppendRowList(path, *cached, local, 0, out);
         } else {
-          LANCEDB_ASSIGN_OR_RETURN(PreparedPage prepared, PreparePage(page, path, where));
+          LANCEDB_ASSIGN_OR_RETURN(PreparedPage prepared,
+                                   PreparePage(page, path, where, /*for_rows=*/true));
           LANCEDB_ASSIGN_OR_RETURN(
               bool taken, prepared.decoder->DecodeRows(prepared.layout, prepared.ctx, local, out));
           if (!taken) {
+            LANCEDB_RETURN_NOT_OK(LoadBuffers(page, {}, &prepared.ctx));
             DecodedItems decoded;
             LANCEDB_RETURN_NOT_OK(
                 prepared.decoder->Decode(prepared.layout, prepared.ctx, &decoded.items));
@@ -455,8 +456,10 @@ class FileReaderImpl final : public FileReader {
     const PageDecoder* decoder = nullptr;
   };
 
+  /// Parse a page's layout and read its buffers; with `for_rows`, the buffers the layout reads
+  /// by range when decoding some rows are left unread (see LoadBuffers).
   Result<PreparedPage> PreparePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,
-                                   const std::string& where) const {
+                                   const std::string& where, bool for_rows = false) const {
     if (!page.encoding().has_direct()) {
       return Status::NotSupported("Page encoding that is not direct in " + where);
     }
@@ -492,11 +495,33 @@ class FileReaderImpl final : public FileReader {
         return Status::Corruption("Page buffer " + std::to_string(b) + " out of bounds in " +
                                   where);
       }
-      LANCEDB_ASSIGN_OR_RETURN(
-          auto buffer, fs_->ReadRange(path_, static_cast<int64_t>(pos), static_cast<int64_t>(len)));
-      ctx.buffers.push_back(std::move(buffer));
+      ctx.buffer_sizes.push_back(static_cast<int64_t>(len));
     }
+    ctx.buffers.resize(ctx.buffer_sizes.size());
+    std::vector<size_t> unread;
+    if (for_rows) {
+      unread = prepared.decoder->RangeBuffers(prepared.layout);
+      std::vector<int64_t> positions(page.buffer_offsets().begin(), page.buffer_offsets().end());
+      ctx.read_range = [this, positions = std::move(positions)](
+                           size_t index, int64_t offset, int64_t length) -> Result<BufferPtr> {
+        return fs_->ReadRange(path_, positions[index] + offset, length);
+      };
+    }
+    LANCEDB_RETURN_NOT_OK(LoadBuffers(page, unread, &ctx));
     return prepared;
+  }
+
+  /// Read the page buffers not read yet, except those listed in `skip`.
+  Status LoadBuffers(const v2::ColumnMetadata::Page& page, const std::vector<size_t>& skip,
+                     PageContext* ctx) const {
+    for (size_t b = 0; b < ctx->buffers.size(); ++b) {
+      if (ctx->buffers[b] || std::find(skip.begin(), skip.end(), b) != skip.end()) continue;
+      LANCEDB_ASSIGN_OR_RETURN(
+          ctx->buffers[b],
+          fs_->ReadRange(path_, static_cast<int64_t>(page.buffer_offsets(static_cast<int>(b))),
+                         ctx->buffer_sizes[b]));
+    }
+    return Status::OK();
   }
 
   Status DecodePage(const v2::ColumnMetadata::Page& page, const LeafPath& path,

@@ -33,6 +33,9 @@ class FullZipDecoder final : public PageDecoder {
     return st.ok() ? st : st.WithContext("Full-zip page in " + ctx.where);
   }
 
+  /// Takes read their rows' index entries and zipped bytes by range.
+  std::vector<size_t> RangeBuffers(const pb::PageLayout& layout) const override { return {0, 1}; }
+
   Result<bool> DecodeRows(const pb::PageLayout& layout, const PageContext& ctx,
                           std::span<const int64_t> rows, LeafItems* out) const override {
     auto taken = DecodeRowsImpl(layout.full_zip_layout(), ctx, rows, out);
@@ -118,7 +121,6 @@ class FullZipDecoder final : public PageDecoder {
 
   /// The geometry of a page's zipped buffer.
   struct Zipped {
-    std::span<const uint8_t> bytes;
     int cw = 0;  // control word bytes
     int bits_def = 0;
     bool has_rep = false;
@@ -135,7 +137,6 @@ class FullZipDecoder final : public PageDecoder {
     if (ctx.buffers.empty()) return Status::Corruption("missing buffers");
     if (fz.bits_rep() > 16 || fz.bits_def() > 16) return Status::Corruption("bad level widths");
     Zipped z;
-    z.bytes = ctx.buffers[0]->span();
     z.cw = FullZipControlWordBytes(fz.bits_rep(), fz.bits_def());
     z.bits_def = static_cast<int>(fz.bits_def());
     z.has_rep = fz.bits_rep() > 0;
@@ -148,12 +149,13 @@ class FullZipDecoder final : public PageDecoder {
     return z;
   }
 
-  /// Decode the items at bytes [pos, end) of the zipped buffer: `max_items` of them, or, when
+  /// Decode the items at [pos, end) of `bytes` (zipped items): `max_items` of them, or, when
   /// `until_end`, as many as end exactly at `end`. Levels go to `rep`/`def`, values to `v`;
   /// `*num_items` counts the items read.
-  static Status DecodeItems(const Zipped& z, int64_t pos, int64_t end, int64_t max_items,
-                            bool until_end, std::vector<uint16_t>* rep, std::vector<uint16_t>* def,
-                            LeafValues* v, int64_t* num_items) {
+  static Status DecodeItems(const Zipped& z, std::span<const uint8_t> bytes, int64_t pos,
+                            int64_t end, int64_t max_items, bool until_end,
+                            std::vector<uint16_t>* rep, std::vector<uint16_t>* def, LeafValues* v,
+                            int64_t* num_items) {
     auto need = [&](int64_t n) -> Status {
       if (pos + n > end) return Status::Corruption("zipped buffer is truncated");
       return Status::OK();
@@ -162,7 +164,7 @@ class FullZipDecoder final : public PageDecoder {
       if (until_end && pos == end) break;
       uint64_t word = 0;
       LANCEDB_RETURN_NOT_OK(need(z.cw));
-      std::memcpy(&word, z.bytes.data() + pos, static_cast<size_t>(z.cw));
+      std::memcpy(&word, bytes.data() + pos, static_cast<size_t>(z.cw));
       pos += z.cw;
       const uint16_t r = static_cast<uint16_t>(word >> z.bits_def);
       const uint16_t d = static_cast<uint16_t>(word & ((1u << z.bits_def) - 1));
@@ -175,12 +177,12 @@ class FullZipDecoder final : public PageDecoder {
         if (d == 0) {
           uint64_t len = 0;
           LANCEDB_RETURN_NOT_OK(need(z.offset_bytes));
-          std::memcpy(&len, z.bytes.data() + pos, static_cast<size_t>(z.offset_bytes));
+          std::memcpy(&len, bytes.data() + pos, static_cast<size_t>(z.offset_bytes));
           pos += z.offset_bytes;
           if (len > static_cast<uint64_t>(end - pos)) {
             return Status::Corruption("zipped buffer is truncated");
           }
-          v->data.insert(v->data.end(), z.bytes.begin() + pos, z.bytes.begin() + pos + len);
+          v->data.insert(v->data.end(), bytes.begin() + pos, bytes.begin() + pos + len);
           pos += static_cast<int64_t>(len);
           v->offsets.push_back(v->offsets.back() + static_cast<int64_t>(len));
         } else {
@@ -189,10 +191,9 @@ class FullZipDecoder final : public PageDecoder {
       } else {
         LANCEDB_RETURN_NOT_OK(need(z.value_bytes));
         if (z.fsl_validity) {
-          AppendValidityValue(z.bytes.data() + pos, z.value_bytes, v);
+          AppendValidityValue(bytes.data() + pos, z.value_bytes, v);
         } else {
-          v->data.insert(v->data.end(), z.bytes.begin() + pos,
-                         z.bytes.begin() + pos + z.value_bytes);
+          v->data.insert(v->data.end(), bytes.begin() + pos, bytes.begin() + pos + z.value_bytes);
         }
         pos += z.value_bytes;
       }
@@ -214,18 +215,20 @@ class FullZipDecoder final : public PageDecoder {
     LeafValues& v = form.transform != ValueForm::kNone ? raw : out->values;
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
+    if (!ctx.buffers[0]) return Status::Internal("zipped buffer unread");
+    const auto zipped = ctx.buffers[0]->span();
     if (z.cw == 0 && !z.variable && form.transform == ValueForm::kNone && !form.fsl_validity) {
       // Plain fixed-width values (vectors): the values are buffer 0 itself.
       if (num_items < 0 || z.value_bytes <= 0 ||
-          num_items > static_cast<int64_t>(z.bytes.size()) / z.value_bytes) {
+          num_items > static_cast<int64_t>(zipped.size()) / z.value_bytes) {
         return Status::Corruption("zipped buffer is truncated");
       }
       v.external = Buffer::Slice(ctx.buffers[0], 0, num_items * z.value_bytes);
       v.num_values = num_items;
     } else {
       int64_t read = 0;
-      LANCEDB_RETURN_NOT_OK(DecodeItems(z, 0, static_cast<int64_t>(z.bytes.size()), num_items,
-                                        false, &rep, &def, &v, &read));
+      LANCEDB_RETURN_NOT_OK(DecodeItems(z, zipped, 0, static_cast<int64_t>(zipped.size()),
+                                        num_items, false, &rep, &def, &v, &read));
     }
     if (form.transform != ValueForm::kNone)
       LANCEDB_RETURN_NOT_OK(Transform(form, raw, &out->values));
@@ -238,16 +241,16 @@ class FullZipDecoder final : public PageDecoder {
     return Status::OK();
   }
 
-  /// Byte offset of row `row` in the zipped buffer, from the repetition index (buffer 1):
-  /// rows + 1 offsets of `width` bytes.
-  static int64_t RowOffset(std::span<const uint8_t> index, int width, int64_t row) {
+  /// Entry `i` of a repetition index of `width`-byte offsets.
+  static int64_t IndexEntry(std::span<const uint8_t> index, int width, int64_t i) {
     uint64_t offset = 0;
-    std::memcpy(&offset, index.data() + row * width, static_cast<size_t>(width));
+    std::memcpy(&offset, index.data() + i * width, static_cast<size_t>(width));
     return static_cast<int64_t>(std::min<uint64_t>(offset, INT64_MAX));
   }
 
-  /// Rows are located by the repetition index for variable values or lists, by arithmetic for
-  /// fixed-width values without lists.
+  /// Rows are located by the repetition index (buffer 1: rows + 1 byte offsets into buffer 0)
+  /// for variable values or lists, by arithmetic for fixed-width values without lists. Runs of
+  /// consecutive rows read their index entries and zipped bytes by range.
   static Result<bool> DecodeRowsImpl(const pb::FullZipLayout& fz, const PageContext& ctx,
                                      std::span<const int64_t> rows, LeafItems* out) {
     const LeafPath& path = *ctx.path;
@@ -255,17 +258,16 @@ class FullZipDecoder final : public PageDecoder {
     LANCEDB_ASSIGN_OR_RETURN(Zipped z, OpenZipped(fz, ctx, form));
     if (path.max_rep > 0 && !z.has_rep) return false;
     const bool indexed = z.variable || z.has_rep;
-    std::span<const uint8_t> index;
     int width = 0;
     const int64_t stride = z.cw + z.value_bytes;
-    const int64_t size = static_cast<int64_t>(z.bytes.size());
+    const int64_t size = PageBufferSize(ctx, 0);
     if (indexed) {
-      if (ctx.buffers.size() < 2) return false;
-      index = ctx.buffers[1]->span();
-      const uint64_t entries = static_cast<uint64_t>(ctx.num_rows) + 1;
-      width = static_cast<int>(index.size() / entries);
-      if (index.size() % entries != 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
-        return Status::Corruption("repetition index of " + std::to_string(index.size()) +
+      const int64_t index_size = PageBufferSize(ctx, 1);
+      if (index_size < 0) return false;
+      const int64_t entries = ctx.num_rows + 1;
+      width = static_cast<int>(index_size / entries);
+      if (index_size % entries != 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
+        return Status::Corruption("repetition index of " + std::to_string(index_size) +
                                   " bytes for " + std::to_string(ctx.num_rows) + " rows");
       }
     } else if (stride <= 0 || static_cast<int64_t>(fz.num_items()) != ctx.num_rows ||
@@ -289,16 +291,22 @@ class FullZipDecoder final : public PageDecoder {
         return Status::InvalidArgument("row " + std::to_string(end - 1) + " is not in the page");
       }
       if (indexed) {
-        const int64_t begin_pos = RowOffset(index, width, first);
-        const int64_t end_pos = RowOffset(index, width, end);
+        LANCEDB_ASSIGN_OR_RETURN(BufferPtr index,
+                                 ReadPageRange(ctx, 1, first * width, (end - first + 1) * width));
+        const int64_t begin_pos = IndexEntry(index->span(), width, 0);
+        const int64_t end_pos = IndexEntry(index->span(), width, end - first);
         if (begin_pos > end_pos || end_pos > size) {
           return Status::Corruption("repetition index points outside the zipped buffer");
         }
-        LANCEDB_RETURN_NOT_OK(
-            DecodeItems(z, begin_pos, end_pos, INT64_MAX, true, &rep, &def, &v, &num_items));
-      } else {
-        LANCEDB_RETURN_NOT_OK(DecodeItems(z, first * stride, end * stride, end - first, false, &rep,
+        LANCEDB_ASSIGN_OR_RETURN(BufferPtr bytes,
+                                 ReadPageRange(ctx, 0, begin_pos, end_pos - begin_pos));
+        LANCEDB_RETURN_NOT_OK(DecodeItems(z, bytes->span(), 0, bytes->size(), INT64_MAX, true, &rep,
                                           &def, &v, &num_items));
+      } else {
+        LANCEDB_ASSIGN_OR_RETURN(BufferPtr bytes,
+                                 ReadPageRange(ctx, 0, first * stride, (end - first) * stride));
+        LANCEDB_RETURN_NOT_OK(DecodeItems(z, bytes->span(), 0, bytes->size(), end - first, false,
+                                          &rep, &def, &v, &num_items));
       }
       i = j;
     }

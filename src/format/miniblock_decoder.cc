@@ -71,14 +71,22 @@ Status GatherDictionary(const LeafValues& dict, const uint8_t* indices, int64_t 
       return Status::Corruption("dictionary values expand to more than " +
                                 std::to_string(max_bytes) + " bytes");
     }
-    out->offsets.reserve(out->offsets.size() + static_cast<size_t>(n));
+    // Size the output once, then copy every entry.
+    size_t pos = out->data.size();
+    out->data.resize(static_cast<size_t>(total));
+    const size_t first = out->offsets.size();
+    out->offsets.resize(first + static_cast<size_t>(n));
+    int64_t* ends = out->offsets.data() + first;
+    int64_t end_offset = ends[-1];
     for (int64_t i = 0; i < n; ++i) {
       Index idx;
       std::memcpy(&idx, indices + i * static_cast<int64_t>(sizeof(Index)), sizeof(Index));
       const int64_t begin = dict.offsets[idx];
-      const int64_t end = dict.offsets[idx + 1];
-      out->data.insert(out->data.end(), dict.data.begin() + begin, dict.data.begin() + end);
-      out->offsets.push_back(out->offsets.back() + (end - begin));
+      const size_t len = static_cast<size_t>(dict.offsets[idx + 1] - begin);
+      if (len > 0) std::memcpy(out->data.data() + pos, dict.data.data() + begin, len);
+      pos += len;
+      end_offset += static_cast<int64_t>(len);
+      ends[i] = end_offset;
     }
     out->num_values += n;
     return Status::OK();
@@ -113,7 +121,11 @@ Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
   // Mini-block values are narrow (Lance uses full-zip for values of 256 bytes or more), so a
   // page expands at most ~4096-fold over its encoded bytes; at least 128 MiB is allowed.
   int64_t encoded_bytes = 0;
-  for (const auto& b : ctx.buffers) encoded_bytes += b->size();
+  for (size_t i = 0; i < ctx.buffers.size(); ++i) {
+    encoded_bytes += ctx.buffers[i]                ? ctx.buffers[i]->size()
+                     : i < ctx.buffer_sizes.size() ? ctx.buffer_sizes[i]
+                                                   : 0;
+  }
   const int64_t max_bytes = std::max<int64_t>(int64_t{128} << 20, encoded_bytes * 4096);
   auto dict = std::make_shared<LeafValues>(ctx.value_layout);
   LANCEDB_ASSIGN_OR_RETURN(
@@ -166,7 +178,7 @@ class MiniBlockPage {
   Status Open(const pb::MiniBlockLayout& mb, const PageContext& ctx) {
     mb_ = &mb;
     ctx_ = &ctx;
-    if (ctx.buffers.size() < 2) return Status::Corruption("missing buffers");
+    if (ctx.buffers.size() < 2 || !ctx.buffers[0]) return Status::Corruption("missing buffers");
     word_bytes_ = mb.has_large_chunk() ? 4 : 2;
     const int64_t num_chunks = static_cast<int64_t>(ctx.buffers[0]->size()) / word_bytes_;
     const int64_t max_items = num_chunks * kMaxChunkValues;
@@ -199,15 +211,16 @@ class MiniBlockPage {
   const Chunk& chunk(int64_t c) const { return chunks_[static_cast<size_t>(c)]; }
 
   /// Decode chunks [begin, end): levels are appended to `rep`/`def`, values to `values`.
-  Status DecodeChunks(int64_t begin, int64_t end, std::vector<uint16_t>* rep,
-                      std::vector<uint16_t>* def, LeafValues* values) const {
+  /// `data` holds the bytes of buffer 1 from offset `base` on, through the end of chunk end - 1.
+  Status DecodeChunks(int64_t begin, int64_t end, std::span<const uint8_t> data, int64_t base,
+                      std::vector<uint16_t>* rep, std::vector<uint16_t>* def,
+                      LeafValues* values) const {
     std::vector<std::span<const uint8_t>> buffers(static_cast<size_t>(num_buffers_));
     std::vector<int64_t> sizes(static_cast<size_t>(num_buffers_));
-    const auto data = ctx_->buffers[1]->span();
     for (int64_t c = begin; c < end; ++c) {
       const Chunk& chunk = chunks_[static_cast<size_t>(c)];
       ChunkReader reader(
-          data.subspan(static_cast<size_t>(chunk.offset), static_cast<size_t>(chunk.bytes)));
+          data.subspan(static_cast<size_t>(chunk.offset - base), static_cast<size_t>(chunk.bytes)));
       LANCEDB_ASSIGN_OR_RETURN(uint64_t num_levels, reader.Read(2));
       uint64_t rep_bytes = 0;
       uint64_t def_bytes = 0;
@@ -253,8 +266,7 @@ class MiniBlockPage {
     }
     LANCEDB_RETURN_NOT_OK(DefinitionToCodes(mb_->layers(), path, def, item_count, &out->codes));
     if (path.max_rep > 0) out->rep = std::move(rep);
-    int64_t visible = 0;
-    for (uint16_t code : out->codes) visible += CodeIsVisible(path, code) ? 1 : 0;
+    const int64_t visible = CountVisible(path, out->codes);
     if (visible != out->values.num_values) {
       return Status::Corruption("levels describe " + std::to_string(visible) +
                                 " values but the chunks hold " +
@@ -314,7 +326,9 @@ class MiniBlockPage {
  private:
   Status ReadChunkTable(int64_t num_chunks) {
     const auto words = ctx_->buffers[0]->span();
-    const int64_t data_size = ctx_->buffers[1]->size();
+    const int64_t data_size = ctx_->buffers[1]                ? ctx_->buffers[1]->size()
+                              : ctx_->buffer_sizes.size() > 1 ? ctx_->buffer_sizes[1]
+                                                              : 0;
     chunks_.resize(static_cast<size_t>(num_chunks));
     int64_t offset = 0;
     int64_t values_seen = 0;
@@ -369,6 +383,9 @@ class MiniBlockDecoder final : public PageDecoder {
     return st.ok() ? st : st.WithContext("Mini-block page in " + ctx.where);
   }
 
+  /// Takes read the chunks they need from buffer 1.
+  std::vector<size_t> RangeBuffers(const pb::PageLayout& layout) const override { return {1}; }
+
   Result<bool> DecodeRows(const pb::PageLayout& layout, const PageContext& ctx,
                           std::span<const int64_t> rows, LeafItems* out) const override {
     auto taken = DecodeRowsImpl(layout.mini_block_layout(), ctx, rows, out);
@@ -388,7 +405,8 @@ class MiniBlockDecoder final : public PageDecoder {
     }
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
-    LANCEDB_RETURN_NOT_OK(page.DecodeChunks(0, page.num_chunks(), &rep, &def, &out->values));
+    LANCEDB_RETURN_NOT_OK(page.DecodeChunks(0, page.num_chunks(), ctx.buffers[1]->span(), 0, &rep,
+                                            &def, &out->values));
     if (out->values.num_values != page.num_items()) {
       return Status::Corruption("chunks decoded to " + std::to_string(out->values.num_values) +
                                 " values, expected " + std::to_string(page.num_items()));
@@ -437,16 +455,20 @@ class MiniBlockDecoder final : public PageDecoder {
       while (j < rows.size()) {
         if (rows[j] >= ctx.num_rows) break;
         const ChunkSpan next = ChunksOfRow(page, rows[j]);
-        if (next.first > span.last) break;
+        if (next.first > span.last + 1) break;  // adjacent chunks are read at once
         span.last = std::max(span.last, next.last);
         ++j;
       }
+      const Chunk& last = page.chunk(span.last);
+      const int64_t begin = page.chunk(span.first).offset;
+      LANCEDB_ASSIGN_OR_RETURN(BufferPtr data,
+                               ReadPageRange(ctx, 1, begin, last.offset + last.bytes - begin));
       DecodedItems decoded;
       decoded.items.values = ctx.value_layout;
       std::vector<uint16_t> rep;
       std::vector<uint16_t> def;
-      LANCEDB_RETURN_NOT_OK(
-          page.DecodeChunks(span.first, span.last + 1, &rep, &def, &decoded.items.values));
+      LANCEDB_RETURN_NOT_OK(page.DecodeChunks(span.first, span.last + 1, data->span(), begin, &rep,
+                                              &def, &decoded.items.values));
       LANCEDB_RETURN_NOT_OK(
           page.FinishItems(std::move(rep), def, decoded.items.values.num_values, &decoded.items));
       decoded.IndexRows(path);

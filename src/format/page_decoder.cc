@@ -249,6 +249,25 @@ std::string EncodingName(const pb::CompressiveEncoding& e) {
   return "unknown";
 }
 
+int64_t PageBufferSize(const PageContext& ctx, size_t index) {
+  if (index < ctx.buffers.size() && ctx.buffers[index]) return ctx.buffers[index]->size();
+  return index < ctx.buffer_sizes.size() ? ctx.buffer_sizes[index] : -1;
+}
+
+Result<BufferPtr> ReadPageRange(const PageContext& ctx, size_t index, int64_t offset,
+                                int64_t length) {
+  const int64_t size = PageBufferSize(ctx, index);
+  if (size < 0 || offset < 0 || length < 0 || offset > size || length > size - offset) {
+    return Status::Corruption("Range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                              ") is outside page buffer " + std::to_string(index));
+  }
+  if (index < ctx.buffers.size() && ctx.buffers[index]) {
+    return Buffer::Slice(ctx.buffers[index], offset, length);
+  }
+  if (!ctx.read_range) return Status::Internal("Page buffer " + std::to_string(index) + " unread");
+  return ctx.read_range(index, offset, length);
+}
+
 LeafValues FixedLayout(int64_t bits) {
   LeafValues v;
   v.kind = ValueKind::kFixed;
@@ -356,6 +375,24 @@ bool CodeIsVisible(const LeafPath& path, uint16_t code) {
   if (code == 0) return true;
   if (CodeIsEmpty(code)) return false;
   return !path.HasListAtOrBelow(path.depth() - 1 - CodeLayer(code));
+}
+
+std::vector<uint8_t> VisibleCodeTable(const LeafPath& path) {
+  std::vector<uint8_t> table(static_cast<size_t>(EmptyCode(path.depth())) + 1);
+  for (size_t code = 0; code < table.size(); ++code) {
+    table[code] = CodeIsVisible(path, static_cast<uint16_t>(code)) ? 1 : 0;
+  }
+  return table;
+}
+
+int64_t CountVisible(const LeafPath& path, std::span<const uint16_t> codes) {
+  if (path.max_rep == 0) return static_cast<int64_t>(codes.size());
+  const std::vector<uint8_t> table = VisibleCodeTable(path);
+  int64_t visible = 0;
+  for (uint16_t code : codes) {
+    visible += code < table.size() ? table[code] : (CodeIsVisible(path, code) ? 1 : 0);
+  }
+  return visible;
 }
 
 Result<ChunkValueDecoder> ValueDecoderRegistry::Make(const pb::CompressiveEncoding& encoding,

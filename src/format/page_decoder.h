@@ -41,7 +41,20 @@ struct PageContext {
   std::string where;
   /// Empty values of the leaf's layout (kind, widths), to decode into.
   LeafValues value_layout;
+  /// Size of every page buffer, also of those left unread (null in `buffers`).
+  std::vector<int64_t> buffer_sizes;
+  /// Reads bytes [offset, offset + length) of page buffer `index` (bounds-checked). Set by
+  /// takes, which leave the buffers named by PageDecoder::RangeBuffers() unread.
+  std::function<Result<BufferPtr>(size_t index, int64_t offset, int64_t length)> read_range;
 };
+
+/// Size of page buffer `index`, read or not; -1 when the page has no such buffer.
+int64_t PageBufferSize(const PageContext& ctx, size_t index);
+
+/// Bytes [offset, offset + length) of page buffer `index`: a slice of the buffer when it was
+/// read, else a range read. Corruption when the range is outside the buffer.
+Result<BufferPtr> ReadPageRange(const PageContext& ctx, size_t index, int64_t offset,
+                                int64_t length);
 
 /// Decodes whole pages of one structural layout into leaf items.
 class PageDecoder {
@@ -54,6 +67,11 @@ class PageDecoder {
   /// `out` (whose values have the leaf's layout), in that order. Returns false, having appended
   /// nothing, when this page cannot locate rows without decoding all of it; the caller then
   /// decodes the whole page. Layouts decode each chunk or row range they need once.
+  /// Page buffers that DecodeRows() reads by range (ReadPageRange) rather than whole.
+  virtual std::vector<size_t> RangeBuffers(const lance::encodings21::PageLayout& layout) const {
+    (void)layout;
+    return {};
+  }
   virtual Result<bool> DecodeRows(const lance::encodings21::PageLayout& layout,
                                   const PageContext& ctx, std::span<const int64_t> rows,
                                   LeafItems* out) const {
@@ -155,5 +173,11 @@ uint16_t MaxVisibleDefinition(const google::protobuf::RepeatedField<int>& layers
 
 /// True when an item with this level code has a value slot.
 bool CodeIsVisible(const LeafPath& path, uint16_t code);
+
+/// CodeIsVisible() of every code a page of `path` can hold (index = code).
+std::vector<uint8_t> VisibleCodeTable(const LeafPath& path);
+
+/// Number of items with a value slot among `codes` (all of them when the path has no list).
+int64_t CountVisible(const LeafPath& path, std::span<const uint16_t> codes);
 
 }  // namespace lancedb::format

@@ -13,13 +13,15 @@ void DecodedItems::IndexRows(const LeafPath& path) {
   row_values.clear();
   row_items.reserve(static_cast<size_t>(items.num_rows) + 1);
   row_values.reserve(static_cast<size_t>(items.num_rows) + 1);
+  const std::vector<uint8_t> visible = VisibleCodeTable(path);
   int64_t values = 0;
   for (int64_t i = 0; i < items.num_items(); ++i) {
     if (items.rep[i] == path.max_rep) {
       row_items.push_back(i);
       row_values.push_back(values);
     }
-    values += CodeIsVisible(path, items.codes[i]) ? 1 : 0;
+    const uint16_t code = items.codes[i];
+    values += code < visible.size() ? visible[code] : (CodeIsVisible(path, code) ? 1 : 0);
   }
   row_items.push_back(items.num_items());
   row_values.push_back(values);
