@@ -8,7 +8,7 @@
 //     block form = [u64 byte length of the values][values][u8 run lengths];
 //   General(scheme, inner): chunk form = the chunk's first buffer compressed; block form = the
 //     whole buffer compressed (general_compression.h);
-//   Fsst(symbol table, Variable): the chunk decodes as Variable, then each value is expanded.
+//   Fsst(symbol table, Variable): each value of the Variable chunk is expanded in place.
 // Decoders that need scratch space own it (they are made per page and used by one thread).
 
 #include <algorithm>
@@ -260,6 +260,27 @@ Result<ChunkValueDecoder> MakeFsst(const pb::CompressiveEncoding& e, const LeafV
     return Status::NotSupported("FSST for a fixed-width column");
   }
   LANCEDB_ASSIGN_OR_RETURN(FsstDecoder fsst, FsstDecoder::Make(e.fsst().symbol_table()));
+  const auto& values = e.fsst().values();
+  const auto& offsets = values.variable().offsets();
+  if (values.has_variable() && !values.variable().has_values() && offsets.has_flat() &&
+      !offsets.flat().has_data() &&
+      (offsets.flat().bits_per_value() == 32 || offsets.flat().bits_per_value() == 64)) {
+    // Plain Variable codes: expand them straight from the chunk, (n + 1) offsets then bytes.
+    const int width = static_cast<int>(offsets.flat().bits_per_value() / 8);
+    return ChunkValueDecoder([fsst, width](Buffers buffers, int64_t num_values,
+                                           LeafValues* out) -> Status {
+      if (buffers.size() != 1) {
+        return Status::Corruption("Chunk has " + std::to_string(buffers.size()) +
+                                  " value buffers, expected 1");
+      }
+      const auto buf = buffers[0];
+      if (num_values < 0 || num_values >= static_cast<int64_t>(buf.size()) / width) {
+        return Status::Corruption("Variable chunk of " + std::to_string(buf.size()) +
+                                  " bytes cannot hold " + std::to_string(num_values) + " offsets");
+      }
+      return fsst.DecodeRaw(buf.data(), width, buf, num_values, out);
+    });
+  }
   LANCEDB_ASSIGN_OR_RETURN(ChunkValueDecoder inner,
                            ValueDecoderRegistry::Default().Make(e.fsst().values(), layout));
   auto scratch = std::make_shared<LeafValues>(layout);

@@ -197,6 +197,71 @@ TEST(Fsst, RejectsBadTablesAndDanglingEscapes) {
   EXPECT_TRUE(fsst->Decode(Strings({std::string("\x00\xff", 2), "\x01"}), &out).IsCorruption());
 }
 
+/// A mini-block Variable chunk: (n + 1) u32 offsets relative to the chunk, then the bytes.
+std::vector<uint8_t> VariableChunk(const std::vector<std::string>& values) {
+  std::vector<uint32_t> offsets{static_cast<uint32_t>((values.size() + 1) * 4)};
+  for (const auto& v : values) offsets.push_back(offsets.back() + static_cast<uint32_t>(v.size()));
+  std::vector<uint8_t> chunk(offsets.size() * 4);
+  std::memcpy(chunk.data(), offsets.data(), chunk.size());
+  for (const auto& v : values) chunk.insert(chunk.end(), v.begin(), v.end());
+  return chunk;
+}
+
+TEST(Fsst, DecodesChunkOffsetsInPlaceWithEscapesAtEveryPosition) {
+  auto fsst = FsstDecoder::Make(SymbolTable({"ab", "cdefghij", "k"}, true));
+  ASSERT_TRUE(fsst.ok());
+  // Escapes at every position of the four-code blocks, and values of 0 to 9 codes.
+  std::vector<std::string> codes;
+  std::vector<std::string> expected;
+  for (int len = 0; len < 10; ++len) {
+    for (int esc = -1; esc < len; ++esc) {
+      std::string c;
+      std::string e;
+      for (int i = 0; i < len; ++i) {
+        if (i == esc) {
+          c += "\xff";
+          c += static_cast<char>('A' + i);
+          e += static_cast<char>('A' + i);
+        } else {
+          c += static_cast<char>(i % 3);
+          e += i % 3 == 0 ? "ab" : i % 3 == 1 ? "cdefghij" : "k";
+        }
+      }
+      codes.push_back(c);
+      expected.push_back(e);
+    }
+  }
+  auto chunk = VariableChunk(codes);
+  LeafValues out = Strings({"x"});
+  ASSERT_TRUE(
+      fsst->DecodeRaw(chunk.data(), 4, chunk, static_cast<int64_t>(codes.size()), &out).ok());
+  expected.insert(expected.begin(), "x");
+  EXPECT_EQ(ToStrings(out), expected);
+  LeafValues whole = Strings({"x"});
+  ASSERT_TRUE(fsst->Decode(Strings(codes), &whole).ok());
+  EXPECT_EQ(ToStrings(whole), expected);
+}
+
+TEST(Fsst, RejectsChunkOffsetsOutOfOrderOrBounds) {
+  auto fsst = FsstDecoder::Make(SymbolTable({"ab"}, true));
+  ASSERT_TRUE(fsst.ok());
+  // Offsets 12, 14, 15: two codes, then one.
+  auto chunk = VariableChunk({std::string(2, '\0'), std::string(1, '\0')});
+  auto swapped = chunk;
+  const uint32_t past_next = 16;  // the first value ends after the second one
+  std::memcpy(swapped.data() + 4, &past_next, 4);
+  LeafValues out = Strings({"kept"});
+  EXPECT_TRUE(fsst->DecodeRaw(swapped.data(), 4, swapped, 2, &out).IsCorruption());
+  EXPECT_EQ(ToStrings(out), std::vector<std::string>{"kept"});
+  auto beyond = chunk;
+  const uint32_t far = 1000;
+  std::memcpy(beyond.data() + 8, &far, 4);
+  EXPECT_TRUE(fsst->DecodeRaw(beyond.data(), 4, beyond, 2, &out).IsCorruption());
+  auto dangling = VariableChunk({std::string("\x00\xff", 2), std::string(1, '\0')});
+  EXPECT_TRUE(fsst->DecodeRaw(dangling.data(), 4, dangling, 2, &out).IsCorruption());
+  EXPECT_EQ(ToStrings(out), std::vector<std::string>{"kept"});
+}
+
 std::vector<uint8_t> Lz4Frame(const std::vector<uint8_t>& plain) {
   std::vector<uint8_t> out(4 + LZ4_compressBound(static_cast<int>(plain.size())));
   uint32_t size = static_cast<uint32_t>(plain.size());

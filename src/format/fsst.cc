@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Decoding runs in two passes per buffer: the exact output size (which also validates the
-// escapes), then the copy, which writes whole 8-byte symbols and advances by their length.
+// Decoding sizes the output once per call from an upper bound (the escaped byte counted as a
+// code, so at most 8 bytes per input byte), then writes whole 8-byte symbols with unaligned
+// stores and advances by their length; each value's end offset is the output position after it.
 
 #include "format/fsst.h"
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace lancedb::format {
 namespace {
 
 constexpr uint64_t kFsstMagic = 0x46535354ull << 32;
 constexpr uint8_t kEscape = 255;
+
+template <typename Offset>
+Offset LoadOffset(const uint8_t* offsets, int64_t i) {
+  Offset v;
+  std::memcpy(&v, offsets + i * static_cast<int64_t>(sizeof(Offset)), sizeof(Offset));
+  return v;
+}
 
 }  // namespace
 
@@ -33,33 +42,43 @@ Result<FsstDecoder> FsstDecoder::Make(std::string_view table) {
     d.lens_[i] = static_cast<uint8_t>(table[8 + 8 * n + i]);
     if (d.lens_[i] > 8) return Status::Corruption("FSST symbol longer than 8 bytes");
   }
+  d.bound_lens_ = d.lens_;
+  d.bound_lens_[kEscape] = 1;
   return d;
 }
 
-Result<int64_t> FsstDecoder::DecodedSize(const uint8_t* data, int64_t size) const {
-  int64_t out = 0;
-  for (int64_t i = 0; i < size; ++i) {
-    const uint8_t code = data[i];
-    if (code == kEscape) {
-      if (++i >= size) return Status::Corruption("FSST value ends with an escape");
-      ++out;
-    } else {
-      out += lens_[code];
-    }
-  }
-  return out;
+int64_t FsstDecoder::DecodedBound(const uint8_t* data, int64_t size) const {
+  int64_t bound = 0;
+  for (int64_t i = 0; i < size; ++i) bound += bound_lens_[data[i]];
+  return bound;
 }
 
-void FsstDecoder::DecodeUnchecked(const uint8_t* data, int64_t size, uint8_t* dst) const {
-  for (int64_t i = 0; i < size; ++i) {
-    const uint8_t code = data[i];
+uint8_t* FsstDecoder::DecodeCodes(const uint8_t* p, const uint8_t* end, uint8_t* dst) const {
+  while (p < end) {
+    if (end - p >= 4) {
+      uint32_t codes;
+      std::memcpy(&codes, p, 4);
+      // Any escape (0xFF byte) among the four? Test ~codes for a zero byte.
+      if (((~codes - 0x01010101u) & codes & 0x80808080u) == 0) {
+        for (int k = 0; k < 4; ++k) {
+          const uint8_t code = static_cast<uint8_t>(codes >> (8 * k));
+          std::memcpy(dst, &symbols_[code], 8);
+          dst += lens_[code];
+        }
+        p += 4;
+        continue;
+      }
+    }
+    const uint8_t code = *p++;
     if (code == kEscape) {
-      *dst++ = data[++i];
+      if (p == end) return nullptr;
+      *dst++ = *p++;
     } else {
       std::memcpy(dst, &symbols_[code], 8);
       dst += lens_[code];
     }
   }
+  return dst;
 }
 
 Status FsstDecoder::DecodeValue(const uint8_t* data, int64_t size,
@@ -68,44 +87,75 @@ Status FsstDecoder::DecodeValue(const uint8_t* data, int64_t size,
     out->insert(out->end(), data, data + size);
     return Status::OK();
   }
-  LANCEDB_ASSIGN_OR_RETURN(int64_t n, DecodedSize(data, size));
   const size_t start = out->size();
-  out->resize(start + static_cast<size_t>(n) + 8);
-  DecodeUnchecked(data, size, out->data() + start);
-  out->resize(start + static_cast<size_t>(n));
+  out->resize(start + static_cast<size_t>(DecodedBound(data, size)) + 8);
+  uint8_t* end = DecodeCodes(data, data + size, out->data() + start);
+  if (end == nullptr) {
+    out->resize(start);
+    return Status::Corruption("FSST value ends with an escape");
+  }
+  out->resize(static_cast<size_t>(end - out->data()));
   return Status::OK();
 }
 
-Status FsstDecoder::Decode(const LeafValues& in, LeafValues* out) const {
-  const int64_t count = in.num_values;
-  if (!enabled_) {
-    out->AppendFrom(in, 0, count);
-    return Status::OK();
+template <typename Offset>
+Status FsstDecoder::DecodeWithOffsets(const uint8_t* offsets, std::span<const uint8_t> bytes,
+                                      int64_t count, LeafValues* out) const {
+  const Offset first = LoadOffset<Offset>(offsets, 0);
+  const Offset last = LoadOffset<Offset>(offsets, count);
+  if constexpr (std::is_signed_v<Offset>) {
+    if (first < 0) return Status::Corruption("FSST value offsets out of bounds");
   }
-  // Pass 1: the size of every value (validating its escapes) becomes its end offset.
-  const size_t first = out->offsets.size();
-  int64_t end = out->offsets.back();
-  out->offsets.reserve(first + static_cast<size_t>(count));
+  if (last < first || static_cast<uint64_t>(last) > bytes.size()) {
+    return Status::Corruption("FSST value offsets out of bounds");
+  }
+  const size_t first_offset = out->offsets.size();
+  const size_t data_start = out->data.size();
+  const int64_t base = out->offsets.back();
+  const int64_t bound = enabled_ ? DecodedBound(bytes.data() + first, last - first)
+                                 : static_cast<int64_t>(last - first);
+  out->offsets.resize(first_offset + static_cast<size_t>(count));
+  out->data.resize(data_start + static_cast<size_t>(bound) + 8);
+  int64_t* ends = out->offsets.data() + first_offset;
+  uint8_t* const begin = out->data.data() + data_start;
+  uint8_t* dst = begin;
+  Offset prev = first;
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t a = in.offsets[i];
-    auto n = DecodedSize(in.data.data() + a, in.offsets[i + 1] - a);
-    if (!n.ok()) {
-      out->offsets.resize(first);
-      return n.status();
+    const Offset next = LoadOffset<Offset>(offsets, i + 1);
+    if (next < prev || next > last) {
+      out->offsets.resize(first_offset);
+      out->data.resize(data_start);
+      return Status::Corruption("FSST value offsets decrease");
     }
-    end += *n;
-    out->offsets.push_back(end);
+    if (enabled_) {
+      dst = DecodeCodes(bytes.data() + prev, bytes.data() + next, dst);
+      if (dst == nullptr) {
+        out->offsets.resize(first_offset);
+        out->data.resize(data_start);
+        return Status::Corruption("FSST value ends with an escape");
+      }
+    } else {
+      std::memcpy(dst, bytes.data() + prev, static_cast<size_t>(next - prev));
+      dst += next - prev;
+    }
+    ends[i] = base + (dst - begin);
+    prev = next;
   }
-  // Pass 2: copy whole symbols; the 8 spare bytes absorb the last symbol's overhang.
-  out->data.resize(static_cast<size_t>(end) + 8);
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t a = in.offsets[i];
-    DecodeUnchecked(in.data.data() + a, in.offsets[i + 1] - a,
-                    out->data.data() + out->offsets[first - 1 + static_cast<size_t>(i)]);
-  }
-  out->data.resize(static_cast<size_t>(end));
+  out->data.resize(data_start + static_cast<size_t>(dst - begin));
   out->num_values += count;
   return Status::OK();
+}
+
+Status FsstDecoder::DecodeRaw(const uint8_t* offsets, int offset_bytes,
+                              std::span<const uint8_t> bytes, int64_t count,
+                              LeafValues* out) const {
+  if (offset_bytes == 8) return DecodeWithOffsets<uint64_t>(offsets, bytes, count, out);
+  return DecodeWithOffsets<uint32_t>(offsets, bytes, count, out);
+}
+
+Status FsstDecoder::Decode(const LeafValues& in, LeafValues* out) const {
+  return DecodeWithOffsets<int64_t>(reinterpret_cast<const uint8_t*>(in.offsets.data()),
+                                    std::span<const uint8_t>(in.data), in.num_values, out);
 }
 
 }  // namespace lancedb::format

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "common/buffer.h"
@@ -27,17 +28,32 @@ class FsstDecoder {
   /// (variable layout). Corruption on a dangling escape.
   Status Decode(const LeafValues& compressed, LeafValues* out) const;
 
+  /// Decompress `count` values stored as (count + 1) little-endian offsets of `offset_bytes`
+  /// (4 or 8) bytes at `offsets`, relative to `bytes` (a mini-block Variable chunk), and append
+  /// them to `out` (variable layout). The output is bounded by 8 bytes per input byte.
+  /// Corruption on offsets out of order or out of bounds, or a dangling escape; `out` is then
+  /// unchanged. REQUIRES: `offsets` has (count + 1) * offset_bytes readable bytes.
+  Status DecodeRaw(const uint8_t* offsets, int offset_bytes, std::span<const uint8_t> bytes,
+                   int64_t count, LeafValues* out) const;
+
   /// Decompress one value and append its bytes to `out`.
   Status DecodeValue(const uint8_t* data, int64_t size, std::vector<uint8_t>* out) const;
 
  private:
-  Result<int64_t> DecodedSize(const uint8_t* data, int64_t size) const;
-  /// REQUIRES: `dst` has DecodedSize() + 8 writable bytes.
-  void DecodeUnchecked(const uint8_t* data, int64_t size, uint8_t* dst) const;
+  template <typename Offset>
+  Status DecodeWithOffsets(const uint8_t* offsets, std::span<const uint8_t> bytes, int64_t count,
+                           LeafValues* out) const;
+  /// Decode the codes [p, end) to `dst`; returns the end of the output, or nullptr on a
+  /// dangling escape. REQUIRES: `dst` has room for 8 bytes per code.
+  uint8_t* DecodeCodes(const uint8_t* p, const uint8_t* end, uint8_t* dst) const;
+  /// An upper bound of the decoded size of `size` codes.
+  int64_t DecodedBound(const uint8_t* data, int64_t size) const;
 
   bool enabled_ = false;
   std::array<uint64_t, 256> symbols_{};
   std::array<uint8_t, 256> lens_{};
+  /// lens_ with the escape counted as one byte (its escaped byte counts as a code).
+  std::array<uint8_t, 256> bound_lens_{};
 };
 
 }  // namespace lancedb::format
