@@ -267,8 +267,9 @@ Result<ChunkValueDecoder> MakeFsst(const pb::CompressiveEncoding& e, const LeafV
       (offsets.flat().bits_per_value() == 32 || offsets.flat().bits_per_value() == 64)) {
     // Plain Variable codes: expand them straight from the chunk, (n + 1) offsets then bytes.
     const int width = static_cast<int>(offsets.flat().bits_per_value() / 8);
-    return ChunkValueDecoder([fsst, width](Buffers buffers, int64_t num_values,
-                                           LeafValues* out) -> Status {
+    auto scratch = std::make_shared<std::vector<uint8_t>>();
+    return ChunkValueDecoder([fsst, width, scratch](Buffers buffers, int64_t num_values,
+                                                    LeafValues* out) -> Status {
       if (buffers.size() != 1) {
         return Status::Corruption("Chunk has " + std::to_string(buffers.size()) +
                                   " value buffers, expected 1");
@@ -278,7 +279,7 @@ Result<ChunkValueDecoder> MakeFsst(const pb::CompressiveEncoding& e, const LeafV
         return Status::Corruption("Variable chunk of " + std::to_string(buf.size()) +
                                   " bytes cannot hold " + std::to_string(num_values) + " offsets");
       }
-      return fsst.DecodeRaw(buf.data(), width, buf, num_values, out);
+      return fsst.DecodeRaw(buf.data(), width, buf, num_values, out, scratch.get());
     });
   }
   LANCEDB_ASSIGN_OR_RETURN(ChunkValueDecoder inner,

@@ -233,8 +233,10 @@ TEST(Fsst, DecodesChunkOffsetsInPlaceWithEscapesAtEveryPosition) {
   }
   auto chunk = VariableChunk(codes);
   LeafValues out = Strings({"x"});
+  std::vector<uint8_t> scratch;
   ASSERT_TRUE(
-      fsst->DecodeRaw(chunk.data(), 4, chunk, static_cast<int64_t>(codes.size()), &out).ok());
+      fsst->DecodeRaw(chunk.data(), 4, chunk, static_cast<int64_t>(codes.size()), &out, &scratch)
+          .ok());
   expected.insert(expected.begin(), "x");
   EXPECT_EQ(ToStrings(out), expected);
   LeafValues whole = Strings({"x"});
@@ -251,14 +253,15 @@ TEST(Fsst, RejectsChunkOffsetsOutOfOrderOrBounds) {
   const uint32_t past_next = 16;  // the first value ends after the second one
   std::memcpy(swapped.data() + 4, &past_next, 4);
   LeafValues out = Strings({"kept"});
-  EXPECT_TRUE(fsst->DecodeRaw(swapped.data(), 4, swapped, 2, &out).IsCorruption());
+  EXPECT_TRUE(fsst->DecodeRaw(swapped.data(), 4, swapped, 2, &out, nullptr).IsCorruption());
   EXPECT_EQ(ToStrings(out), std::vector<std::string>{"kept"});
   auto beyond = chunk;
   const uint32_t far = 1000;
   std::memcpy(beyond.data() + 8, &far, 4);
-  EXPECT_TRUE(fsst->DecodeRaw(beyond.data(), 4, beyond, 2, &out).IsCorruption());
+  EXPECT_TRUE(fsst->DecodeRaw(beyond.data(), 4, beyond, 2, &out, nullptr).IsCorruption());
+  std::vector<uint8_t> scratch;
   auto dangling = VariableChunk({std::string("\x00\xff", 2), std::string(1, '\0')});
-  EXPECT_TRUE(fsst->DecodeRaw(dangling.data(), 4, dangling, 2, &out).IsCorruption());
+  EXPECT_TRUE(fsst->DecodeRaw(dangling.data(), 4, dangling, 2, &out, &scratch).IsCorruption());
   EXPECT_EQ(ToStrings(out), std::vector<std::string>{"kept"});
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Decoding sizes the output once per call from an upper bound (the escaped byte counted as a
-// code, so at most 8 bytes per input byte), then writes whole 8-byte symbols with unaligned
-// stores and advances by their length; each value's end offset is the output position after it.
+// Decoding writes whole 8-byte symbols with unaligned stores and advances by their length, into
+// a scratch buffer of 8 bytes per code or into the output sized once from an upper bound (the
+// escaped byte counted as a code); each value's end offset is the output position after it.
 
 #include "format/fsst.h"
 
@@ -100,7 +100,8 @@ Status FsstDecoder::DecodeValue(const uint8_t* data, int64_t size,
 
 template <typename Offset>
 Status FsstDecoder::DecodeWithOffsets(const uint8_t* offsets, std::span<const uint8_t> bytes,
-                                      int64_t count, LeafValues* out) const {
+                                      int64_t count, LeafValues* out,
+                                      std::vector<uint8_t>* scratch) const {
   const Offset first = LoadOffset<Offset>(offsets, 0);
   const Offset last = LoadOffset<Offset>(offsets, count);
   if constexpr (std::is_signed_v<Offset>) {
@@ -110,14 +111,25 @@ Status FsstDecoder::DecodeWithOffsets(const uint8_t* offsets, std::span<const ui
     return Status::Corruption("FSST value offsets out of bounds");
   }
   const size_t first_offset = out->offsets.size();
-  const size_t data_start = out->data.size();
   const int64_t base = out->offsets.back();
-  const int64_t bound = enabled_ ? DecodedBound(bytes.data() + first, last - first)
-                                 : static_cast<int64_t>(last - first);
+  // Expand into `scratch` (sized to 8 bytes per code, zeroed only when it grows) or, without
+  // one, into `out` sized from a pass over the codes.
+  const size_t data_start = out->data.size();
+  uint8_t* begin = nullptr;
+  if (!enabled_) {
+    out->data.resize(data_start + static_cast<size_t>(last - first));
+    begin = out->data.data() + data_start;
+  } else if (scratch != nullptr) {
+    const size_t need = static_cast<size_t>(last - first) * 8 + 8;
+    if (scratch->size() < need) scratch->resize(need);
+    begin = scratch->data();
+  } else {
+    out->data.resize(data_start +
+                     static_cast<size_t>(DecodedBound(bytes.data() + first, last - first)) + 8);
+    begin = out->data.data() + data_start;
+  }
   out->offsets.resize(first_offset + static_cast<size_t>(count));
-  out->data.resize(data_start + static_cast<size_t>(bound) + 8);
   int64_t* ends = out->offsets.data() + first_offset;
-  uint8_t* const begin = out->data.data() + data_start;
   uint8_t* dst = begin;
   Offset prev = first;
   for (int64_t i = 0; i < count; ++i) {
@@ -141,21 +153,25 @@ Status FsstDecoder::DecodeWithOffsets(const uint8_t* offsets, std::span<const ui
     ends[i] = base + (dst - begin);
     prev = next;
   }
-  out->data.resize(data_start + static_cast<size_t>(dst - begin));
+  if (enabled_ && scratch != nullptr) {
+    out->data.insert(out->data.end(), begin, dst);
+  } else {
+    out->data.resize(data_start + static_cast<size_t>(dst - begin));
+  }
   out->num_values += count;
   return Status::OK();
 }
 
 Status FsstDecoder::DecodeRaw(const uint8_t* offsets, int offset_bytes,
-                              std::span<const uint8_t> bytes, int64_t count,
-                              LeafValues* out) const {
-  if (offset_bytes == 8) return DecodeWithOffsets<uint64_t>(offsets, bytes, count, out);
-  return DecodeWithOffsets<uint32_t>(offsets, bytes, count, out);
+                              std::span<const uint8_t> bytes, int64_t count, LeafValues* out,
+                              std::vector<uint8_t>* scratch) const {
+  if (offset_bytes == 8) return DecodeWithOffsets<uint64_t>(offsets, bytes, count, out, scratch);
+  return DecodeWithOffsets<uint32_t>(offsets, bytes, count, out, scratch);
 }
 
 Status FsstDecoder::Decode(const LeafValues& in, LeafValues* out) const {
   return DecodeWithOffsets<int64_t>(reinterpret_cast<const uint8_t*>(in.offsets.data()),
-                                    std::span<const uint8_t>(in.data), in.num_values, out);
+                                    std::span<const uint8_t>(in.data), in.num_values, out, nullptr);
 }
 
 }  // namespace lancedb::format

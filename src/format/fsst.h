@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "common/buffer.h"
 #include "format/leaf_data.h"
@@ -33,8 +34,10 @@ class FsstDecoder {
   /// them to `out` (variable layout). The output is bounded by 8 bytes per input byte.
   /// Corruption on offsets out of order or out of bounds, or a dangling escape; `out` is then
   /// unchanged. REQUIRES: `offsets` has (count + 1) * offset_bytes readable bytes.
+  /// `scratch` (kept by the caller between calls) receives the expansion before it is appended
+  /// to `out`; it grows to 8 bytes per input byte of the largest call.
   Status DecodeRaw(const uint8_t* offsets, int offset_bytes, std::span<const uint8_t> bytes,
-                   int64_t count, LeafValues* out) const;
+                   int64_t count, LeafValues* out, std::vector<uint8_t>* scratch) const;
 
   /// Decompress one value and append its bytes to `out`.
   Status DecodeValue(const uint8_t* data, int64_t size, std::vector<uint8_t>* out) const;
@@ -42,7 +45,7 @@ class FsstDecoder {
  private:
   template <typename Offset>
   Status DecodeWithOffsets(const uint8_t* offsets, std::span<const uint8_t> bytes, int64_t count,
-                           LeafValues* out) const;
+                           LeafValues* out, std::vector<uint8_t>* scratch) const;
   /// Decode the codes [p, end) to `dst`; returns the end of the output, or nullptr on a
   /// dangling escape. REQUIRES: `dst` has room for 8 bytes per code.
   uint8_t* DecodeCodes(const uint8_t* p, const uint8_t* end, uint8_t* dst) const;

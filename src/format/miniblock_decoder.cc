@@ -399,9 +399,16 @@ class MiniBlockDecoder final : public PageDecoder {
     LANCEDB_RETURN_NOT_OK(page.Open(mb, ctx));
     out->num_rows = ctx.num_rows;
     out->values = ctx.value_layout;
-    if (out->values.kind == ValueKind::kFixed && page.num_items() <= ctx.buffers[1]->size() * 8) {
+    const int64_t data_size = ctx.buffers[1]->size();
+    if (out->values.kind == ValueKind::kFixed && page.num_items() <= data_size * 8) {
       out->values.data.reserve(
           static_cast<size_t>((page.num_items() * out->values.bits_per_value + 7) / 8));
+    } else if (out->values.kind == ValueKind::kVariable) {
+      // Size the page once for typical expansions (none, or FSST's ~3x); both bounded by the
+      // chunk bytes (every chunk holds its offsets).
+      out->values.offsets.reserve(static_cast<size_t>(page.num_items()) + 1);
+      const bool fsst = mb.value_compression().has_fsst();
+      out->values.data.reserve(static_cast<size_t>(data_size * (fsst ? 3 : 1)));
     }
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
