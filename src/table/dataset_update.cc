@@ -17,7 +17,17 @@
 namespace lancedb::table {
 
 Status UpdateOperation::Build(CommitAttempt* a) {
+  size_t expected = 0;
+  for (const auto& entry : delete_.deletions()) expected += entry.second.size();
   LANCEDB_RETURN_NOT_OK(delete_.Build(a));
+  // Rebased over a concurrent Update or Delete of the same fragments: every row we rewrite must
+  // still be live, or the old row would come back (deleted) twice or be duplicated.
+  if (static_cast<size_t>(delete_.num_deleted()) != expected) {
+    return Status::CommitConflict(
+        "Update conflicts with a concurrent write that deleted or rewrote " +
+        std::to_string(expected - static_cast<size_t>(delete_.num_deleted())) +
+        " of its rows; reload the table and retry");
+  }
   pb::Transaction::Delete del = std::move(*a->transaction.mutable_delete_());
   a->transaction.clear_delete_();
   auto* update = a->transaction.mutable_update();
@@ -54,22 +64,23 @@ Status UpdateOperation::Build(CommitAttempt* a) {
 }
 
 Status UpdateOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  if (theirs.has_delete_()) {
-    // A concurrent delete of some of the rows we rewrote would resurrect them: refuse when both
-    // touched the same fragment.
-    const auto& d = theirs.delete_();
-    std::vector<uint64_t> touched(d.deleted_fragment_ids().begin(), d.deleted_fragment_ids().end());
-    for (const auto& f : d.updated_fragments()) touched.push_back(f.id());
-    Status conflict = delete_.CheckConflict(theirs, version);
-    if (!conflict.ok()) return conflict;
-    pb::Transaction as_update;
-    for (uint64_t id : touched) as_update.mutable_update()->add_removed_fragment_ids(id);
-    Status st = delete_.CheckConflict(as_update, version);
-    if (!st.ok()) {
-      return Status::CommitConflict(
-          "Update conflicts with the concurrent Delete committed as "
-          "version " +
-          std::to_string(version) + "; reload the table and retry");
+  // A concurrent Delete or Update of other rows of the same fragments rebases cleanly: Build
+  // merges the deletion vectors and checks that all of our rows are still live. Only a fragment
+  // of ours removed whole is a conflict here.
+  const google::protobuf::RepeatedField<uint64_t>* removed = nullptr;
+  if (theirs.has_delete_()) removed = &theirs.delete_().deleted_fragment_ids();
+  if (theirs.has_update() && theirs.update().update_mode() == pb::Transaction::REWRITE_ROWS) {
+    removed = &theirs.update().removed_fragment_ids();
+  }
+  if (removed != nullptr) {
+    for (uint64_t id : *removed) {
+      if (delete_.deletions().count(id)) {
+        return Status::CommitConflict("Update conflicts with the concurrent " +
+                                      std::string(theirs.has_update() ? "Update" : "Delete") +
+                                      " committed as version " + std::to_string(version) +
+                                      ": it removed fragment " + std::to_string(id) +
+                                      "; reload the table and retry");
+      }
     }
     return Status::OK();
   }

@@ -67,6 +67,8 @@ class DeleteOperation : public Operation {
   Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Rows newly deleted by the last built attempt.
   int64_t num_deleted() const { return num_deleted_; }
+  /// The row offsets to delete, per fragment.
+  const std::map<uint64_t, std::vector<uint32_t>>& deletions() const { return deletions_; }
 
  private:
   std::map<uint64_t, std::vector<uint32_t>> deletions_;
