@@ -7,7 +7,9 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "expr/parser.h"
 
@@ -56,7 +58,8 @@ std::string LiteralSql(const Literal& lit) {
     case LiteralKind::kBool:
       return lit.bool_value ? "TRUE" : "FALSE";
     case LiteralKind::kInt:
-      return std::to_string(lit.int_value);
+      return lit.is_unsigned ? std::to_string(static_cast<uint64_t>(lit.int_value))
+                             : std::to_string(lit.int_value);
     case LiteralKind::kFloat: {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "%.17g", lit.float_value);
@@ -178,6 +181,8 @@ Result<array::DataTypePtr> ParseTypeName(std::string_view name) {
     if (name == e.name) return e.make();
   }
   if (name == "timestamp") return array::timestamp(array::TimeUnit::kNano);
+  if (name == "time") return array::time64(array::TimeUnit::kNano);
+  if (name == "decimal" || name == "numeric") return array::decimal128(38, 10);
   return Status::InvalidArgument("unsupported type '" + std::string(name) + "'");
 }
 
@@ -278,6 +283,112 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
   }
   if (pos != text.size()) return fail();
   return micros;
+}
+
+Result<int64_t> ParseTime(std::string_view text) {
+  auto fail = [&] {
+    return Status::InvalidArgument("invalid time '" + std::string(text) +
+                                   "', expected HH:MM[:SS[.ffffff]]");
+  };
+  size_t pos = 0;
+  int64_t h, mi, sec = 0, frac = 0;
+  if (!ReadInt(text, &pos, 2, &h) || pos >= text.size() || text[pos++] != ':') return fail();
+  if (!ReadInt(text, &pos, 2, &mi)) return fail();
+  if (pos < text.size() && text[pos] == ':') {
+    ++pos;
+    if (!ReadInt(text, &pos, 2, &sec)) return fail();
+  }
+  if (h > 23 || mi > 59 || sec > 59) return fail();
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    int digits = 0;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      if (digits < 6) {
+        frac = frac * 10 + (text[pos] - '0');
+        ++digits;
+      }
+      ++pos;
+    }
+    if (digits == 0) return fail();
+    while (digits++ < 6) frac *= 10;
+  }
+  if (pos != text.size()) return fail();
+  return ((h * 60 + mi) * 60 + sec) * 1000000LL + frac;
+}
+
+Result<int64_t> ParseInterval(std::string_view text) {
+  struct Unit {
+    const char* name;
+    int64_t micros;
+  };
+  static const Unit kUnits[] = {
+      {"week", 7 * 86400000000LL},
+      {"day", 86400000000LL},
+      {"hour", 3600000000LL},
+      {"minute", 60000000LL},
+      {"second", 1000000LL},
+      {"millisecond", 1000LL},
+      {"microsecond", 1LL},
+      {"min", 60000000LL},
+      {"sec", 1000000LL},
+      {"ms", 1000LL},
+      {"us", 1LL},
+      {"h", 3600000000LL},
+      {"d", 86400000000LL},
+      {"m", 60000000LL},
+      {"s", 1000000LL},
+  };
+  auto fail = [&](const std::string& why) {
+    return Status::InvalidArgument("invalid interval '" + std::string(text) + "': " + why +
+                                   " (expected '<number> <unit>' pairs, units week, day, hour, "
+                                   "minute, second, millisecond, microsecond)");
+  };
+  size_t pos = 0;
+  int64_t total = 0;
+  bool any = false;
+  auto skip_space = [&] {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+  };
+  while (true) {
+    skip_space();
+    if (pos == text.size()) break;
+    bool negative = false;
+    if (text[pos] == '-' || text[pos] == '+') negative = text[pos++] == '-';
+    size_t start = pos;
+    while (pos < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.')) {
+      ++pos;
+    }
+    if (pos == start || pos - start > 18) return fail("bad number");
+    const double number =
+        std::strtod(std::string(text.substr(start, pos - start)).c_str(), nullptr);
+    skip_space();
+    start = pos;
+    while (pos < text.size() && std::isalpha(static_cast<unsigned char>(text[pos]))) ++pos;
+    std::string unit(text.substr(start, pos - start));
+    for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (unit.size() > 1 && unit.back() == 's' && unit != "ms" && unit != "us") unit.pop_back();
+    if (unit.empty()) unit = "second";
+    const Unit* found = nullptr;
+    for (const auto& u : kUnits) {
+      if (unit == u.name) found = &u;
+    }
+    if (found == nullptr) {
+      if (unit == "month" || unit == "year" || unit == "mon" || unit == "decade" ||
+          unit == "century") {
+        return Status::NotSupported("Intervals of months or years are not supported ('" +
+                                    std::string(text) + "')");
+      }
+      return fail("unknown unit '" + unit + "'");
+    }
+    const double micros = number * static_cast<double>(found->micros);
+    if (!(micros < 9.2e18)) return fail("out of range");
+    const int64_t part = static_cast<int64_t>(std::llround(micros));
+    if (__builtin_add_overflow(total, negative ? -part : part, &total)) return fail("out of range");
+    any = true;
+  }
+  if (!any) return fail("empty");
+  return total;
 }
 
 }  // namespace lancedb::expr

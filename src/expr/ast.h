@@ -58,6 +58,8 @@ enum class LiteralKind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, k
 struct Literal {
   LiteralKind kind = LiteralKind::kNull;
   bool bool_value = false;
+  /// kInt: int_value holds the bits of a uint64 (a literal above INT64_MAX).
+  bool is_unsigned = false;
   int64_t int_value = 0;
   double float_value = 0;
   std::string string_value;

@@ -29,6 +29,10 @@ const char* ValueKindName(ValueKind kind) {
       return "date";
     case ValueKind::kTimestamp:
       return "timestamp";
+    case ValueKind::kTime:
+      return "time";
+    case ValueKind::kDuration:
+      return "duration";
     case ValueKind::kList:
       return "list";
     case ValueKind::kStruct:
@@ -56,7 +60,13 @@ Result<ValueKind> KindOf(const array::DataType& type) {
     case TypeId::kFloat16:
     case TypeId::kFloat32:
     case TypeId::kFloat64:
+    case TypeId::kDecimal128:
       return ValueKind::kFloat;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return ValueKind::kTime;
+    case TypeId::kDuration:
+      return ValueKind::kDuration;
     case TypeId::kString:
     case TypeId::kLargeString:
     case TypeId::kBinary:
@@ -96,6 +106,10 @@ array::DataTypePtr DefaultType(ValueKind kind) {
       return array::date32();
     case ValueKind::kTimestamp:
       return array::timestamp(array::TimeUnit::kMicro);
+    case ValueKind::kTime:
+      return array::time64(array::TimeUnit::kMicro);
+    case ValueKind::kDuration:
+      return array::duration(array::TimeUnit::kMicro);
     default:
       return array::null();
   }
@@ -118,6 +132,11 @@ std::string Describe(const BoundExpr& e) {
 namespace {
 
 bool IsNumeric(ValueKind k) { return k == ValueKind::kInt || k == ValueKind::kFloat; }
+
+int64_t FloorDivDays(int64_t micros) {
+  const int64_t d = micros / 86400000000LL;
+  return (micros % 86400000000LL < 0) ? d - 1 : d;
+}
 
 Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
   Literal out;
@@ -185,6 +204,26 @@ Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
       }
       break;
     }
+    case ValueKind::kTime: {
+      if (lit.kind != LiteralKind::kString) break;
+      auto t = ParseTime(lit.string_value);
+      if (!t.ok()) {
+        auto ts = ParseTimestamp(lit.string_value);
+        if (!ts.ok()) return TypeError(pos, t.status().message());
+        t = *ts - FloorDivDays(*ts) * 86400000000LL;
+      }
+      out.kind = LiteralKind::kInt;
+      out.int_value = *t;
+      return out;
+    }
+    case ValueKind::kDuration: {
+      if (lit.kind != LiteralKind::kString) break;
+      auto d = ParseInterval(lit.string_value);
+      if (!d.ok()) return TypeError(pos, d.status().message());
+      out.kind = LiteralKind::kInt;
+      out.int_value = *d;
+      return out;
+    }
     case ValueKind::kTimestamp: {
       out.kind = LiteralKind::kTimestamp;
       if (lit.kind == LiteralKind::kTimestamp) return lit;
@@ -228,6 +267,7 @@ Result<BoundPtr> Coerce(BoundPtr e, ValueKind to) {
       lit->kind = to;
       lit->type = DefaultType(to);
       if (to == ValueKind::kTimestamp) lit->type = array::timestamp(array::TimeUnit::kNano);
+      if (to == ValueKind::kInt && folded->is_unsigned) lit->type = array::uint64();
       lit->literal = folded.MoveValueUnsafe();
       return BoundPtr(lit);
     }
@@ -245,12 +285,12 @@ Result<ValueKind> CommonKind(const BoundExpr& a, const BoundExpr& b, size_t pos,
   auto temporal = [](ValueKind k) { return k == ValueKind::kDate || k == ValueKind::kTimestamp; };
   if (temporal(x) && temporal(y)) return ValueKind::kTimestamp;
   // A string literal takes the other side's type (parsed at bind time).
-  if (x == ValueKind::kString && a.op == BoundOp::kLiteral &&
-      (temporal(y) || IsNumeric(y) || y == ValueKind::kBool))
-    return y;
-  if (y == ValueKind::kString && b.op == BoundOp::kLiteral &&
-      (temporal(x) || IsNumeric(x) || x == ValueKind::kBool))
-    return x;
+  auto literal_target = [&](ValueKind k) {
+    return temporal(k) || IsNumeric(k) || k == ValueKind::kBool || k == ValueKind::kTime ||
+           k == ValueKind::kDuration;
+  };
+  if (x == ValueKind::kString && a.op == BoundOp::kLiteral && literal_target(y)) return y;
+  if (y == ValueKind::kString && b.op == BoundOp::kLiteral && literal_target(x)) return x;
   if ((x == ValueKind::kString && (temporal(y) || IsNumeric(y))) ||
       (y == ValueKind::kString && (temporal(x) || IsNumeric(x))))
     return ValueKind::kString;
@@ -272,6 +312,79 @@ array::DataTypePtr WiderNumericType(const array::DataTypePtr& a, const array::Da
   if (b && b->id() == array::TypeId::kNull && a) return a;
   return DefaultType(kind);
 }
+
+namespace {
+
+/// Arithmetic on dates, timestamps and durations (all in microseconds while evaluating):
+/// timestamp - timestamp = duration, timestamp/date +- duration, duration +- duration,
+/// duration * integer, duration / integer. nullptr when neither side is temporal.
+Result<BoundPtr> BindTemporalArith(const Node& n, BoundPtr left, BoundPtr right) {
+  auto is_ts = [](ValueKind k) { return k == ValueKind::kDate || k == ValueKind::kTimestamp; };
+  auto is_temporal = [&](ValueKind k) {
+    return is_ts(k) || k == ValueKind::kDuration || k == ValueKind::kTime;
+  };
+  const ValueKind l = left->kind, r = right->kind;
+  if (!is_temporal(l) && !is_temporal(r)) return BoundPtr();
+  auto e = std::make_shared<BoundExpr>();
+  e->op = BoundOp::kArith;
+  e->bop = n.op;
+  e->position = n.position;
+  const bool add = n.op == BinaryOp::kAdd, sub = n.op == BinaryOp::kSub;
+  const auto duration = array::duration(array::TimeUnit::kMicro);
+  bool to_date = false;
+  if (sub && is_ts(l) && is_ts(r)) {
+    e->kind = ValueKind::kDuration;
+    e->type = duration;
+  } else if (((add || sub) && is_ts(l) && r == ValueKind::kDuration) ||
+             (add && l == ValueKind::kDuration && is_ts(r))) {
+    const BoundExpr& ts = is_ts(l) ? *left : *right;
+    to_date = ts.kind == ValueKind::kDate;
+    e->kind = ValueKind::kTimestamp;
+    e->type = ts.kind == ValueKind::kTimestamp && ts.type
+                  ? ts.type
+                  : array::timestamp(array::TimeUnit::kMicro);
+  } else if ((add || sub) && l == ValueKind::kDuration && r == ValueKind::kDuration) {
+    e->kind = ValueKind::kDuration;
+    e->type = duration;
+  } else if ((n.op == BinaryOp::kMul && ((l == ValueKind::kDuration && r == ValueKind::kInt) ||
+                                         (l == ValueKind::kInt && r == ValueKind::kDuration))) ||
+             (n.op == BinaryOp::kDiv && l == ValueKind::kDuration && r == ValueKind::kInt)) {
+    e->kind = ValueKind::kDuration;
+    e->type = duration;
+  } else {
+    return TypeError(n.position, std::string("cannot apply '") + BinaryOpName(n.op) + "' to " +
+                                     Describe(*left) + " and " + Describe(*right));
+  }
+  if (is_ts(l)) {
+    LANCEDB_ASSIGN_OR_RETURN(left, Coerce(std::move(left), ValueKind::kTimestamp));
+  }
+  if (is_ts(r)) {
+    LANCEDB_ASSIGN_OR_RETURN(right, Coerce(std::move(right), ValueKind::kTimestamp));
+  }
+  e->args = {std::move(left), std::move(right)};
+  if (to_date) return MakeCast(BoundPtr(e), ValueKind::kDate, array::date32());
+  return BoundPtr(e);
+}
+
+}  // namespace
+
+namespace {
+
+/// `lit` retyped as uint64 when `other` is uint64 and `lit` a non-negative integer literal.
+BoundPtr UnsignedLiteralFor(const BoundExpr& other, BoundPtr lit) {
+  const bool other_unsigned = other.type && other.type->id() == array::TypeId::kUInt64;
+  if (!other_unsigned || lit->op != BoundOp::kLiteral || lit->kind != ValueKind::kInt ||
+      lit->literal.kind != LiteralKind::kInt ||
+      (!lit->literal.is_unsigned && lit->literal.int_value < 0)) {
+    return lit;
+  }
+  auto copy = std::make_shared<BoundExpr>(*lit);
+  copy->literal.is_unsigned = true;
+  copy->type = array::uint64();
+  return copy;
+}
+
+}  // namespace
 
 Result<BoundPtr> Binder::BindColumn(const Node& n) {
   const std::string& first = n.path[0];
@@ -360,6 +473,7 @@ Result<BoundPtr> Binder::BindLiteral(const Node& n) {
   }
   e->type = n.literal.kind == LiteralKind::kTimestamp ? array::timestamp(array::TimeUnit::kNano)
                                                       : DefaultType(e->kind);
+  if (n.literal.kind == LiteralKind::kInt && n.literal.is_unsigned) e->type = array::uint64();
   return BoundPtr(e);
 }
 
@@ -412,6 +526,8 @@ Result<BoundPtr> Binder::BindBinary(const Node& n) {
       break;
     }
     default: {
+      LANCEDB_ASSIGN_OR_RETURN(auto temporal, BindTemporalArith(n, left, right));
+      if (temporal) return temporal;
       auto ok = [](ValueKind k) { return IsNumeric(k) || k == ValueKind::kNull; };
       if (!ok(left->kind) || !ok(right->kind)) {
         return TypeError(n.position, std::string("cannot apply '") + BinaryOpName(n.op) + "' to " +
@@ -420,6 +536,11 @@ Result<BoundPtr> Binder::BindBinary(const Node& n) {
       ValueKind kind = (left->kind == ValueKind::kFloat || right->kind == ValueKind::kFloat)
                            ? ValueKind::kFloat
                            : ValueKind::kInt;
+      if (kind == ValueKind::kInt) {
+        // uint64 with a non-negative integer literal stays uint64 (the literal is cast).
+        left = UnsignedLiteralFor(*right, std::move(left));
+        right = UnsignedLiteralFor(*left, std::move(right));
+      }
       e->type = WiderNumericType(left->type, right->type, kind);
       LANCEDB_ASSIGN_OR_RETURN(left, Coerce(std::move(left), kind));
       LANCEDB_ASSIGN_OR_RETURN(right, Coerce(std::move(right), kind));
@@ -517,6 +638,14 @@ Result<BoundExpression> ParseAndBind(std::string_view sql, const array::Schema& 
 
 Result<BoundExpression> ParseFilter(std::string_view sql, const array::Schema& schema) {
   LANCEDB_ASSIGN_OR_RETURN(auto bound, ParseAndBind(sql, schema));
+  if (bound.root->op == BoundOp::kFunction && bound.root->func == Func::kRegexpMatch) {
+    // A filter that is just regexp_match(...) means regexp_like(...), as in Lance.
+    auto like = std::make_shared<BoundExpr>(*bound.root);
+    like->func = Func::kRegexpLike;
+    like->kind = ValueKind::kBool;
+    like->type = array::boolean();
+    bound.root = like;
+  }
   if (bound.root->kind != ValueKind::kBool && bound.root->kind != ValueKind::kNull) {
     return Status::InvalidArgument("Filter '" + std::string(sql) +
                                    "' must be a boolean expression, got " + Describe(*bound.root));

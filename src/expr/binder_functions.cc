@@ -4,9 +4,9 @@
 // Binding BETWEEN, IN, LIKE, CASE, CAST, arrays and the built-in functions.
 
 #include <chrono>
-#include <regex>
 
 #include "expr/binder_internal.h"
+#include "expr/evaluator.h"
 
 namespace lancedb::expr {
 
@@ -208,6 +208,19 @@ Result<BoundPtr> Binder::BindCast(const Node& n) {
   LANCEDB_ASSIGN_OR_RETURN(auto arg, BindNode(*n.args[0]));
   LANCEDB_ASSIGN_OR_RETURN(auto kind, KindOf(*n.cast_type));
   auto castable = [](ValueKind k) { return k != ValueKind::kList && k != ValueKind::kStruct; };
+  // time and duration convert only to and from strings and integers (time also from timestamp).
+  auto clock_ok = [](ValueKind clock, ValueKind other, bool from_other) {
+    return other == clock || other == ValueKind::kString || other == ValueKind::kInt ||
+           other == ValueKind::kNull ||
+           (clock == ValueKind::kTime && from_other && other == ValueKind::kTimestamp);
+  };
+  const bool clock_from = arg->kind == ValueKind::kTime || arg->kind == ValueKind::kDuration;
+  const bool clock_to = kind == ValueKind::kTime || kind == ValueKind::kDuration;
+  if ((clock_from && !clock_ok(arg->kind, kind, false)) ||
+      (clock_to && !clock_ok(kind, arg->kind, true))) {
+    return TypeError(n.position,
+                     "cannot cast " + Describe(*arg) + " to " + n.cast_type->ToString());
+  }
   if (!castable(arg->kind) || !castable(kind) ||
       (arg->kind == ValueKind::kBool &&
        (kind == ValueKind::kDate || kind == ValueKind::kTimestamp)) ||
@@ -328,7 +341,8 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
       set(ValueKind::kList, array::list(array::utf8()));
       break;
     case Func::kAbs:
-      LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
+      // Integers stay integers (abs of the most negative value wraps, as in Arrow).
+      if (args[0]->kind != ValueKind::kInt) LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
       if (args[0]->kind == ValueKind::kNull) {
         LANCEDB_ASSIGN_OR_RETURN(args[0], Coerce(args[0], ValueKind::kInt));
       }
@@ -346,15 +360,12 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
       break;
     }
     case Func::kPow: {
-      bool ints = args[0]->kind == ValueKind::kInt && args[1]->kind == ValueKind::kInt;
-      if (!ints) {
-        LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
-        LANCEDB_RETURN_NOT_OK(want(1, ValueKind::kFloat));
-      }
-      ValueKind k = ints ? ValueKind::kInt : ValueKind::kFloat;
-      LANCEDB_ASSIGN_OR_RETURN(args[0], Coerce(args[0], k));
-      LANCEDB_ASSIGN_OR_RETURN(args[1], Coerce(args[1], k));
-      set(k, DefaultType(k));
+      // DataFusion computes power() in float64, integer arguments included.
+      LANCEDB_RETURN_NOT_OK(want(0, ValueKind::kFloat));
+      LANCEDB_RETURN_NOT_OK(want(1, ValueKind::kFloat));
+      LANCEDB_ASSIGN_OR_RETURN(args[0], Coerce(args[0], ValueKind::kFloat));
+      LANCEDB_ASSIGN_OR_RETURN(args[1], Coerce(args[1], ValueKind::kFloat));
+      set(ValueKind::kFloat, array::float64());
       break;
     }
     case Func::kCoalesce:
@@ -414,9 +425,12 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
     case Func::kNow:
     case Func::kCurrentDate: {
       // Evaluated once, when the statement is bound (as DataFusion does).
-      auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
+      if (!now_) {
+        now_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+      }
+      const int64_t now = *now_;
       auto lit = NewNode(BoundOp::kLiteral, ValueKind::kTimestamp,
                          array::timestamp(array::TimeUnit::kNano, "+00:00"), n.position);
       lit->literal.kind = LiteralKind::kTimestamp;
@@ -489,17 +503,13 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
     }
   }
   if (info->func == Func::kRegexpLike || info->func == Func::kRegexpMatch) {
-    if (args[1]->op == BoundOp::kLiteral && args[1]->kind == ValueKind::kString) {
-      try {
-        auto flags = std::regex::ECMAScript;
-        if (args.size() > 2 && args[2]->literal.string_value.find('i') != std::string::npos) {
-          flags |= std::regex::icase;
-        }
-        e->state = std::make_shared<std::regex>(args[1]->literal.string_value, flags);
-      } catch (const std::regex_error& err) {
-        return TypeError(args[1]->position, "invalid regular expression '" +
-                                                args[1]->literal.string_value + "': " + err.what());
-      }
+    const bool flags_fixed = args.size() < 3 || (args[2]->op == BoundOp::kLiteral &&
+                                                 args[2]->kind == ValueKind::kString);
+    if (args[1]->op == BoundOp::kLiteral && args[1]->kind == ValueKind::kString && flags_fixed) {
+      auto compiled = CompileRegex(args[1]->literal.string_value,
+                                   args.size() > 2 ? args[2]->literal.string_value : "");
+      if (!compiled.ok()) return TypeError(args[1]->position, compiled.status().message());
+      e->state = compiled.MoveValueUnsafe();
     }
   }
   e->args = std::move(args);

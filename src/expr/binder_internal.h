@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -53,6 +54,8 @@ class Binder {
 
   const array::Schema& schema_;
   std::set<std::string> columns_;
+  /// now() of this statement (microseconds since the epoch), taken at its first use.
+  std::optional<int64_t> now_;
 };
 
 }  // namespace lancedb::expr

@@ -27,6 +27,8 @@ enum class ValueKind : uint8_t {
   kString,     // byte views (utf8 and binary types)
   kDate,       // int64 days since the epoch
   kTimestamp,  // int64 microseconds since the epoch (UTC)
+  kTime,       // int64 microseconds since midnight (time32, time64)
+  kDuration,   // int64 microseconds (duration; INTERVAL literals of fixed length)
   kList,       // Arrow list array (list, large_list, fixed_size_list)
   kStruct,     // Arrow struct array
 };
@@ -114,7 +116,8 @@ struct BoundExpr {
 };
 
 /// The value kind used to evaluate a column of Arrow `type`; NotSupported for types the
-/// evaluator does not handle (decimal, time, duration).
+/// evaluator does not handle (maps, unions, dictionaries, intervals).
+/// Decimal128 values are evaluated as doubles: exact up to 15 significant digits.
 Result<ValueKind> KindOf(const array::DataType& type);
 
 }  // namespace lancedb::expr

@@ -6,7 +6,9 @@
 
 #include "expr/evaluator.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace lancedb::expr {
 
@@ -27,7 +29,10 @@ Vec Broadcast(const BoundExpr& e, int64_t n) {
     case ValueKind::kInt:
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
       v.ints.assign(len, lit.int_value);
+      v.is_unsigned = e.kind == ValueKind::kInt && e.type && e.type->id() == array::TypeId::kUInt64;
       break;
     case ValueKind::kFloat:
       v.floats.assign(len, lit.float_value);
@@ -86,6 +91,16 @@ void CompareValues(const std::vector<T>& a, const std::vector<T>& b, BinaryOp op
   }
 }
 
+/// Widen int64 / uint64 bits to a common exact type.
+std::vector<__int128> Widen(const Vec& v) {
+  std::vector<__int128> out(v.ints.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = v.is_unsigned ? static_cast<__int128>(static_cast<uint64_t>(v.ints[i]))
+                           : static_cast<__int128>(v.ints[i]);
+  }
+  return out;
+}
+
 Result<Vec> Compare(const Vec& a, const Vec& b, BinaryOp op) {
   Vec out;
   out.kind = ValueKind::kBool;
@@ -93,8 +108,16 @@ Result<Vec> Compare(const Vec& a, const Vec& b, BinaryOp op) {
   out.valid = BothValid(a, b);
   switch (a.kind) {
     case ValueKind::kInt:
+      if (a.is_unsigned || b.is_unsigned) {
+        CompareValues(Widen(a), Widen(b), op, &out.bools);
+        break;
+      }
+      CompareValues(a.ints, b.ints, op, &out.bools);
+      break;
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
       CompareValues(a.ints, b.ints, op, &out.bools);
       break;
     case ValueKind::kFloat:
@@ -147,6 +170,7 @@ Result<Vec> Arith(Vec a, const Vec& b, BinaryOp op) {
     return out;
   }
   out.ints.resize(n);
+  out.is_unsigned = a.is_unsigned && b.is_unsigned;
   const int64_t* x = a.ints.data();
   const int64_t* y = b.ints.data();
   int64_t* r = out.ints.data();
@@ -180,6 +204,54 @@ Result<Vec> Arith(Vec a, const Vec& b, BinaryOp op) {
       break;
   }
   return out;
+}
+
+/// Decimal values as text with `scale` digits after the point (as Arrow prints them).
+Vec DecimalToString(Vec v, int32_t scale) {
+  Vec out = NullVec(ValueKind::kString, v.length);
+  out.valid = std::move(v.valid);
+  for (size_t i = 0; i < out.strings.size(); ++i) {
+    if (!out.IsValid(static_cast<int64_t>(i))) continue;
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.*f", std::clamp(scale, 0, 38), v.floats[i]);
+    out.strings[i] = out.Own(buf);
+  }
+  return out;
+}
+
+/// What a cast to a specific Arrow type adds to the value kind's cast: decimals round to their
+/// scale, integers switch between signed and unsigned (range-checked).
+Result<Vec> CastToType(Vec v, const array::DataTypePtr& type) {
+  if (!type) return v;
+  if (type->id() == array::TypeId::kDecimal128 && v.kind == ValueKind::kFloat) {
+    const double scale = std::pow(10.0, type->scale());
+    const double limit = std::pow(10.0, type->precision());
+    for (size_t i = 0; i < v.floats.size(); ++i) {
+      double& f = v.floats[i];
+      if (!v.IsValid(static_cast<int64_t>(i))) continue;
+      const double scaled = std::round(f * scale);
+      if (!(std::fabs(scaled) < limit)) {
+        return Status::InvalidArgument("Value " + std::to_string(f) + " is out of range for " +
+                                       type->ToString());
+      }
+      f = scaled / scale;
+    }
+    return v;
+  }
+  if (v.kind != ValueKind::kInt) return v;
+  const bool to_unsigned = type->id() == array::TypeId::kUInt64;
+  if (to_unsigned == v.is_unsigned) return v;
+  for (size_t i = 0; i < v.ints.size(); ++i) {
+    if (v.IsValid(static_cast<int64_t>(i)) && v.ints[i] < 0) {
+      return Status::InvalidArgument("Value " +
+                                     (v.is_unsigned
+                                          ? std::to_string(static_cast<uint64_t>(v.ints[i]))
+                                          : std::to_string(v.ints[i])) +
+                                     " is out of range for " + type->ToString());
+    }
+  }
+  v.is_unsigned = to_unsigned;
+  return v;
 }
 
 Vec Logic(const Vec& a, const Vec& b, bool is_and) {
@@ -232,6 +304,8 @@ void CopyRow(const Vec& src, int64_t row, Vec* dst) {
     case ValueKind::kInt:
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
       dst->ints[i] = src.ints[i];
       break;
     case ValueKind::kFloat:
@@ -298,13 +372,13 @@ Result<Vec> EvalLike(const BoundExpr& e, const array::RecordBatch& batch) {
   out.bools.resize(n);
   const bool constant = e.args[1]->op == BoundOp::kLiteral;
   std::string lowered_pattern;
-  if (constant && e.case_insensitive && n > 0) lowered_pattern = Utf8Lower(p.strings[0]);
+  if (constant && e.case_insensitive && n > 0) lowered_pattern = Utf8Fold(p.strings[0]);
   for (size_t i = 0; i < n; ++i) {
     if (!out.valid.empty() && !out.valid[i]) continue;
     bool m;
     if (e.case_insensitive) {
-      std::string text = Utf8Lower(s.strings[i]);
-      m = LikeMatch(text, constant ? std::string_view(lowered_pattern) : Utf8Lower(p.strings[i]),
+      std::string text = Utf8Fold(s.strings[i]);
+      m = LikeMatch(text, constant ? std::string_view(lowered_pattern) : Utf8Fold(p.strings[i]),
                     escape);
     } else {
       m = LikeMatch(s.strings[i], p.strings[i], escape);
@@ -363,7 +437,9 @@ Result<Vec> EvaluateVec(const BoundExpr& e, const array::RecordBatch& batch) {
     case BoundOp::kArith: {
       LANCEDB_ASSIGN_OR_RETURN(auto a, EvaluateVec(*e.args[0], batch));
       LANCEDB_ASSIGN_OR_RETURN(auto b, EvaluateVec(*e.args[1], batch));
-      return Arith(std::move(a), b, e.bop);
+      LANCEDB_ASSIGN_OR_RETURN(auto r, Arith(std::move(a), b, e.bop));
+      r.kind = e.kind;  // timestamp - timestamp = duration, ...
+      return r;
     }
     case BoundOp::kCompare: {
       LANCEDB_ASSIGN_OR_RETURN(auto a, EvaluateVec(*e.args[0], batch));
@@ -423,7 +499,13 @@ Result<Vec> EvaluateVec(const BoundExpr& e, const array::RecordBatch& batch) {
       return EvalCase(e, batch);
     case BoundOp::kCast: {
       LANCEDB_ASSIGN_OR_RETURN(auto v, EvaluateVec(*e.args[0], batch));
-      return CastVec(std::move(v), e.kind);
+      const auto& from = e.args[0]->type;
+      if (from && from->id() == array::TypeId::kDecimal128 && e.kind == ValueKind::kString &&
+          v.kind == ValueKind::kFloat) {
+        return DecimalToString(std::move(v), from->scale());
+      }
+      LANCEDB_ASSIGN_OR_RETURN(v, CastVec(std::move(v), e.kind));
+      return CastToType(std::move(v), e.type);
     }
     case BoundOp::kFunction:
       return EvaluateFunction(e, batch);

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <regex>
 #include <vector>
 
 #include "array/array.h"
@@ -36,5 +38,21 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape);
 /// Lower/upper-case UTF-8 (ASCII, Latin-1, Greek and Cyrillic letters).
 std::string Utf8Lower(std::string_view s);
 std::string Utf8Upper(std::string_view s);
+/// Fold case for case-insensitive comparison (ILIKE): Utf8Lower's mapping without the final
+/// sigma rule, with ς, ſ and µ folded to σ, s and μ.
+std::string Utf8Fold(std::string_view s);
+
+/// A regular expression matched over code points (the UTF-8 text decoded), so that `.` and
+/// character classes see characters, not bytes. Case-insensitive matching lowers pattern and
+/// text with Utf8Lower's mapping (one code point to one). ECMAScript syntax (std::regex), which
+/// agrees with DataFusion's (Rust regex) on the common subset. Immutable.
+struct Utf8Regex {
+  std::wregex re;
+  bool case_insensitive = false;
+};
+/// Compile `pattern` with DataFusion's regexp flags ('i' case-insensitive, 'c' case-sensitive,
+/// 'g' rejected as DataFusion does); InvalidArgument naming the problem otherwise.
+Result<std::shared_ptr<const Utf8Regex>> CompileRegex(std::string_view pattern,
+                                                      std::string_view flags);
 
 }  // namespace lancedb::expr

@@ -57,25 +57,59 @@ void Encode(uint32_t cp, std::string* out) {
   }
 }
 
+// Simple (one code point to one) case mapping of ASCII, Latin-1 Supplement, Latin Extended-A,
+// Greek and Cyrillic; other scripts are left as they are.
 uint32_t LowerCp(uint32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if ((c >= 0xc0 && c <= 0xde && c != 0xd7) || (c >= 0x391 && c <= 0x3ab && c != 0x3a2) ||
-      (c >= 0x410 && c <= 0x42f))
-    return c + 32;
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if (c >= 0xc0 && c <= 0xde && c != 0xd7) return c + 32;
+  if (c >= 0x100 && c <= 0x17e) {
+    // Latin Extended-A: pairs start on even code points except in 0x139-0x148 and 0x179-0x17e.
+    if (c == 0x130 || c == 0x131 || c == 0x138 || c == 0x149) return c;
+    if (c == 0x178) return 0xff;
+    const bool odd_pairs = (c >= 0x139 && c <= 0x148) || c >= 0x179;
+    return (c % 2 == 1) == odd_pairs ? c + 1 : c;
+  }
+  if (c == 0x386) return 0x3ac;
+  if (c >= 0x388 && c <= 0x38a) return c + 37;
+  if (c == 0x38c) return 0x3cc;
+  if (c == 0x38e || c == 0x38f) return c + 63;
+  if ((c >= 0x391 && c <= 0x3ab && c != 0x3a2) || (c >= 0x410 && c <= 0x42f)) return c + 32;
   if (c >= 0x400 && c <= 0x40f) return c + 80;
-  if (c >= 0x100 && c <= 0x17f && c % 2 == 0 && c != 0x130 && c != 0x138) return c + 1;
   return c;
 }
 
 uint32_t UpperCp(uint32_t c) {
-  if (c >= 'a' && c <= 'z') return c - 32;
-  if ((c >= 0xe0 && c <= 0xfe && c != 0xf7) || (c >= 0x3b1 && c <= 0x3cb && c != 0x3c2) ||
-      (c >= 0x430 && c <= 0x44f))
-    return c - 32;
+  if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
+  if (c >= 0xe0 && c <= 0xfe && c != 0xf7) return c - 32;
+  if (c == 0xff) return 0x178;
+  if (c == 0xb5) return 0x39c;
+  if (c >= 0x100 && c <= 0x17f) {
+    if (c == 0x131) return 'I';
+    if (c == 0x17f) return 'S';
+    if (c == 0x130 || c == 0x138 || c == 0x149 || c == 0x178) return c;
+    const bool odd_pairs = (c >= 0x139 && c <= 0x148) || c >= 0x179;
+    return (c % 2 == 0) == odd_pairs ? c - 1 : c;
+  }
+  if (c == 0x3ac) return 0x386;
+  if (c >= 0x3ad && c <= 0x3af) return c - 37;
+  if (c == 0x3cc) return 0x38c;
+  if (c == 0x3cd || c == 0x3ce) return c - 63;
+  if (c == 0x3c2) return 0x3a3;
+  if ((c >= 0x3b1 && c <= 0x3cb) || (c >= 0x430 && c <= 0x44f)) return c - 32;
   if (c >= 0x450 && c <= 0x45f) return c - 80;
-  if (c >= 0x101 && c <= 0x17f && c % 2 == 1 && c != 0x131 && c != 0x149) return c - 1;
   return c;
 }
+
+/// Case folding for case-insensitive matching (ILIKE, regexp 'i'): lower case, with the
+/// variants that lower() keeps apart folded together (final sigma, long s, micro sign).
+uint32_t FoldCp(uint32_t c) {
+  if (c == 0x3c2) return 0x3c3;
+  if (c == 0x17f) return 's';
+  if (c == 0xb5) return 0x3bc;
+  return LowerCp(c);
+}
+
+bool IsCased(uint32_t c) { return LowerCp(c) != c || UpperCp(c) != c; }
 
 template <typename F>
 std::string MapCp(std::string_view s, F f) {
@@ -236,8 +270,15 @@ bool ItemEquals(const Vec& items, int64_t j, const Vec& needle, int64_t i) {
     case ValueKind::kBool:
       return items.bools[a] == needle.bools[b];
     case ValueKind::kInt:
+      // A uint64 above INT64_MAX never equals a negative int64.
+      if (items.is_unsigned != needle.is_unsigned && (items.ints[a] < 0 || needle.ints[b] < 0)) {
+        return false;
+      }
+      return items.ints[a] == needle.ints[b];
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
       return items.ints[a] == needle.ints[b];
     case ValueKind::kFloat:
       return items.floats[a] == needle.floats[b];
@@ -312,9 +353,23 @@ Result<Vec> EvalArrayFunction(const BoundExpr& e, std::vector<Vec>& args, int64_
   return out;
 }
 
+std::wstring ToWide(std::string_view s) {
+  std::wstring out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) out.push_back(static_cast<wchar_t>(Decode(s, &i)));
+  return out;
+}
+
+std::string FromWide(std::wstring_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (wchar_t c : s) Encode(static_cast<uint32_t>(c), &out);
+  return out;
+}
+
 Result<Vec> EvalRegexp(const BoundExpr& e, std::vector<Vec>& args, int64_t n) {
   std::vector<uint8_t> valid = AllArgsValid(args, n);
-  const std::regex* fixed = static_cast<const std::regex*>(e.state.get());
+  const auto* fixed = static_cast<const Utf8Regex*>(e.state.get());
   const bool like = e.func == Func::kRegexpLike;
   Vec out = NewOut(like ? ValueKind::kBool : ValueKind::kList, n);
   std::vector<int64_t> offsets = {0};
@@ -323,37 +378,39 @@ Result<Vec> EvalRegexp(const BoundExpr& e, std::vector<Vec>& args, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const size_t u = static_cast<size_t>(i);
     const bool ok = valid.empty() || valid[u];
-    std::smatch m;
+    std::wsmatch m;
     bool found = false;
-    std::string text;
+    std::wstring text, folded;
     if (ok) {
-      text = std::string(args[0].strings[u]);
-      if (fixed) {
-        found = std::regex_search(text, m, *fixed);
-      } else {
-        try {
-          auto flags = std::regex::ECMAScript;
-          if (args.size() > 2 && args[2].strings[u].find('i') != std::string_view::npos) {
-            flags |= std::regex::icase;
-          }
-          std::regex re{std::string(args[1].strings[u]), flags};
-          found = std::regex_search(text, m, re);
-        } catch (const std::regex_error& err) {
-          return Status::InvalidArgument("Invalid regular expression '" +
-                                         std::string(args[1].strings[u]) + "': " + err.what());
-        }
+      std::shared_ptr<const Utf8Regex> compiled;
+      const Utf8Regex* re = fixed;
+      if (re == nullptr) {
+        LANCEDB_ASSIGN_OR_RETURN(
+            compiled, CompileRegex(args[1].strings[u],
+                                   args.size() > 2 ? args[2].strings[u] : std::string_view()));
+        re = compiled.get();
       }
+      text = ToWide(args[0].strings[u]);
+      if (re->case_insensitive) folded = ToWide(Utf8Fold(args[0].strings[u]));
+      const std::wstring& subject = re->case_insensitive ? folded : text;
+      found = std::regex_search(subject, m, re->re);
     }
     if (like) {
       out.bools[u] = found;
       continue;
     }
     if (found) {
+      // Positions are code points in both `folded` and `text`.
+      auto group = [&](size_t g) {
+        return FromWide(std::wstring_view(text).substr(static_cast<size_t>(m.position(g)),
+                                                       static_cast<size_t>(m.length(g))));
+      };
       if (m.size() == 1) {
-        captures.emplace_back(m[0].str());
+        captures.emplace_back(group(0));
       } else {
+        // Groups that did not take part in the match are left out (as DataFusion does).
         for (size_t g = 1; g < m.size(); ++g) {
-          captures.push_back(m[g].matched ? std::optional<std::string>(m[g].str()) : std::nullopt);
+          if (m[g].matched) captures.emplace_back(group(g));
         }
       }
     }
@@ -407,8 +464,78 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape) {
   return p == pattern.size();
 }
 
-std::string Utf8Lower(std::string_view s) { return MapCp(s, LowerCp); }
-std::string Utf8Upper(std::string_view s) { return MapCp(s, UpperCp); }
+std::string Utf8Lower(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool after_cased = false;
+  for (size_t i = 0; i < s.size();) {
+    const uint32_t c = Decode(s, &i);
+    uint32_t lower = LowerCp(c);
+    if (c == 0x3a3 && after_cased) {
+      // A capital sigma ending a word becomes the final form.
+      size_t j = i;
+      if (j >= s.size() || !IsCased(Decode(s, &j))) lower = 0x3c2;
+    }
+    Encode(lower, &out);
+    after_cased = IsCased(c);
+  }
+  return out;
+}
+
+std::string Utf8Upper(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const uint32_t c = Decode(s, &i);
+    if (c == 0xdf) {
+      out += "SS";  // the one multi-character mapping kept (German sharp s)
+    } else {
+      Encode(UpperCp(c), &out);
+    }
+  }
+  return out;
+}
+
+std::string Utf8Fold(std::string_view s) { return MapCp(s, FoldCp); }
+
+Result<std::shared_ptr<const Utf8Regex>> CompileRegex(std::string_view pattern,
+                                                      std::string_view flags) {
+  auto out = std::make_shared<Utf8Regex>();
+  if (pattern.substr(0, 4) == "(?i)") {  // Rust regex's inline flag, common in DataFusion SQL
+    out->case_insensitive = true;
+    pattern.remove_prefix(4);
+  }
+  for (char f : flags) {
+    if (f == 'i') {
+      out->case_insensitive = true;
+    } else if (f == 'c') {
+      out->case_insensitive = false;
+    } else if (f == 'g') {
+      return Status::InvalidArgument("regexp functions do not support the 'global' flag 'g'");
+    } else if (f != 'm' && f != 's' && f != 'x' && f != 'U') {
+      return Status::InvalidArgument(std::string("unknown regexp flag '") + f + "'");
+    }
+  }
+  std::wstring wide;
+  if (out->case_insensitive) {
+    // Lower every character that is not escaped (\D must stay \D).
+    bool escaped = false;
+    for (size_t i = 0; i < pattern.size();) {
+      uint32_t cp = Decode(pattern, &i);
+      wide.push_back(static_cast<wchar_t>(escaped ? cp : FoldCp(cp)));
+      escaped = !escaped && cp == '\\';
+    }
+  } else {
+    wide = ToWide(pattern);
+  }
+  try {
+    out->re = std::wregex(wide, std::regex::ECMAScript);
+  } catch (const std::regex_error& err) {
+    return Status::InvalidArgument("invalid regular expression '" + std::string(pattern) +
+                                   "': " + err.what());
+  }
+  return std::shared_ptr<const Utf8Regex>(std::move(out));
+}
 
 Result<Vec> EvaluateFunction(const BoundExpr& e, const array::RecordBatch& batch) {
   const int64_t n = batch.num_rows();
@@ -512,8 +639,11 @@ Result<Vec> EvaluateFunction(const BoundExpr& e, const array::RecordBatch& batch
     case Func::kRegexpLike:
       return EvalRegexp(e, args, n);
     case Func::kAbs:
+      out.is_unsigned = args[0].is_unsigned;
       for (size_t i = 0; i < len; ++i) {
-        if (e.kind == ValueKind::kInt) {
+        if (e.kind == ValueKind::kInt && args[0].is_unsigned) {
+          out.ints[i] = args[0].ints[i];
+        } else if (e.kind == ValueKind::kInt) {
           out.ints[i] = args[0].ints[i] < 0
                             ? static_cast<int64_t>(0 - static_cast<uint64_t>(args[0].ints[i]))
                             : args[0].ints[i];
@@ -538,18 +668,8 @@ Result<Vec> EvaluateFunction(const BoundExpr& e, const array::RecordBatch& batch
       }
       return out;
     case Func::kPow:
-      for (size_t i = 0; i < len; ++i) {
-        if (e.kind == ValueKind::kFloat) {
-          out.floats[i] = std::pow(args[0].floats[i], args[1].floats[i]);
-        } else if (ok(i)) {
-          int64_t base = args[0].ints[i], exp = args[1].ints[i];
-          if (exp < 0)
-            return Status::InvalidArgument("Exponent must be non-negative for integer pow");
-          uint64_t r = 1;
-          for (int64_t k = 0; k < exp && k < 64; ++k) r *= static_cast<uint64_t>(base);
-          out.ints[i] = static_cast<int64_t>(r);
-        }
-      }
+      for (size_t i = 0; i < len; ++i)
+        out.floats[i] = std::pow(args[0].floats[i], args[1].floats[i]);
       return out;
     case Func::kCoalesce:
     case Func::kGreatest:

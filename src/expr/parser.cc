@@ -29,6 +29,16 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+/// Words that end an expression (and so are never column names).
+bool IsReservedWord(const std::string& lower) {
+  static const char* kReserved[] = {"and",  "or",   "is",   "in",  "between", "like", "ilike",
+                                    "then", "when", "else", "end", "as",      "from", "not"};
+  for (const char* r : kReserved) {
+    if (lower == r) return true;
+  }
+  return false;
+}
+
 Status SyntaxError(size_t pos, const std::string& what) {
   return Status::InvalidArgument("Syntax error at position " + std::to_string(pos + 1) + ": " +
                                  what);
@@ -356,6 +366,15 @@ class Parser {
         n->literal.int_value = v;
         return NodePtr(n);
       }
+      // Above INT64_MAX: a uint64 literal (as DataFusion), else a float.
+      errno = 0;
+      unsigned long long u = std::strtoull(t.text.c_str(), &end, 10);
+      if (errno == 0) {
+        n->literal.kind = LiteralKind::kInt;
+        n->literal.is_unsigned = true;
+        n->literal.int_value = static_cast<int64_t>(u);
+        return NodePtr(n);
+      }
     }
     n->literal.kind = LiteralKind::kFloat;
     n->literal.float_value = std::strtod(t.text.c_str(), nullptr);
@@ -376,7 +395,18 @@ class Parser {
       if (operand->kind == NodeKind::kLiteral) {
         auto lit = std::make_shared<Node>(*operand);
         lit->position = t.pos;
-        if (lit->literal.kind == LiteralKind::kInt) {
+        if (lit->literal.kind == LiteralKind::kInt && lit->literal.is_unsigned) {
+          const uint64_t u = static_cast<uint64_t>(lit->literal.int_value);
+          lit->literal.is_unsigned = false;
+          if (u == (uint64_t{1} << 63)) {
+            lit->literal.int_value = INT64_MIN;
+          } else {
+            lit->literal.kind = LiteralKind::kFloat;
+            lit->literal.float_value = -static_cast<double>(u);
+          }
+          return NodePtr(lit);
+        }
+        if (lit->literal.kind == LiteralKind::kInt && lit->literal.int_value != INT64_MIN) {
           lit->literal.int_value = -lit->literal.int_value;
           return NodePtr(lit);
         }
@@ -438,6 +468,44 @@ class Parser {
       }
       return NodePtr(n);
     }
+    if (kw == "time" && Peek(1).kind == Tok::kString) {
+      // TIME '12:30:00': a string cast to time, checked now.
+      Next();
+      Token str = Next();
+      auto parsed = ParseTime(str.text);
+      if (!parsed.ok()) return SyntaxError(str.pos, parsed.status().message());
+      auto lit = MakeNode(NodeKind::kLiteral, str.pos);
+      lit->literal.kind = LiteralKind::kString;
+      lit->literal.string_value = str.text;
+      auto n = MakeNode(NodeKind::kCast, t.pos);
+      n->cast_type = array::time64(array::TimeUnit::kNano);
+      n->args = {std::move(lit)};
+      return NodePtr(n);
+    }
+    if (kw == "interval" && Peek(1).kind == Tok::kString) {
+      // INTERVAL '1 day 2 hours' [unit]: a duration in microseconds.
+      Next();
+      Token str = Next();
+      std::string text = str.text;
+      if (Peek().kind == Tok::kIdent && !IsReservedWord(Lower(Peek().text))) {
+        text += " " + Next().text;
+      }
+      auto micros = ParseInterval(text);
+      if (!micros.ok()) {
+        if (micros.status().code() == StatusCode::kNotSupported) {
+          return Status::NotSupported(micros.status().message() + " at position " +
+                                      std::to_string(str.pos + 1));
+        }
+        return SyntaxError(str.pos, micros.status().message());
+      }
+      auto lit = MakeNode(NodeKind::kLiteral, str.pos);
+      lit->literal.kind = LiteralKind::kInt;
+      lit->literal.int_value = *micros;
+      auto n = MakeNode(NodeKind::kCast, t.pos);
+      n->cast_type = array::duration(array::TimeUnit::kMicro);
+      n->args = {std::move(lit)};
+      return NodePtr(n);
+    }
     if (kw == "case") return ParseCase();
     if (kw == "cast" && IsSymbol(Peek(1), "(")) {
       Next();
@@ -456,11 +524,7 @@ class Parser {
       n->name = kw == "current_date" ? "current_date" : "now";
       return NodePtr(n);
     }
-    static const char* kReserved[] = {"and",  "or",   "is",   "in",  "between", "like", "ilike",
-                                      "then", "when", "else", "end", "as",      "from"};
-    for (const char* r : kReserved) {
-      if (kw == r) return Expected("an expression");
-    }
+    if (IsReservedWord(kw)) return Expected("an expression");
     if (IsSymbol(Peek(1), "(")) return ParseFunction();
     return ParseColumn();
   }
@@ -558,9 +622,22 @@ class Parser {
             IsKeyword(Peek(), "varying"))) {
       name += " " + Lower(Next().text);
     }
+    std::vector<int64_t> params;
     if (AcceptSymbol("(")) {
-      while (!IsSymbol(Peek(), ")") && Peek().kind != Tok::kEnd) Next();
+      while (!IsSymbol(Peek(), ")") && Peek().kind != Tok::kEnd) {
+        Token p = Next();
+        if (p.kind == Tok::kNumber) params.push_back(std::strtoll(p.text.c_str(), nullptr, 10));
+      }
       LANCEDB_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    if ((name == "decimal" || name == "numeric") && !params.empty()) {
+      const int64_t precision = params[0], scale = params.size() > 1 ? params[1] : 0;
+      if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+        return SyntaxError(pos, "DECIMAL(" + std::to_string(precision) + ", " +
+                                    std::to_string(scale) +
+                                    ") needs 1 <= precision <= 38 and 0 <= scale <= precision");
+      }
+      return array::decimal128(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
     }
     auto type = ParseTypeName(name);
     if (!type.ok()) return SyntaxError(pos, type.status().message());

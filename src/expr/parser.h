@@ -26,5 +26,10 @@ Result<int64_t> ParseDate(std::string_view text);
 /// Parse 'YYYY-MM-DD[ T]HH:MM:SS[.ffffff][Z|+HH:MM]' (or a date alone) into microseconds since
 /// the epoch (UTC).
 Result<int64_t> ParseTimestamp(std::string_view text);
+/// Parse 'HH:MM[:SS[.ffffff]]' into microseconds since midnight.
+Result<int64_t> ParseTime(std::string_view text);
+/// Parse an interval such as '1 day 2 hours' or '1.5 seconds' into microseconds. Units are
+/// fixed lengths (week .. microsecond); months and years are NotSupported.
+Result<int64_t> ParseInterval(std::string_view text);
 
 }  // namespace lancedb::expr

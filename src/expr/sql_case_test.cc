@@ -4,7 +4,8 @@
 // Runs the data-driven SQL case files tests/sql/*.test (found through LANCEDB_SOURCE_DIR).
 // Format, one directive per line ('#' starts a comment):
 //   column: <name> <type>      a column of the input table (type as in CAST; `a.b int` makes
-//                              member b of struct column a; `list<T>` for lists)
+//                              member b of struct column a; `list<T>` for lists; also
+//                              time64_us, time32_ms, duration_us, uint64, decimal(p,s), ...)
 //   row: <v1>, <v2>, ...       one input row, each value a SQL literal (NULL, [1, 2], ...)
 //   filter: <sql>              then   expect: <row indices, 0-based, or 'none'>
 //   project: <sql>             then   expect: <v1> | <v2> | ...  (one rendered value per row)
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -67,6 +69,17 @@ Result<array::DataTypePtr> TypeFromName(const std::string& name) {
   if (name == "timestamp_ms") return array::timestamp(array::TimeUnit::kMilli);
   if (name == "float16") return array::float16();
   if (name == "large_utf8") return array::large_utf8();
+  if (name == "time64_us") return array::time64(array::TimeUnit::kMicro);
+  if (name == "time64_ns") return array::time64(array::TimeUnit::kNano);
+  if (name == "time32_ms") return array::time32(array::TimeUnit::kMilli);
+  if (name == "time32_s") return array::time32(array::TimeUnit::kSecond);
+  if (name == "duration_us") return array::duration(array::TimeUnit::kMicro);
+  if (name == "duration_ms") return array::duration(array::TimeUnit::kMilli);
+  if (name == "uint64") return array::uint64();
+  int precision = 0, scale = 0;
+  if (std::sscanf(name.c_str(), "decimal(%d,%d)", &precision, &scale) == 2) {
+    return array::decimal128(precision, scale);
+  }
   return ParseTypeName(name);
 }
 

@@ -5,6 +5,7 @@
 
 #include "expr/vec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -96,6 +97,42 @@ std::string FormatTimestamp(int64_t micros) {
   return out;
 }
 
+std::string FormatTime(int64_t micros) {
+  const int64_t secs = micros / 1000000, frac = micros % 1000000;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", static_cast<long long>(secs / 3600),
+                static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  std::string out = buf;
+  if (frac % 1000 == 0 && frac) {
+    std::snprintf(buf, sizeof(buf), ".%03lld", static_cast<long long>(frac / 1000));
+    out += buf;
+  } else if (frac) {
+    std::snprintf(buf, sizeof(buf), ".%06lld", static_cast<long long>(frac));
+    out += buf;
+  }
+  return out;
+}
+
+/// As Arrow casts durations to text: "1 days 2 hours 3 mins 4.500000 secs" (each part
+/// truncated toward zero, so negative parts carry their own sign).
+std::string FormatDuration(int64_t micros) {
+  const int64_t secs_total = micros / 1000000, frac = micros % 1000000;
+  const int64_t mins_total = secs_total / 60, hours_total = mins_total / 60;
+  const int64_t days = hours_total / 24, hours = hours_total % 24, mins = mins_total % 60;
+  const int64_t secs = secs_total % 60;
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "%lld days %lld hours %lld mins %s%lld.%06lld secs",
+                static_cast<long long>(days), static_cast<long long>(hours),
+                static_cast<long long>(mins), (secs == 0 && frac < 0) ? "-" : "",
+                static_cast<long long>(secs), static_cast<long long>(frac < 0 ? -frac : frac));
+  return buf;
+}
+
+/// Microseconds in one `unit` (for units of a second or more) or 0.
+int64_t MicrosPerUnit(array::TimeUnit unit) {
+  return unit == array::TimeUnit::kSecond ? 1000000 : unit == array::TimeUnit::kMilli ? 1000 : 0;
+}
+
 std::string FormatFloat(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -127,6 +164,8 @@ Vec NullVec(ValueKind kind, int64_t length) {
     case ValueKind::kInt:
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
       v.ints.assign(n, 0);
       break;
     case ValueKind::kFloat:
@@ -186,7 +225,27 @@ Result<Vec> FromArray(const array::ArrayPtr& arr, ValueKind kind) {
       break;
     case TypeId::kUInt64:
       ReadInts<uint64_t>(a, &v.ints);
+      v.is_unsigned = true;
       break;
+    case TypeId::kTime32:
+      ReadInts<int32_t>(a, &v.ints);
+      for (auto& t : v.ints) t = UnitToMicros(t, a.type->unit());
+      break;
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      ReadInts<int64_t>(a, &v.ints);
+      if (a.type->unit() != array::TimeUnit::kMicro) {
+        for (auto& t : v.ints) t = UnitToMicros(t, a.type->unit());
+      }
+      break;
+    case TypeId::kDecimal128: {
+      // Evaluated as doubles: exact up to 15 significant digits.
+      const __int128* values = a.GetValues<__int128>(1);
+      const double scale = std::pow(10.0, a.type->scale());
+      v.floats.resize(n);
+      for (size_t i = 0; i < n; ++i) v.floats[i] = static_cast<double>(values[i]) / scale;
+      break;
+    }
     case TypeId::kDate64:
       ReadInts<int64_t>(a, &v.ints);
       for (auto& d : v.ints) d = FloorDiv(d, 86400000);
@@ -266,7 +325,11 @@ Result<Vec> CastVec(Vec in, ValueKind to) {
   switch (to) {
     case ValueKind::kFloat:
       out.floats.resize(n);
-      if (from == ValueKind::kInt) {
+      if (from == ValueKind::kInt && in.is_unsigned) {
+        for (size_t i = 0; i < n; ++i) {
+          out.floats[i] = static_cast<double>(static_cast<uint64_t>(in.ints[i]));
+        }
+      } else if (from == ValueKind::kInt) {
         for (size_t i = 0; i < n; ++i) out.floats[i] = static_cast<double>(in.ints[i]);
       } else if (from == ValueKind::kBool) {
         for (size_t i = 0; i < n; ++i) out.floats[i] = in.bools[i];
@@ -308,7 +371,8 @@ Result<Vec> CastVec(Vec in, ValueKind to) {
             return Status::InvalidArgument("Cannot cast string '" + s + "' to an integer");
           }
         }
-      } else if (from == ValueKind::kDate || from == ValueKind::kTimestamp) {
+      } else if (from == ValueKind::kDate || from == ValueKind::kTimestamp ||
+                 from == ValueKind::kTime || from == ValueKind::kDuration) {
         out.ints = std::move(in.ints);
       } else {
         break;
@@ -345,7 +409,14 @@ Result<Vec> CastVec(Vec in, ValueKind to) {
         std::string s;
         switch (from) {
           case ValueKind::kInt:
-            s = std::to_string(in.ints[i]);
+            s = in.is_unsigned ? std::to_string(static_cast<uint64_t>(in.ints[i]))
+                               : std::to_string(in.ints[i]);
+            break;
+          case ValueKind::kTime:
+            s = FormatTime(in.ints[i]);
+            break;
+          case ValueKind::kDuration:
+            s = FormatDuration(in.ints[i]);
             break;
           case ValueKind::kFloat:
             s = FormatFloat(in.floats[i]);
@@ -387,6 +458,34 @@ Result<Vec> CastVec(Vec in, ValueKind to) {
         break;
       }
       return out;
+    case ValueKind::kTime:
+    case ValueKind::kDuration:
+      out.ints.resize(n);
+      if (from == ValueKind::kString) {
+        for (size_t i = 0; i < n; ++i) {
+          if (!valid(i)) continue;
+          if (to == ValueKind::kDuration) {
+            LANCEDB_ASSIGN_OR_RETURN(out.ints[i], ParseInterval(in.strings[i]));
+            continue;
+          }
+          auto t = ParseTime(in.strings[i]);
+          if (!t.ok()) {
+            auto ts = ParseTimestamp(in.strings[i]);
+            if (!ts.ok()) return t.status();
+            t = *ts - FloorDiv(*ts, kMicrosPerDay) * kMicrosPerDay;
+          }
+          out.ints[i] = *t;
+        }
+      } else if (from == ValueKind::kTimestamp && to == ValueKind::kTime) {
+        for (size_t i = 0; i < n; ++i) {
+          out.ints[i] = in.ints[i] - FloorDiv(in.ints[i], kMicrosPerDay) * kMicrosPerDay;
+        }
+      } else if (from == ValueKind::kInt) {
+        out.ints = std::move(in.ints);  // microseconds
+      } else {
+        break;
+      }
+      return out;
     default:
       break;
   }
@@ -400,13 +499,16 @@ template <typename T>
 Result<array::ArrayPtr> IntsTo(const Vec& v, const array::DataTypePtr& type, BufferPtr validity) {
   std::vector<T> values(static_cast<size_t>(v.length));
   for (size_t i = 0; i < values.size(); ++i) {
-    int64_t x = v.ints[i];
+    const int64_t x = v.ints[i];
+    const __int128 wide =
+        v.is_unsigned ? static_cast<__int128>(static_cast<uint64_t>(x)) : static_cast<__int128>(x);
     if (v.IsValid(static_cast<int64_t>(i)) &&
-        (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-         (x > 0 &&
-          static_cast<uint64_t>(x) > static_cast<uint64_t>(std::numeric_limits<T>::max())))) {
-      return Status::InvalidArgument("Value " + std::to_string(x) + " is out of range for " +
-                                     type->ToString());
+        (wide < static_cast<__int128>(std::numeric_limits<T>::min()) ||
+         wide > static_cast<__int128>(std::numeric_limits<T>::max()))) {
+      return Status::InvalidArgument(
+          "Value " +
+          (v.is_unsigned ? std::to_string(static_cast<uint64_t>(x)) : std::to_string(x)) +
+          " is out of range for " + type->ToString());
     }
     values[i] = static_cast<T>(x);
   }
@@ -465,12 +567,44 @@ Result<array::ArrayPtr> ToArray(const Vec& in, const array::DataTypePtr& type) {
       for (auto& d : ms.ints) d *= 86400000;
       return IntsTo<int64_t>(ms, type, validity);
     }
-    case TypeId::kTimestamp: {
+    case TypeId::kTimestamp:
+    case TypeId::kTime64:
+    case TypeId::kDuration: {
       Vec t = v;
       if (type->unit() != array::TimeUnit::kMicro) {
-        for (auto& x : t.ints) x = MicrosToUnit(x, type->unit());
+        for (auto& x : t.ints) {
+          // Nanoseconds: fail rather than wrap past the int64 range.
+          if (type->unit() == array::TimeUnit::kNano &&
+              (x > INT64_MAX / 1000 || x < INT64_MIN / 1000)) {
+            return Status::InvalidArgument("Value " + std::to_string(x) +
+                                           " microseconds is out of range for " + type->ToString());
+          }
+          x = MicrosToUnit(x, type->unit());
+        }
       }
       return IntsTo<int64_t>(t, type, validity);
+    }
+    case TypeId::kTime32: {
+      Vec t = v;
+      for (auto& x : t.ints) x = FloorDiv(x, std::max<int64_t>(MicrosPerUnit(type->unit()), 1));
+      return IntsTo<int32_t>(t, type, validity);
+    }
+    case TypeId::kDecimal128: {
+      // From doubles: round to the scale; |value| must fit the precision.
+      const double scale = std::pow(10.0, type->scale());
+      const double limit = std::pow(10.0, type->precision());
+      std::vector<__int128> values(n);
+      for (size_t i = 0; i < n; ++i) {
+        if (!v.IsValid(static_cast<int64_t>(i))) continue;
+        const double scaled = std::round(v.floats[i] * scale);
+        if (!(std::fabs(scaled) < limit)) {
+          return Status::InvalidArgument("Value " + FormatFloat(v.floats[i]) +
+                                         " is out of range for " + type->ToString());
+        }
+        values[i] = static_cast<__int128>(scaled);
+      }
+      return array::ArrayPtr(
+          array::ArrayData::Make(type, v.length, {validity, Buffer::FromVector(values)}));
     }
     case TypeId::kFloat32: {
       std::vector<float> values(v.floats.begin(), v.floats.end());

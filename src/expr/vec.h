@@ -25,7 +25,9 @@ struct Vec {
   int64_t length = 0;
   /// One flag per row (1 = valid); empty means every row is valid.
   std::vector<uint8_t> valid;
-  std::vector<int64_t> ints;              // kInt, kDate, kTimestamp
+  std::vector<int64_t> ints;  // kInt, kDate, kTimestamp, kTime, kDuration
+  /// kInt: `ints` hold the bits of uint64 values (a uint64 column or literal).
+  bool is_unsigned = false;
   std::vector<double> floats;             // kFloat
   std::vector<uint8_t> bools;             // kBool (0/1)
   std::vector<std::string_view> strings;  // kString
