@@ -55,13 +55,18 @@ class Connection {
                                                 std::optional<int64_t> limit = {}) const = 0;
 
   /// Create a table from a stream of record batches (consumed and released).
+  /// `storage_options` are this table's, over the connection's: LanceDB's `new_table_*` keys
+  /// set how a new table is created (and are not passed on to storage); other keys go to
+  /// storage. They do not change an existing table (kOverwrite, kExistOk).
+  /// InvalidArgument / NotSupported for a bad `new_table_*` value.
   virtual Result<std::shared_ptr<Table>> CreateTable(
       const std::string& name, ArrowArrayStream* data,
-      CreateTableMode mode = CreateTableMode::kCreate) = 0;
-  /// Create an empty table with a schema (released).
+      CreateTableMode mode = CreateTableMode::kCreate,
+      const std::map<std::string, std::string>& storage_options = {}) = 0;
+  /// Create an empty table with a schema (released); `storage_options` as for CreateTable.
   virtual Result<std::shared_ptr<Table>> CreateEmptyTable(
-      const std::string& name, ArrowSchema* schema,
-      CreateTableMode mode = CreateTableMode::kCreate) = 0;
+      const std::string& name, ArrowSchema* schema, CreateTableMode mode = CreateTableMode::kCreate,
+      const std::map<std::string, std::string>& storage_options = {}) = 0;
   /// Open a table at its latest version, or pinned to `version` (read-only).
   virtual Result<std::shared_ptr<Table>> OpenTable(const std::string& name,
                                                    std::optional<uint64_t> version = {}) = 0;

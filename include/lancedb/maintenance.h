@@ -31,12 +31,16 @@ struct CompactionStats {
   uint64_t files_added = 0;
 };
 
-/// Options of Table::Prune (cleanup of old versions).
+/// Options of Table::Prune (cleanup of old versions; LanceDB's OptimizeAction::Prune).
 struct PruneOptions {
   /// Remove versions older than this (default 7 days). Never the latest or a tagged version.
   std::optional<std::chrono::seconds> older_than;
-  /// Also delete files no version references, whatever their age (unsafe during writes).
+  /// Files no version references are deleted once 7 days old; with this, whatever their age
+  /// (unsafe while others write: their uncommitted files look unreferenced).
   bool delete_unverified = false;
+  /// Fail with InvalidArgument, removing nothing, when a tagged version is older than
+  /// `older_than` (as LanceDB, the default); false keeps tagged versions silently.
+  bool error_if_tagged_old_versions = true;
 };
 
 struct RemovalStats {

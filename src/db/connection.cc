@@ -57,31 +57,33 @@ class LocalConnection : public Connection {
     return response;
   }
 
-  Result<std::shared_ptr<Table>> CreateTable(const std::string& name, ArrowArrayStream* data,
-                                             CreateTableMode mode) override {
+  Result<std::shared_ptr<Table>> CreateTable(
+      const std::string& name, ArrowArrayStream* data, CreateTableMode mode,
+      const std::map<std::string, std::string>& storage_options) override {
     if (data == nullptr || data->release == nullptr) {
       return Status::InvalidArgument("CreateTable requires a valid ArrowArrayStream");
     }
     // Take ownership first: the stream is released on every path, errors included.
     LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
-    return CreateFromReader(name, reader.get(), mode);
+    return CreateFromReader(name, reader.get(), mode, storage_options);
   }
 
-  Result<std::shared_ptr<Table>> CreateEmptyTable(const std::string& name, ArrowSchema* schema,
-                                                  CreateTableMode mode) override {
+  Result<std::shared_ptr<Table>> CreateEmptyTable(
+      const std::string& name, ArrowSchema* schema, CreateTableMode mode,
+      const std::map<std::string, std::string>& storage_options) override {
     if (schema == nullptr || schema->release == nullptr) {
       return Status::InvalidArgument("CreateEmptyTable requires a valid ArrowSchema");
     }
     LANCEDB_ASSIGN_OR_RETURN(auto imported, array::ImportSchema(schema));
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     auto reader = array::MakeVectorReader(imported, {});
-    return CreateFromReader(name, reader.get(), mode);
+    return CreateFromReader(name, reader.get(), mode, storage_options);
   }
 
-  Result<std::shared_ptr<Table>> CreateFromReader(const std::string& name,
-                                                  array::RecordBatchReader* reader,
-                                                  CreateTableMode mode) {
+  Result<std::shared_ptr<Table>> CreateFromReader(
+      const std::string& name, array::RecordBatchReader* reader, CreateTableMode mode,
+      const std::map<std::string, std::string>& table_options) {
     std::string path = TablePath(name);
     auto existing = table::Dataset::Open(fs_, path);
     if (existing.ok()) {
@@ -102,7 +104,10 @@ class LocalConnection : public Connection {
     if (!existing.status().IsNotFound()) return existing.status();
     table::WriteParams params;
     params.mode = table::WriteMode::kCreate;
-    LANCEDB_RETURN_NOT_OK(ApplyNewTableOptions(options_.storage_options, &params));
+    // The table's `new_table_*` keys override the connection's; local and memory:// storage
+    // take no other options (StorageOnlyOptions is what an object store would get).
+    LANCEDB_RETURN_NOT_OK(ApplyNewTableOptions(
+        MergeStorageOptions(options_.storage_options, table_options), &params));
     auto written = table::Dataset::Write(fs_, path, reader, params);
     if (!written.ok()) {
       // A failed create leaves nothing behind, unless someone else created the table meanwhile.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace lancedb::db {
 namespace {
@@ -18,7 +19,22 @@ Result<bool> ParseBool(const std::string& key, std::string value) {
                                  value + "'");
 }
 
+constexpr std::string_view kNewTablePrefix = "new_table_";
+
 }  // namespace
+
+std::map<std::string, std::string> MergeStorageOptions(
+    const std::map<std::string, std::string>& connection,
+    const std::map<std::string, std::string>& table) {
+  std::map<std::string, std::string> merged = table;
+  merged.insert(connection.begin(), connection.end());  // keeps the table's values
+  return merged;
+}
+
+std::map<std::string, std::string> StorageOnlyOptions(std::map<std::string, std::string> options) {
+  std::erase_if(options, [](const auto& kv) { return kv.first.starts_with(kNewTablePrefix); });
+  return options;
+}
 
 Status ApplyNewTableOptions(const std::map<std::string, std::string>& options,
                             table::WriteParams* params) {

@@ -58,6 +58,7 @@ Result<RemovalStats> LocalTable::Prune(const PruneOptions& options) {
     o.older_than = *options.older_than;
   }
   o.delete_unverified = options.delete_unverified;
+  o.error_if_tagged_old_versions = options.error_if_tagged_old_versions;
   LANCEDB_ASSIGN_OR_RETURN(auto stats, table::CleanupOldVersions(latest, o));
   return RemovalStats{stats.bytes_removed, stats.old_versions_removed};
 }

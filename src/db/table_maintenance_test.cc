@@ -3,20 +3,25 @@
 //
 // Tests of Table::Compact / Prune / Optimize: the parallel compaction contract (one
 // ReserveFragments and one Rewrite commit), values/nulls/empties preserved after deletes,
-// pruning that keeps the latest and tagged versions.
+// pruning that keeps the latest and tagged versions (or refuses to prune tagged ones), and
+// unreferenced files deleted by age or with delete_unverified.
 
 #include <gtest/gtest.h>
 #include <roaring/roaring.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "db/new_table_options.h"
 #include "io/file_system.h"
 #include "lancedb/lancedb.h"
 #include "table/create_index_op.h"
 #include "table/dataset.h"
 #include "table/manifest.h"
+#include "table/table_test_util.h"
 
 namespace lancedb {
 namespace {
@@ -249,6 +254,85 @@ TEST(NewTableOptions, BadValuesAreRejected) {
   EXPECT_TRUE(db2->CreateTable("t", &s).status().IsNotSupported());
 }
 
+/// The manifest of table `name` in the database `uri` (memory:// or a local directory).
+table::DatasetPtr OpenDataset(const std::string& uri, const std::string& name) {
+  io::FileSystemPtr fs;
+  std::string root;
+  EXPECT_TRUE(io::ResolveUri(uri, &fs, &root).ok());
+  auto ds = table::Dataset::Open(fs, io::JoinPath(root, name + ".lance"));
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return ds.ok() ? *ds : nullptr;
+}
+
+TEST(NewTableOptions, TableLevelOptionsOverrideTheConnections) {
+  ConnectOptions connection;
+  connection.storage_options["new_table_enable_stable_row_ids"] = "true";
+  connection.storage_options["region"] = "us-east-1";
+  const std::string uri = "memory://tableopts";
+  auto db = *Connect(uri, connection);
+  ArrowArrayStream s;
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  ASSERT_TRUE(db->CreateTable("inherits", &s).ok());
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  std::map<std::string, std::string> overrides{{"new_table_enable_stable_row_ids", "FALSE"},
+                                               {"new_table_enable_v2_manifest_paths", "false"},
+                                               {"new_table_data_storage_version", "stable"}};
+  ASSERT_TRUE(db->CreateTable("overrides", &s, CreateTableMode::kCreate, overrides).ok());
+  ArrowSchema schema;
+  ASSERT_TRUE(la::ExportSchema(*Schema(), &schema).ok());
+  ASSERT_TRUE(db->CreateEmptyTable("empty", &schema, CreateTableMode::kCreate,
+                                   {{"new_table_enable_v2_manifest_paths", "false"}})
+                  .ok());
+
+  auto inherits = OpenDataset(uri, "inherits");
+  auto overridden = OpenDataset(uri, "overrides");
+  auto empty = OpenDataset(uri, "empty");
+  ASSERT_TRUE(inherits && overridden && empty);
+  EXPECT_NE(inherits->manifest().proto().reader_feature_flags() & table::kFlagStableRowIds, 0u);
+  EXPECT_EQ(overridden->manifest().proto().reader_feature_flags() & table::kFlagStableRowIds, 0u);
+  EXPECT_NE(empty->manifest().proto().reader_feature_flags() & table::kFlagStableRowIds, 0u);
+  auto naming = [](const table::DatasetPtr& ds) {
+    return table::ListVersionFiles(*ds->fs(), ds->path())->naming;
+  };
+  EXPECT_EQ(naming(inherits), table::ManifestNaming::kV2);
+  EXPECT_EQ(naming(overridden), table::ManifestNaming::kV1);
+  EXPECT_EQ(naming(empty), table::ManifestNaming::kV1);
+  EXPECT_EQ(overridden->manifest().data_format_version(), "2.2");
+  for (const auto& frag : overridden->manifest().proto().fragments()) {
+    EXPECT_EQ(frag.files(0).file_major_version(), 2u);
+    EXPECT_EQ(frag.files(0).file_minor_version(), 2u);
+  }
+}
+
+TEST(NewTableOptions, BadTableLevelValuesLeaveNoTable) {
+  auto db = *Connect("memory://tableopts-bad");
+  ArrowArrayStream s;
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  auto created = db->CreateTable("t", &s, CreateTableMode::kCreate,
+                                 {{"new_table_enable_stable_row_ids", "yes"}});
+  ASSERT_TRUE(created.status().IsInvalidArgument());
+  EXPECT_NE(created.status().message().find("new_table_enable_stable_row_ids"), std::string::npos);
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
+  created = db->CreateTable("t", &s, CreateTableMode::kCreate,
+                            {{"new_table_data_storage_version", "2.1"}});
+  EXPECT_TRUE(created.status().IsNotSupported()) << created.status().ToString();
+  EXPECT_TRUE(db->TableNames()->empty());
+}
+
+TEST(NewTableOptions, OnlyNonNewTableKeysReachStorage) {
+  const std::map<std::string, std::string> connection{
+      {"region", "us-east-1"}, {"new_table_enable_stable_row_ids", "true"}, {"timeout", "30s"}};
+  const std::map<std::string, std::string> table{{"timeout", "60s"},
+                                                 {"new_table_enable_stable_row_ids", "false"},
+                                                 {"new_table_data_storage_version", "stable"}};
+  auto merged = db::MergeStorageOptions(connection, table);
+  EXPECT_EQ(merged.at("timeout"), "60s");
+  EXPECT_EQ(merged.at("new_table_enable_stable_row_ids"), "false");
+  EXPECT_EQ(merged.at("region"), "us-east-1");
+  const std::map<std::string, std::string> storage{{"region", "us-east-1"}, {"timeout", "60s"}};
+  EXPECT_EQ(db::StorageOnlyOptions(merged), storage);
+}
+
 TEST(Prune, KeepsLatestAndTaggedVersions) {
   auto t = MakeTable("memory://prune", 3, 10);  // versions 1..3
   ASSERT_TRUE(t->CreateTag("keep", 1).ok());
@@ -256,6 +340,7 @@ TEST(Prune, KeepsLatestAndTaggedVersions) {
   ASSERT_TRUE(t->Compact(o).ok());  // versions 4, 5
   PruneOptions p;
   p.older_than = std::chrono::seconds(0);
+  p.error_if_tagged_old_versions = false;
   auto stats = t->Prune(p);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->old_versions_removed, 3u);  // 2, 3, 4
@@ -270,6 +355,62 @@ TEST(Prune, KeepsLatestAndTaggedVersions) {
   ASSERT_EQ(versions.size(), 2u);
   EXPECT_EQ(versions[0].version, 1u);
   EXPECT_EQ(versions[1].version, 5u);
+}
+
+TEST(Prune, TaggedOldVersionFailsByDefaultAndRemovesNothing) {
+  auto t = MakeTable("memory://prune-tagged", 3, 10);  // versions 1..3
+  ASSERT_TRUE(t->CreateTag("keep", 1).ok());
+  PruneOptions p;
+  p.older_than = std::chrono::seconds(0);
+  auto stats = t->Prune(p);
+  ASSERT_TRUE(stats.status().IsInvalidArgument()) << stats.status().ToString();
+  EXPECT_NE(stats.status().message().find("'keep' (version 1)"), std::string::npos)
+      << stats.status().message();
+  EXPECT_NE(stats.status().message().find("error_if_tagged_old_versions"), std::string::npos);
+  EXPECT_EQ(t->ListVersions()->size(), 3u);
+  ASSERT_TRUE(t->Checkout(2).ok());
+  EXPECT_EQ(*t->CountRows(), 20);
+  ASSERT_TRUE(t->CheckoutLatest().ok());
+  // A tag on a version younger than the cutoff is no obstacle, nor one on the latest version.
+  ASSERT_TRUE(t->DeleteTag("keep").ok());
+  ASSERT_TRUE(t->CreateTag("head", 3).ok());
+  stats = t->Prune(p);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->old_versions_removed, 2u);
+  EXPECT_TRUE(t->Optimize().ok());  // default cutoff: 7 days, so nothing tagged is old
+}
+
+void SetAge(const std::filesystem::path& file, std::chrono::hours age) {
+  std::filesystem::last_write_time(file, std::filesystem::file_time_type::clock::now() - age);
+}
+
+TEST(Prune, UnreferencedFilesAreDeletedByAgeOrWithDeleteUnverified) {
+  table::testing::TempDir dir;
+  auto t = MakeTable(dir.path(), 1, 10);
+  const std::filesystem::path data = std::filesystem::path(dir.path()) / "t.lance" / "data";
+  for (const char* name : {"old.lance", "young.lance"}) {
+    std::ofstream(data / name) << "stray bytes";
+  }
+  SetAge(data / "old.lance", std::chrono::hours(24 * 8));
+  SetAge(data / "young.lance", std::chrono::hours(1));
+  PruneOptions p;
+  p.older_than = std::chrono::seconds(0);
+  auto stats = t->Prune(p);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(data / "old.lance"));   // older than 7 days
+  EXPECT_TRUE(std::filesystem::exists(data / "young.lance"));  // may be a write in progress
+  EXPECT_EQ(stats->bytes_removed, 11u);
+  // delete_unverified deletes it, but never a file newer than the oldest kept version.
+  std::ofstream(data / "in-progress.lance") << "x";
+  std::filesystem::last_write_time(
+      data / "in-progress.lance",
+      std::filesystem::file_time_type::clock::now() + std::chrono::hours(1));
+  p.delete_unverified = true;
+  stats = t->Prune(p);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(data / "young.lance"));
+  EXPECT_TRUE(std::filesystem::exists(data / "in-progress.lance"));
+  EXPECT_EQ(*t->CountRows(), 10);
 }
 
 TEST(Optimize, DefaultKeepsRecentVersions) {

@@ -24,6 +24,8 @@ struct FileInfo {
   std::string name;  // base name within the listed directory
   int64_t size = 0;
   bool is_dir = false;
+  /// Last modification, microseconds since the Unix epoch; -1 when the store does not say.
+  int64_t modified_micros = -1;
 };
 
 class FileSystem {

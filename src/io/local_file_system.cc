@@ -236,6 +236,11 @@ class LocalFs : public FileSystem {
         auto size = entry.file_size(ec2);
         info.size = ec2 ? 0 : static_cast<int64_t>(size);
       }
+      struct stat st;
+      if (::stat(entry.path().c_str(), &st) == 0) {
+        info.modified_micros = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000 +
+                               static_cast<int64_t>(st.st_mtim.tv_nsec) / 1000;
+      }
       out.push_back(std::move(info));
     }
     std::sort(out.begin(), out.end(),

@@ -100,11 +100,11 @@ class MemoryFs : public FileSystem {
       std::string rest = it->first.substr(prefix.size());
       size_t slash = rest.find('/');
       if (slash == std::string::npos) {
-        out.push_back({rest, it->second->size(), false});
+        out.push_back({rest, it->second->size(), false, -1});
       } else {
         std::string name = rest.substr(0, slash);
         if (out.empty() || out.back().name != name || !out.back().is_dir) {
-          out.push_back({name, 0, true});
+          out.push_back({name, 0, true, -1});
         }
       }
     }

@@ -3,7 +3,10 @@
 
 #include "table/cleanup.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <set>
 
 #include "table/deletion.h"
@@ -43,16 +46,58 @@ void AddReferences(const Manifest& m, std::set<std::string>* refs) {
   }
 }
 
-/// Delete `rel` (a file, or an index directory) unless referenced; add its size.
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// What the manifests say: the files of the versions kept and of those removed.
+struct Inspection {
+  std::set<std::string> keep;     // referenced by a version kept
+  std::set<std::string> dropped;  // referenced only by removed versions ("verified")
+  std::vector<uint64_t> removed;
+  std::set<uint64_t> tagged_old;  // tagged versions older than the cutoff
+  int64_t earliest_kept_micros = std::numeric_limits<int64_t>::max();
+};
+
+/// Whether an entry no manifest references is of a kind Lance's cleanup deletes: a data file,
+/// a deletion file, a transaction file or an index directory. Anything else (e.g. blob
+/// sidecar directories under data/) is left alone.
+bool IsLanceManaged(const std::string& dir, const io::FileInfo& e) {
+  if (dir == "_indices") return e.is_dir;
+  if (e.is_dir) return false;
+  if (dir == "data") return e.name.ends_with(".lance");
+  if (dir == "_deletions") return e.name.ends_with(".arrow") || e.name.ends_with(".bin");
+  return dir == "_transactions" && e.name.ends_with(".txn");
+}
+
+/// Whether the file (or index directory) `dir`/`e` is garbage: referenced only by removed
+/// versions, or referenced by none and old enough (or delete_unverified) and, as Lance,
+/// last modified before the oldest kept version was committed.
+bool IsGarbage(const std::string& dir, const io::FileInfo& e, const Inspection& in,
+               const CleanupOptions& options, int64_t now) {
+  const std::string rel = dir + "/" + e.name;
+  if (in.keep.count(rel)) return false;
+  if (in.dropped.count(rel)) return true;
+  if (!IsLanceManaged(dir, e)) return false;
+  const bool known = e.modified_micros >= 0;
+  if (known && e.modified_micros >= in.earliest_kept_micros) return false;
+  if (options.delete_unverified) return true;
+  const int64_t threshold =
+      std::chrono::duration_cast<std::chrono::microseconds>(kUnverifiedThreshold).count();
+  return known && e.modified_micros < now - threshold;
+}
+
+/// Delete the garbage under `dir`; add its size.
 Status RemoveUnreferenced(io::FileSystem& fs, const std::string& root, const std::string& dir,
-                          const std::set<std::string>& keep, const std::set<std::string>& dropped,
-                          bool delete_unverified, RemovalStats* stats) {
+                          const Inspection& in, const CleanupOptions& options, int64_t now,
+                          RemovalStats* stats) {
   auto entries = fs.ListDir(io::JoinPath(root, dir));
   if (!entries.ok()) return entries.status().IsNotFound() ? Status::OK() : entries.status();
   for (const auto& e : *entries) {
-    const std::string rel = dir + "/" + e.name;
-    if (keep.count(rel) || (!dropped.count(rel) && !delete_unverified)) continue;
-    const std::string path = io::JoinPath(root, rel);
+    if (!IsGarbage(dir, e, in, options, now)) continue;
+    const std::string path = io::JoinPath(root, dir + "/" + e.name);
     if (e.is_dir) {
       auto files = fs.ListDir(path);
       if (files.ok()) {
@@ -67,6 +112,20 @@ Status RemoveUnreferenced(io::FileSystem& fs, const std::string& root, const std
   return Status::OK();
 }
 
+Status TaggedOldVersionsError(const std::map<std::string, TagContents>& tags,
+                              const std::set<uint64_t>& tagged_old) {
+  std::string names;
+  size_t count = 0;
+  for (const auto& [name, tag] : tags) {
+    if (!tagged_old.count(tag.version)) continue;
+    names += std::string(count++ ? ", " : "") + "'" + name + "' (version " +
+             std::to_string(tag.version) + ")";
+  }
+  return Status::InvalidArgument(
+      std::to_string(count) + " tagged version(s) are older than the cleanup cutoff: " + names +
+      ". Delete the tag(s), or set error_if_tagged_old_versions=false to keep those versions");
+}
+
 }  // namespace
 
 Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptions& options) {
@@ -76,28 +135,30 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   LANCEDB_ASSIGN_OR_RETURN(auto tags, ListTags(fs, root));
   std::set<uint64_t> tagged;
   for (const auto& [name, tag] : tags) tagged.insert(tag.version);
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = NowMicros();
   const int64_t cutoff = now - options.older_than.count();
-  std::set<std::string> keep, dropped;
-  std::vector<uint64_t> removed;
-  RemovalStats stats;
+  Inspection in;
   for (uint64_t v : listing.versions) {
     LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.naming));
     const bool latest = v == listing.versions.back();
-    if (latest || tagged.count(v) || m->timestamp_micros() >= cutoff) {
-      AddReferences(*m, &keep);
+    const bool old = !latest && m->timestamp_micros() < cutoff;
+    if (old && tagged.count(v)) in.tagged_old.insert(v);
+    if (!old || tagged.count(v)) {
+      AddReferences(*m, &in.keep);
+      in.earliest_kept_micros = std::min(in.earliest_kept_micros, m->timestamp_micros());
     } else {
-      AddReferences(*m, &dropped);
-      removed.push_back(v);
+      AddReferences(*m, &in.dropped);
+      in.removed.push_back(v);
     }
   }
-  for (const char* dir : {"data", "_deletions", "_indices", "_transactions"}) {
-    LANCEDB_RETURN_NOT_OK(
-        RemoveUnreferenced(fs, root, dir, keep, dropped, options.delete_unverified, &stats));
+  if (options.error_if_tagged_old_versions && !in.tagged_old.empty()) {
+    return TaggedOldVersionsError(tags, in.tagged_old);
   }
-  for (uint64_t v : removed) {
+  RemovalStats stats;
+  for (const char* dir : {"data", "_deletions", "_indices", "_transactions"}) {
+    LANCEDB_RETURN_NOT_OK(RemoveUnreferenced(fs, root, dir, in, options, now, &stats));
+  }
+  for (uint64_t v : in.removed) {
     const std::string path =
         io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.naming));
     auto size = fs.GetSize(path);
