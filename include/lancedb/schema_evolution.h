@@ -83,8 +83,12 @@ struct ColumnAlteration {
   std::optional<std::string> rename;
   /// Only false -> true is allowed.
   std::optional<bool> nullable;
-  /// Cast to this type (owned ArrowSchema of a type): numeric <-> numeric, string and binary
-  /// widths; top-level columns only. Rewrites that column only.
+  /// Cast to this type (owned ArrowSchema of a type), as Lance allows: integer <-> integer,
+  /// float <-> float, string and binary widths, and a list (list, large list, fixed-size list
+  /// of the same size) to the same kind of list of a castable element type. `path` may name a
+  /// struct member ("s.a"). A value that does not fit fails the cast (InvalidArgument) and the
+  /// table is unchanged. Rewrites the top-level column holding the field only; older versions
+  /// still read with the old schema.
   std::shared_ptr<ArrowSchema> data_type;
 };
 

@@ -236,25 +236,77 @@ Result<format::LanceField*> FindPath(std::vector<format::LanceField>* fields,
 
 namespace {
 
+/// Lance's rule: casts stay within a kind (integers, floats, strings, binaries, booleans), and
+/// a list keeps its kind and casts its elements.
 bool Castable(const array::DataType& from, const array::DataType& to) {
-  auto numeric = [](const array::DataType& t) { return t.is_integer() || t.is_floating(); };
   auto text = [](const array::DataType& t) {
     return t.id() == array::TypeId::kString || t.id() == array::TypeId::kLargeString;
   };
   auto bytes = [](const array::DataType& t) {
     return t.id() == array::TypeId::kBinary || t.id() == array::TypeId::kLargeBinary;
   };
-  return (numeric(from) && numeric(to)) || (text(from) && text(to)) || (bytes(from) && bytes(to));
+  if (from.is_integer()) return to.is_integer();
+  if (from.is_floating()) return to.is_floating();
+  if (text(from)) return text(to);
+  if (bytes(from)) return bytes(to);
+  if (from.id() == array::TypeId::kBool) return to.id() == array::TypeId::kBool;
+  if (from.is_list_like()) {
+    return to.id() == from.id() &&
+           (from.id() != array::TypeId::kFixedSizeList || from.fixed_size() == to.fixed_size()) &&
+           Castable(*from.value_type(), *to.value_type());
+  }
+  return false;
 }
 
-/// Convert a column with the SQL evaluator's casts.
+/// Convert a column to `type` (Castable, or a struct with some members cast): lists and
+/// structs keep their layout and convert their children; values use the SQL evaluator's casts,
+/// which must not turn a value into NULL (an overflow is an error, as in Lance).
 Result<array::ArrayPtr> ConvertColumn(const array::ArrayPtr& column,
                                       const array::DataTypePtr& type) {
+  if (column->type->Equals(*type)) return column;
+  if (type->is_nested()) {
+    std::vector<array::ArrayPtr> children;
+    for (size_t i = 0; i < column->children.size(); ++i) {
+      LANCEDB_ASSIGN_OR_RETURN(auto child,
+                               ConvertColumn(column->children[i], type->fields()[i]->type()));
+      children.push_back(std::move(child));
+    }
+    return std::shared_ptr<const array::ArrayData>(
+        array::ArrayData::Make(type, column->length, column->buffers, std::move(children),
+                               column->null_count, column->offset));
+  }
   auto schema = std::make_shared<array::Schema>(
       std::vector<array::FieldPtr>{array::field("c", column->type)});
   LANCEDB_ASSIGN_OR_RETURN(auto batch, array::RecordBatch::Make(schema, {column}, column->length));
   LANCEDB_ASSIGN_OR_RETURN(auto bound, expr::ParseAndBind("c", *schema));
-  return expr::Evaluate(bound, *batch, type);
+  LANCEDB_ASSIGN_OR_RETURN(auto converted, expr::Evaluate(bound, *batch, type));
+  if (array::ComputeNullCount(*converted) != array::ComputeNullCount(*column)) {
+    return Status::InvalidArgument("Cannot cast " + column->type->ToString() + " to " +
+                                   type->ToString() + ": a value does not fit");
+  }
+  return converted;
+}
+
+/// The type of the field at dot path `path` (struct members below the top level).
+Result<array::DataTypePtr> TypeAtPath(const array::Schema& schema, const std::string& path) {
+  const std::vector<array::FieldPtr>* level = &schema.fields();
+  array::DataTypePtr type;
+  for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+    end = path.find('.', start);
+    const std::string part = path.substr(start, end == std::string::npos ? end : end - start);
+    if (type != nullptr && type->id() != array::TypeId::kStruct) {
+      return Status::InvalidArgument("alter_columns: cannot change the type of '" + path +
+                                     "': only struct members can be reached by a dot path");
+    }
+    auto it = std::find_if(level->begin(), level->end(),
+                           [&part](const array::FieldPtr& f) { return f->name() == part; });
+    if (it == level->end()) {
+      return Status::InvalidArgument("Column '" + path + "' not found in the table schema");
+    }
+    type = (*it)->type();
+    level = &type->fields();
+  }
+  return type;
 }
 
 /// Cast the columns of `alterations` with a data_type; returns the casts to run.
@@ -272,12 +324,7 @@ Result<std::vector<std::pair<std::string, array::DataTypePtr>>> CollectCasts(
     auto type = array::ImportType(&moved);
     if (type.ok()) (void)array::ExportType(**type, alt.data_type.get());
     LANCEDB_RETURN_NOT_OK(type.status());
-    int index = schema.GetFieldIndex(alt.path);
-    if (index < 0) {
-      return Status::InvalidArgument("alter_columns: cannot change the type of '" + alt.path +
-                                     "': only top-level columns can be cast");
-    }
-    const auto& from = schema.field(index)->type();
+    LANCEDB_ASSIGN_OR_RETURN(auto from, TypeAtPath(schema, alt.path));
     if (from->Equals(**type)) continue;
     if (!Castable(*from, **type)) {
       return Status::InvalidArgument("alter_columns: cannot cast column '" + alt.path + "' from " +
@@ -371,7 +418,9 @@ Result<uint64_t> LocalTable::UpdateFieldMetadata(const std::vector<FieldMetadata
     LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, u.path));
     array::KeyValueMetadata& md = field->metadata;
     if (u.replace) md.clear();
-    for (const auto& [key, value] : u.metadata) {
+    for (const auto& entry : u.metadata) {
+      const std::string& key = entry.first;
+      const std::optional<std::string>& value = entry.second;
       auto it = std::find_if(md.begin(), md.end(), [&](const auto& kv) { return kv.first == key; });
       if (!value) {
         if (it != md.end()) md.erase(it);

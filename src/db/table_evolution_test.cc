@@ -213,5 +213,120 @@ TEST(SchemaEvolution, CastRewritesOnlyThatColumn) {
   EXPECT_EQ(*t->version(), 4u);
 }
 
+std::shared_ptr<ArrowSchema> CastTo(const la::DataTypePtr& type) {
+  auto s = std::shared_ptr<ArrowSchema>(new ArrowSchema{}, [](ArrowSchema* p) {
+    if (p->release) p->release(p);
+    delete p;
+  });
+  EXPECT_TRUE(la::ExportType(*type, s.get()).ok());
+  return s;
+}
+
+ColumnAlteration Cast(const std::string& path, const la::DataTypePtr& type) {
+  ColumnAlteration a;
+  a.path = path;
+  a.data_type = CastTo(type);
+  return a;
+}
+
+/// Rows `first`.. of (id, s struct<a, b: utf8>, l list<elem>) with `a` and `elem` of the
+/// given integer types; every third list and every fourth struct is NULL.
+template <typename A, typename E>
+la::RecordBatchPtr NestedRows(int64_t first, int64_t count, const la::DataTypePtr& a_type,
+                              const la::DataTypePtr& elem_type) {
+  std::vector<int64_t> ids, offsets{0};
+  std::vector<A> as;
+  std::vector<std::optional<std::string>> bs;
+  std::vector<E> items;
+  std::vector<bool> list_valid, struct_valid;
+  for (int64_t i = first; i < first + count; ++i) {
+    ids.push_back(i);
+    as.push_back(static_cast<A>(i * 1000));
+    bs.push_back("b" + std::to_string(i));
+    struct_valid.push_back(i % 4 != 0);
+    list_valid.push_back(i % 3 != 0);
+    for (int64_t k = 0; k < i % 3; ++k) items.push_back(static_cast<E>(i * 10 + k));
+    offsets.push_back(static_cast<int64_t>(items.size()));
+  }
+  auto struct_type = la::struct_({la::field("a", a_type), la::field("b", la::utf8(), false)});
+  auto list_type = la::list(elem_type);
+  auto schema = la::schema({la::field("id", la::int64(), false), la::field("s", struct_type),
+                            la::field("l", list_type)});
+  return *la::RecordBatch::Make(
+      schema, {la::MakePrimitive(la::int64(), ids),
+               la::MakeStruct(struct_type, {la::MakePrimitive(a_type, as), la::MakeString(bs)},
+                              struct_valid),
+               la::MakeList(list_type, offsets, la::MakePrimitive(elem_type, items), list_valid)});
+}
+
+std::shared_ptr<Table> MakeNestedTable(const std::string& uri) {
+  auto db = *Connect(uri);
+  ArrowArrayStream s;
+  auto first = NestedRows<int32_t, int32_t>(0, 6, la::int32(), la::int32());
+  EXPECT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(first->schema(), {first}), &s).ok());
+  auto t = *db->CreateTable("t", &s);
+  auto second = NestedRows<int32_t, int32_t>(6, 6, la::int32(), la::int32());
+  EXPECT_TRUE(
+      la::ExportRecordBatchReader(la::MakeVectorReader(first->schema(), {second}), &s).ok());
+  EXPECT_TRUE(t->Add(&s).ok());
+  EXPECT_TRUE(t->Delete("id = 4").ok());
+  return t;
+}
+
+TEST(SchemaEvolution, CastsStructMembersAndListElements) {
+  auto t = MakeNestedTable("memory://castnested");
+  const auto before = ReadAll(t);
+  const uint64_t old_version = *t->version();
+  auto v = t->AlterColumns({Cast("s.a", la::int64()), Cast("l", la::list(la::int64()))});
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, old_version + 1);
+  // The expected rows: the same values with the new types, without the deleted id 4.
+  auto rows = [](auto a, auto e, const la::DataTypePtr& at, const la::DataTypePtr& et) {
+    auto low = NestedRows<decltype(a), decltype(e)>(0, 4, at, et);
+    auto high = NestedRows<decltype(a), decltype(e)>(5, 7, at, et);
+    return *la::ConcatenateBatches(low->schema(), {low, high});
+  };
+  const auto expected = rows(int64_t{}, int64_t{}, la::int64(), la::int64());
+  const auto after = ReadAll(t);
+  EXPECT_TRUE(after->schema()->Equals(*expected->schema())) << after->schema()->ToString();
+  EXPECT_EQ(after->ToString(), expected->ToString());
+  // The old version still reads the old files with the old schema.
+  ASSERT_TRUE(t->Checkout(old_version).ok());
+  EXPECT_EQ(ReadAll(t)->ToString(), before->ToString());
+  EXPECT_EQ(before->ToString(), rows(int32_t{}, int32_t{}, la::int32(), la::int32())->ToString());
+  ASSERT_TRUE(t->CheckoutLatest().ok());
+  // Later writes use the new schema.
+  auto more = NestedRows<int64_t, int64_t>(20, 2, la::int64(), la::int64());
+  ArrowArrayStream s;
+  ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(more->schema(), {more}), &s).ok());
+  ASSERT_TRUE(t->Add(&s).ok());
+  EXPECT_EQ(*t->CountRows(), 13);
+}
+
+TEST(SchemaEvolution, IncompatibleNestedCastsLeaveTheTableUnchanged) {
+  auto t = MakeNestedTable("memory://castnestedbad");
+  const auto before = ReadAll(t);
+  const uint64_t version = *t->version();
+  const std::vector<std::pair<ColumnAlteration, std::string>> bad = {
+      {Cast("s.b", la::int32()), "cannot cast"},
+      {Cast("s.a", la::utf8()), "cannot cast"},
+      {Cast("s.a", la::float64()), "cannot cast"},  // Lance keeps integers integers
+      {Cast("l", la::list(la::utf8())), "cannot cast"},
+      {Cast("l", la::large_list(la::int64())), "cannot cast"},
+      {Cast("s", la::struct_({la::field("a", la::int64())})), "cannot cast"},
+      {Cast("s.zz", la::int64()), "not found"},
+      {Cast("id.x", la::int64()), "struct"},
+      {Cast("s.a", la::int8()), "out of range"},  // values up to 11000
+  };
+  for (const auto& [alteration, message] : bad) {
+    auto r = t->AlterColumns({Cast("l", la::list(la::int64())), alteration});
+    ASSERT_TRUE(r.status().IsInvalidArgument()) << alteration.path << ": " << r.status().ToString();
+    EXPECT_NE(r.status().message().find(message), std::string::npos) << r.status().message();
+    EXPECT_EQ(*t->version(), version);
+  }
+  EXPECT_EQ(ReadAll(t)->ToString(), before->ToString());
+  EXPECT_EQ(SchemaOf(t)->ToString(), before->schema()->ToString());
+}
+
 }  // namespace
 }  // namespace lancedb

@@ -4,6 +4,7 @@
 #include "table/schema_evolution.h"
 
 #include <algorithm>
+#include <set>
 
 #include "table/dataset_impl.h"
 
@@ -171,6 +172,48 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_col
   return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
 }
 
+namespace {
+
+void CollectIds(const format::LanceField& field, std::set<int32_t>* ids) {
+  ids->insert(field.id);
+  for (const auto& child : field.children) CollectIds(child, ids);
+}
+
+/// Replace the field at dot path `path` (struct members below the top level) in `fields` with
+/// one of type `type` and fresh ids from `*next_id`; return the position of its top-level field.
+Result<size_t> ReplaceField(std::vector<format::LanceField>* fields, const std::string& path,
+                            const array::DataTypePtr& type, int32_t* next_id) {
+  std::vector<format::LanceField>* level = fields;
+  format::LanceField* target = nullptr;
+  size_t top = 0;
+  for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+    end = path.find('.', start);
+    const std::string part = path.substr(start, end == std::string::npos ? end : end - start);
+    if (target != nullptr && target->logical_type != "struct") {
+      return Status::InvalidArgument("Cannot cast '" + path + "': '" + target->name +
+                                     "' is not a struct");
+    }
+    auto it = std::find_if(level->begin(), level->end(),
+                           [&part](const format::LanceField& f) { return f.name == part; });
+    if (it == level->end()) {
+      return Status::InvalidArgument("Column '" + path + "' not found in the table schema");
+    }
+    if (target == nullptr) top = static_cast<size_t>(it - level->begin());
+    target = &*it;
+    level = &target->children;
+  }
+  const auto arrow =
+      array::schema({array::field(target->name, type, target->nullable, target->metadata)});
+  LANCEDB_ASSIGN_OR_RETURN(auto one, format::LanceSchema::FromArrow(*arrow, *next_id));
+  *next_id = one.MaxFieldId() + 1;
+  format::LanceField replacement = one.fields()[0];
+  replacement.parent_id = target->parent_id;  // its children already point at it
+  *target = std::move(replacement);
+  return top;
+}
+
+}  // namespace
+
 Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
                                const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
                                const ColumnConverter& convert, int64_t batch_size) {
@@ -179,43 +222,30 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
     return Status::NotSupported("Changing column types in a dataset with data file version " +
                                 manifest.data_format_version() + " is not supported yet");
   }
+  // Each top-level column holding a cast field is rewritten whole into one new file per
+  // fragment: the cast fields get new ids, the others keep theirs (as Lance).
   std::vector<format::LanceField> fields = manifest.schema().fields();
-  std::vector<array::FieldPtr> new_arrow;
-  std::vector<std::string> names;
-  std::map<int32_t, int32_t> old_ids;  // old field id -> position in `fields`
+  std::vector<size_t> rewritten;  // positions in `fields`, in the order of first cast
+  std::set<int32_t> old_ids;      // every id of the rewritten columns, tombstoned in old files
   int32_t next_id = manifest.schema().MaxFieldId() + 1;
-  for (const auto& cast : casts) {
-    const std::string& name = cast.first;
-    const auto& type = cast.second;
-    auto it = std::find_if(fields.begin(), fields.end(),
-                           [&name](const format::LanceField& f) { return f.name == name; });
-    if (it == fields.end()) {
-      return Status::InvalidArgument("Column '" + name + "' not found in the table schema");
+  for (const auto& [path, type] : casts) {
+    LANCEDB_ASSIGN_OR_RETURN(size_t top, ReplaceField(&fields, path, type, &next_id));
+    if (std::find(rewritten.begin(), rewritten.end(), top) == rewritten.end()) {
+      rewritten.push_back(top);
+      CollectIds(manifest.schema().fields()[top], &old_ids);
     }
-    if (!it->children.empty()) {
-      return Status::InvalidArgument("Changing the type of nested column '" + name +
-                                     "' is not supported");
-    }
-    new_arrow.push_back(array::field(name, type, it->nullable, it->metadata));
-    names.push_back(name);
-    old_ids[it->id] = static_cast<int32_t>(it - fields.begin());
   }
-  auto new_schema_arrow = std::make_shared<array::Schema>(new_arrow);
-  LANCEDB_ASSIGN_OR_RETURN(auto added, format::LanceSchema::FromArrow(*new_schema_arrow, next_id));
-  if (!added.LeafFieldIds().empty() && added.LeafFieldIds().size() != added.fields().size()) {
-    return Status::InvalidArgument("Changing a column to a nested type is not supported");
+  std::vector<format::LanceField> added_fields;
+  std::vector<std::string> names;
+  for (size_t top : rewritten) {
+    added_fields.push_back(fields[top]);
+    names.push_back(fields[top].name);
   }
-  for (size_t i = 0; i < added.fields().size(); ++i) {
-    auto& slot =
-        fields[static_cast<size_t>(old_ids.at(manifest.schema().FindTopLevel(names[i])->id))];
-    format::LanceField replacement = added.fields()[i];
-    replacement.metadata = slot.metadata;
-    slot = std::move(replacement);
-  }
+  format::LanceSchema added(std::move(added_fields), {});
+  LANCEDB_ASSIGN_OR_RETURN(auto added_arrow, added.ToArrow());
   ColumnGenerator generator = [&](const array::RecordBatch& rows) -> Result<array::RecordBatchPtr> {
     std::vector<array::ArrayPtr> columns;
-    for (int i = 0; i < new_schema_arrow->num_fields(); ++i) {
-      const auto& f = new_schema_arrow->field(i);
+    for (const auto& f : added_arrow->fields()) {
       LANCEDB_ASSIGN_OR_RETURN(auto converted, convert(rows.GetColumnByName(f->name()), f->type()));
       if (!f->nullable() && converted->null_count != 0) {
         return Status::InvalidArgument("Casting column '" + f->name() +
@@ -223,9 +253,8 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
       }
       columns.push_back(std::move(converted));
     }
-    return array::RecordBatch::Make(new_schema_arrow, std::move(columns), rows.num_rows());
+    return array::RecordBatch::Make(added_arrow, std::move(columns), rows.num_rows());
   };
-  LANCEDB_ASSIGN_OR_RETURN(auto added_arrow, added.ToArrow());
   std::map<uint64_t, pb::DataFile> files;
   std::vector<std::string> written;
   for (const auto& frag : manifest.proto().fragments()) {

@@ -37,11 +37,13 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& dataset, const array::Schema& ne
                               const std::vector<std::string>& read_columns,
                               const ColumnGenerator& generator, int64_t batch_size = 8192);
 
-/// Change the type of top-level columns, rewriting those columns only: each fragment gets a new
-/// data file with the converted values under a new field id, and the old column is
-/// tombstoned (field id -2) in the file that held it; committed as a Merge transaction.
-/// `convert` turns one batch of the old column into the new type (same length).
-/// InvalidArgument for nested columns.
+/// Change the type of columns or struct members (`casts`: dot path, new type). Each top-level
+/// column holding a cast field is rewritten whole: each fragment gets a new data file with the
+/// converted column, where the cast fields have new field ids and the others keep theirs, and
+/// the column's ids are tombstoned (field id -2) in the files that held them; committed as a
+/// Merge transaction. Older versions keep reading the old files with the old schema.
+/// `convert` turns one batch of the old top-level column into its new type (same length).
+/// InvalidArgument for a missing path or one through a non-struct field.
 using ColumnConverter = std::function<Result<array::ArrayPtr>(const array::ArrayPtr& column,
                                                               const array::DataTypePtr& type)>;
 Result<DatasetPtr> CastColumns(const DatasetPtr& dataset,
