@@ -8,6 +8,7 @@
 
 #include "expr/evaluator.h"
 #include "expr/parser.h"
+#include "expr/prune.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb::db {
@@ -302,6 +303,11 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
   options.columns = plan.scan_columns;
   options.with_row_id = true;
   options.batch_size = plan.batch_size;
+  // Skip row ranges whose statistics prove the filter cannot match (_rowoffset counts every
+  // row scanned, so it needs them all).
+  if (plan.filter && !plan.needs_row_offset) {
+    options.may_match = expr::MakeRangePredicate(plan.filter->root);
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
   return std::unique_ptr<array::RecordBatchReader>(
       std::make_unique<QueryReader>(std::move(plan), std::move(scan)));

@@ -3,7 +3,8 @@
 //
 // Planning and executing plain queries over one snapshot. Filter pushdown: the scan first
 // reads only the columns the filter needs (plus row addresses), evaluates the filter, and then
-// takes the remaining columns for the passing rows only. Thread-safety: a plan is immutable;
+// takes the remaining columns for the passing rows only; row ranges whose zone statistics prove
+// that the filter cannot match are not read (expr/prune.h). Thread-safety: a plan is immutable;
 // each execution has its own reader (externally synchronized).
 
 #pragma once

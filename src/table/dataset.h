@@ -17,6 +17,7 @@
 
 #include "array/array.h"
 #include "format/lance_schema.h"
+#include "format/statistics.h"
 #include "io/file_system.h"
 
 namespace lancedb::table {
@@ -49,6 +50,10 @@ struct ScanOptions {
   /// Append a `_rowid` (uint64 row address) column.
   bool with_row_id = false;
   int64_t batch_size = 8192;
+  /// Optional: called with the zone statistics of the projected columns over each row range
+  /// of a fragment whose files keep statistics (format/statistics.h); a range for which it
+  /// returns false is skipped. Files without statistics are read in full.
+  format::RangePredicate may_match = nullptr;
 };
 
 class Dataset {

@@ -4,6 +4,8 @@
 // Scanning a snapshot (lance-format.md §1.3, §3): fragments in manifest order, each made of
 // data files that hold disjoint subsets of the fields (a field held by no file reads as nulls;
 // id -2 marks a tombstoned column), minus the rows listed in the fragment's deletion file.
+// With a pruning predicate, row ranges whose zone statistics (format/statistics.h) prove that
+// no row can match are not read at all; row addresses keep their physical offsets.
 
 #include <algorithm>
 #include <unordered_set>
@@ -46,14 +48,15 @@ class ScanReader : public array::RecordBatchReader {
  public:
   ScanReader(io::FileSystemPtr fs, std::string root, ManifestPtr manifest,
              std::vector<format::LanceField> fields, array::SchemaPtr schema, bool with_row_id,
-             int64_t batch_size)
+             int64_t batch_size, format::RangePredicate may_match)
       : fs_(std::move(fs)),
         root_(std::move(root)),
         manifest_(std::move(manifest)),
         fields_(std::move(fields)),
         schema_(std::move(schema)),
         with_row_id_(with_row_id),
-        batch_size_(std::max<int64_t>(batch_size, 1)) {}
+        batch_size_(std::max<int64_t>(batch_size, 1)),
+        may_match_(std::move(may_match)) {}
 
   array::SchemaPtr schema() const override { return schema_; }
 
@@ -64,15 +67,17 @@ class ScanReader : public array::RecordBatchReader {
       if (!loaded_) {
         LANCEDB_RETURN_NOT_OK(LoadFragment(frag));
       }
-      const int64_t rows = static_cast<int64_t>(frag.physical_rows());
-      if (pos_ >= rows) {
+      if (range_index_ >= ranges_.size()) {
         ++frag_index_;
         loaded_ = false;
         continue;
       }
-      const int64_t len = std::min(batch_size_, rows - pos_);
+      const int64_t range_end = ranges_[range_index_].second;
+      if (pos_ < ranges_[range_index_].first) pos_ = ranges_[range_index_].first;
+      const int64_t len = std::min(batch_size_, range_end - pos_);
       const int64_t start = pos_;
       pos_ += len;
+      if (pos_ >= range_end) ++range_index_;
       std::vector<int64_t> keep;
       for (int64_t r = start; r < start + len; ++r) {
         if (deleted_.empty() || !deleted_[static_cast<size_t>(r)]) keep.push_back(r - start);
@@ -105,6 +110,18 @@ class ScanReader : public array::RecordBatchReader {
     pos_ = 0;
     readers_.assign(static_cast<size_t>(frag.files_size()), nullptr);
     holders_ = FieldHolders(frag, fields_);
+    range_index_ = 0;
+    ranges_.clear();
+    const auto rows = static_cast<int64_t>(frag.physical_rows());
+    if (may_match_ && rows > 0) {
+      LANCEDB_ASSIGN_OR_RETURN(ranges_, PruneRanges(frag, rows));
+    } else if (rows > 0) {
+      ranges_.emplace_back(0, rows);
+    }
+    if (ranges_.empty()) {
+      loaded_ = true;
+      return Status::OK();  // nothing to read: skip the deletion file too
+    }
     deleted_.clear();
     row_ids_.clear();
     if (with_row_id_ && (manifest_->proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
@@ -122,6 +139,71 @@ class ScanReader : public array::RecordBatchReader {
     return Status::OK();
   }
 
+  Status OpenReader(const pb::DataFragment& frag, int f) {
+    if (readers_[f] != nullptr) return Status::OK();
+    const auto& file = frag.files(f);
+    LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest_->proto(), root_, file));
+    int64_t size = file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
+    LANCEDB_ASSIGN_OR_RETURN(readers_[f], format::FileReader::Open(fs_, path, size));
+    return Status::OK();
+  }
+
+  /// The row ranges of `frag` that may match may_match_, judged on the zone statistics of the
+  /// projected fields; a file without (readable) statistics just contributes none.
+  Result<std::vector<std::pair<int64_t, int64_t>>> PruneRanges(const pb::DataFragment& frag,
+                                                               int64_t rows) {
+    struct Source {
+      std::string name;
+      format::RangeColumnStats range;
+      const format::FileStatistics::Column* column;
+      std::shared_ptr<const format::FileStatistics> file;
+    };
+    std::vector<Source> sources;
+    std::vector<int64_t> cuts = {0, rows};
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const int f = holders_[i];
+      if (f < 0 || !fields_[i].children.empty()) continue;
+      LANCEDB_RETURN_NOT_OK(OpenReader(frag, f));
+      auto stats = format::ReadFileStatistics(*readers_[f]);
+      if (!stats.ok() || *stats == nullptr || (*stats)->zone_starts.back() != rows) continue;
+      const auto* column = (*stats)->FindColumn(fields_[i].id);
+      auto type = fields_[i].ToArrowType();
+      if (column == nullptr || !type.ok()) continue;
+      Source src{fields_[i].name, {}, column, *stats};
+      src.range.type = *type;
+      src.range.stats_type = column->type;
+      sources.push_back(std::move(src));
+      cuts.insert(cuts.end(), (*stats)->zone_starts.begin(), (*stats)->zone_starts.end());
+    }
+    if (sources.empty()) return std::vector<std::pair<int64_t, int64_t>>{{0, rows}};
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    const format::RangeStatsLookup lookup =
+        [&sources](const std::string& name) -> const format::RangeColumnStats* {
+      for (const auto& s : sources) {
+        if (s.name == name) return &s.range;
+      }
+      return nullptr;
+    };
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+      for (auto& s : sources) {
+        const auto& starts = s.file->zone_starts;
+        const auto zone = static_cast<size_t>(
+            std::upper_bound(starts.begin(), starts.end(), cuts[k]) - starts.begin() - 1);
+        s.range.stats = s.column->zones[zone];
+        s.range.num_rows = starts[zone + 1] - starts[zone];
+      }
+      if (!may_match_(lookup)) continue;
+      if (!ranges.empty() && ranges.back().second == cuts[k]) {
+        ranges.back().second = cuts[k + 1];
+      } else {
+        ranges.emplace_back(cuts[k], cuts[k + 1]);
+      }
+    }
+    return ranges;
+  }
+
   Result<std::vector<array::ArrayPtr>> ReadColumns(const pb::DataFragment& frag, int64_t start,
                                                    int64_t len) {
     std::vector<array::ArrayPtr> columns(fields_.size());
@@ -135,13 +217,7 @@ class ScanReader : public array::RecordBatchReader {
         }
       }
       if (ids.empty()) continue;
-      if (readers_[f] == nullptr) {
-        const auto& file = frag.files(f);
-        LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest_->proto(), root_, file));
-        int64_t size =
-            file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
-        LANCEDB_ASSIGN_OR_RETURN(readers_[f], format::FileReader::Open(fs_, path, size));
-      }
+      LANCEDB_RETURN_NOT_OK(OpenReader(frag, f));
       LANCEDB_ASSIGN_OR_RETURN(auto batch, readers_[f]->Read(ids, start, len));
       for (size_t j = 0; j < outputs.size(); ++j)
         columns[outputs[j]] = batch->column(static_cast<int>(j));
@@ -161,10 +237,13 @@ class ScanReader : public array::RecordBatchReader {
   array::SchemaPtr schema_;
   bool with_row_id_;
   int64_t batch_size_;
+  format::RangePredicate may_match_;
 
   size_t frag_index_ = 0;
   bool loaded_ = false;
   int64_t pos_ = 0;
+  std::vector<std::pair<int64_t, int64_t>> ranges_;  // row ranges of the fragment to read
+  size_t range_index_ = 0;
   std::vector<std::shared_ptr<format::FileReader>> readers_;
   std::vector<int> holders_;  // per projected field: the file index holding it, or -1
   std::vector<bool> deleted_;
@@ -185,9 +264,9 @@ Result<std::unique_ptr<array::RecordBatchReader>> Dataset::Scan(const ScanOption
     out_fields.push_back(array::field("_rowid", array::uint64(), /*nullable=*/false));
   }
   auto schema = array::schema(std::move(out_fields), arrow->metadata());
-  return std::unique_ptr<array::RecordBatchReader>(
-      std::make_unique<ScanReader>(impl_->fs, impl_->path, impl_->manifest, projected.fields(),
-                                   std::move(schema), options.with_row_id, options.batch_size));
+  return std::unique_ptr<array::RecordBatchReader>(std::make_unique<ScanReader>(
+      impl_->fs, impl_->path, impl_->manifest, projected.fields(), std::move(schema),
+      options.with_row_id, options.batch_size, options.may_match));
 }
 
 }  // namespace lancedb::table
