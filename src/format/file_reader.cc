@@ -10,10 +10,12 @@
 #include <google/protobuf/any.pb.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "format/container.h"
 #include "format/page_decoder.h"
@@ -223,27 +225,47 @@ class FileReaderImpl final : public FileReader {
     }
     if (rows.empty()) return Read(field_ids, 0, 0);
     if (version_.minor == 0) return TakeBySpans(field_ids, rows);
-    std::vector<array::FieldPtr> out_fields;
-    std::vector<array::ArrayPtr> out_columns;
-    for (int32_t id : field_ids) {
-      LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
-      const LanceField& field = schema_.fields()[index];
-      LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
-      LANCEDB_ASSIGN_OR_RETURN(
-          auto column,
-          AssembleLeaves(index, type, [&](int column, const LeafPath& path, LeafItems* items) {
-            return TakeLeafRows(column, path, rows, items);
-          }));
-      out_fields.push_back(array::field(field.name, type, field.nullable, field.metadata));
-      out_columns.push_back(std::move(column));
-    }
+    // Fields are independent: take them on up to kMaxTakeThreads threads.
+    const size_t n = field_ids.size();
+    std::vector<array::FieldPtr> out_fields(n);
+    std::vector<array::ArrayPtr> out_columns(n);
+    std::vector<Status> statuses(n);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < n; i = next++) {
+        statuses[i] = TakeField(field_ids[i], rows, &out_fields[i], &out_columns[i]);
+      }
+    };
+    const size_t threads =
+        std::min<size_t>({n, kMaxTakeThreads, std::max(1u, std::thread::hardware_concurrency())});
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (const Status& st : statuses) LANCEDB_RETURN_NOT_OK(st);
     return array::RecordBatch::Make(array::schema(out_fields, schema_.metadata()),
                                     std::move(out_columns), static_cast<int64_t>(rows.size()));
   }
 
  private:
+  static constexpr size_t kMaxTakeThreads = 4;
+
   Status Corrupt(const std::string& what) const {
     return Status::Corruption("File '" + path_ + "' " + what);
+  }
+
+  Status TakeField(int32_t id, const std::vector<int64_t>& rows, array::FieldPtr* out_field,
+                   array::ArrayPtr* out_column) const {
+    LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
+    const LanceField& field = schema_.fields()[index];
+    LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
+    LANCEDB_ASSIGN_OR_RETURN(
+        *out_column,
+        AssembleLeaves(index, type, [&](int column, const LeafPath& path, LeafItems* items) {
+          return TakeLeafRows(column, path, rows, items);
+        }));
+    *out_field = array::field(field.name, type, field.nullable, field.metadata);
+    return Status::OK();
   }
 
   /// Take for 2.0 files: read the span of rows around each group and select from it.

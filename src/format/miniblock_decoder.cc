@@ -293,7 +293,10 @@ class MiniBlockPage {
     }
     const int64_t stride = static_cast<int64_t>(mb_->repetition_index_depth()) + 1;
     const size_t index_buffer = mb_->has_dictionary() ? 3 : 2;
-    if (!has_rep() || stride < 2 || ctx_->buffers.size() <= index_buffer) return false;
+    // Lance writes depth 1 (or the nesting depth); deeper indices are not used here.
+    if (!has_rep() || stride < 2 || stride > 64 || ctx_->buffers.size() <= index_buffer) {
+      return false;
+    }
     const auto index = ctx_->buffers[index_buffer]->span();
     if (static_cast<int64_t>(index.size()) != num_chunks() * stride * 8) {
       return Status::Corruption("repetition index of " + std::to_string(index.size()) +
