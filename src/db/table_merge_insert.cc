@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// LocalTable::ExecuteMergeInsert: a hash join of the input (build side, held in memory) with a
-// scan of the table (probe side). Matched table rows that are updated and unmatched rows deleted
-// by source become deletion-file entries; the input rows that replace them and the inserted rows
-// are written as new fragments, all in one Update commit (an Append when only inserting). A
+// LocalTable::ExecuteMergeInsert: a hash join of the input (build side, held in memory and
+// indexed by its typed keys, merge_keys.h) with a streaming scan of the table's key columns
+// (probe side; the columns of a by-source delete condition are read along, the other columns
+// only for the matched rows an update condition must see). Matched table rows that are updated
+// and unmatched rows deleted by source become deletion-file entries in their fragments; the input
+// rows that replace them and the inserted rows are written as new fragments, all in one Update
+// commit (table/merge_rows.h; an Append when only inserting), which keeps stable row ids. A
 // commit conflict the table layer cannot rebase over re-runs the whole merge on the newest
 // version until the request's timeout.
 
+#include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <unordered_map>
+#include <optional>
 
 #include "array/c_bridge.h"
-#include "common/bit_util.h"
+#include "db/merge_keys.h"
 #include "db/query_exec.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
+#include "table/merge_rows.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb {
@@ -65,44 +69,6 @@ Result<MergeResult> Table::ExecuteMergeInsert(const MergeInsertRequest&, ArrowAr
 namespace db {
 namespace {
 
-/// Append a self-delimiting encoding of value `i` of `a` to `key`; false for NULL.
-bool AppendKey(const array::ArrayData& a, int64_t i, std::string* key) {
-  if (a.IsNull(i)) return false;
-  const auto& type = *a.type;
-  if (type.id() == array::TypeId::kBool) {
-    key->push_back(bit_util::GetBit(a.buffers[1]->data(), a.offset + i) ? '\1' : '\0');
-  } else if (type.is_binary_like()) {
-    std::string_view v = a.GetView(i);
-    uint64_t n = v.size();
-    key->append(reinterpret_cast<const char*>(&n), sizeof(n));
-    key->append(v);
-  } else if (!type.is_nested() && type.byte_width() > 0) {
-    const int w = type.byte_width();
-    key->append(reinterpret_cast<const char*>(a.buffers[1]->data()) + (a.offset + i) * w,
-                static_cast<size_t>(w));
-  } else {
-    std::string s =
-        array::ArrayToString(*array::Slice(std::make_shared<array::ArrayData>(a), i, 1), 1 << 20);
-    uint64_t n = s.size();
-    key->append(reinterpret_cast<const char*>(&n), sizeof(n));
-    key->append(s);
-  }
-  return true;
-}
-
-/// Keys of every row of `columns`; nullopt for rows with a NULL key part.
-std::vector<std::optional<std::string>> EncodeKeys(const std::vector<array::ArrayPtr>& columns,
-                                                   int64_t num_rows) {
-  std::vector<std::optional<std::string>> keys(static_cast<size_t>(num_rows));
-  for (int64_t r = 0; r < num_rows; ++r) {
-    std::string key;
-    bool valid = true;
-    for (const auto& c : columns) valid = valid && AppendKey(*c, r, &key);
-    if (valid) keys[static_cast<size_t>(r)] = std::move(key);
-  }
-  return keys;
-}
-
 std::string DescribeKey(const array::RecordBatch& batch, const std::vector<std::string>& on,
                         int64_t row) {
   std::string out;
@@ -130,8 +96,8 @@ Result<array::RecordBatchPtr> TakeBatch(const array::RecordBatch& batch,
 /// The input, validated and projected to the table's schema, with its key index.
 struct MergeSource {
   array::RecordBatchPtr rows;
-  std::unordered_map<std::string, int64_t> index;  // key -> row
-  std::vector<int64_t> unkeyed;                    // rows with a NULL key part
+  std::optional<KeyIndex> index;
+  std::vector<int64_t> unkeyed;  // rows with a NULL key part
 };
 
 Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array::Schema& table,
@@ -190,21 +156,14 @@ Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array
                            array::RecordBatch::Make(schema, std::move(columns), all->num_rows()));
   std::vector<array::ArrayPtr> key_columns;
   for (const auto& key : request.on) key_columns.push_back(source.rows->GetColumnByName(key));
-  auto keys = EncodeKeys(key_columns, source.rows->num_rows());
-  source.index.reserve(keys.size());
-  for (int64_t r = 0; r < source.rows->num_rows(); ++r) {
-    auto& key = keys[static_cast<size_t>(r)];
-    if (!key) {
-      source.unkeyed.push_back(r);
-      continue;
-    }
-    auto [it, inserted] = source.index.emplace(std::move(*key), r);
-    if (!inserted) {
-      return Status::InvalidArgument(
-          "Ambiguous merge_insert: the data has more than one row with key (" +
-          DescribeKey(*source.rows, request.on, r) +
-          "); keys in the data given to merge_insert must be unique");
-    }
+  int64_t duplicate = -1;
+  source.index.emplace(KeyColumns(std::move(key_columns), source.rows->num_rows()), &source.unkeyed,
+                       &duplicate);
+  if (duplicate >= 0) {
+    return Status::InvalidArgument(
+        "Ambiguous merge_insert: the data has more than one row with key (" +
+        DescribeKey(*source.rows, request.on, duplicate) +
+        "); keys in the data given to merge_insert must be unique");
   }
   return source;
 }
@@ -219,36 +178,28 @@ Result<array::RecordBatchPtr> QualifiedBatch(const array::RecordBatchPtr& target
   return array::RecordBatch::Make(schema, {t, s}, target->num_rows());
 }
 
-/// What one merge attempt decided.
-struct MergePlan {
-  std::vector<uint64_t> removed;  // row addresses replaced or deleted
-  std::vector<int64_t> new_rows;  // source rows to write (updates then inserts)
-  uint64_t num_updated = 0;
-  uint64_t num_inserted = 0;
-  uint64_t num_deleted = 0;
+/// The merge's conditions, bound, and the table columns the probe scan reads.
+struct MergeConditions {
+  std::optional<expr::BoundExpression> update_if;  // over QualifiedBatch(target, source)
+  std::optional<std::string> delete_if;            // bound to the scan's schema
+  std::vector<std::string> scan_columns;           // the keys, then the delete condition's
 };
 
-Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource& source,
-                            const table::DatasetPtr& dataset) {
-  const array::SchemaPtr& schema = dataset->schema();
-  std::optional<expr::BoundExpression> update_if;
-  std::optional<expr::BoundExpression> delete_if;
+Result<MergeConditions> BindConditions(const MergeInsertRequest& request,
+                                       const array::SchemaPtr& schema) {
+  MergeConditions out;
+  out.scan_columns = request.on;
   if (request.when_matched_update_all && request.when_matched_update_condition &&
       !request.when_matched_update_condition->empty()) {
-    auto t = std::make_shared<array::Schema>(schema->fields());
-    auto empty = array::RecordBatch::Make(
-        t,
-        [&] {
-          std::vector<array::ArrayPtr> cols;
-          for (const auto& f : t->fields()) cols.push_back(array::MakeNullArray(f->type(), 0));
-          return cols;
-        }(),
-        0);
-    LANCEDB_RETURN_NOT_OK(empty.status());
-    LANCEDB_ASSIGN_OR_RETURN(auto qualified, QualifiedBatch(*empty, *empty));
+    std::vector<array::ArrayPtr> cols;
+    for (const auto& f : schema->fields()) cols.push_back(array::MakeNullArray(f->type(), 0));
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto empty,
+        array::RecordBatch::Make(std::make_shared<array::Schema>(schema->fields()), cols, 0));
+    LANCEDB_ASSIGN_OR_RETURN(auto qualified, QualifiedBatch(empty, empty));
     auto bound = expr::ParseFilter(*request.when_matched_update_condition, *qualified->schema());
     if (!bound.ok()) return bound.status().WithContext("In when_matched_update_all(where=...)");
-    update_if = bound.MoveValueUnsafe();
+    out.update_if = bound.MoveValueUnsafe();
   }
   if (request.when_not_matched_by_source_delete && request.when_not_matched_by_source_condition &&
       !request.when_not_matched_by_source_condition->empty()) {
@@ -256,67 +207,132 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
     if (!bound.ok()) {
       return bound.status().WithContext("In when_not_matched_by_source_delete(condition)");
     }
-    delete_if = bound.MoveValueUnsafe();
+    for (const auto& c : bound->columns) {
+      if (schema->GetFieldIndex(c) >= 0 &&
+          std::find(out.scan_columns.begin(), out.scan_columns.end(), c) ==
+              out.scan_columns.end()) {
+        out.scan_columns.push_back(c);
+      }
+    }
+    out.delete_if = *request.when_not_matched_by_source_condition;
   }
+  return out;
+}
+
+/// What one merge attempt decided. Row ids are the scan's `_rowid` (stable ids on tables that
+/// have them) until ResolveAddresses turns them into row addresses.
+struct MergePlan {
+  table::MergeChanges changes;    // replaced: matched rows; removed: rows deleted by source
+  std::vector<int64_t> matches;   // per replaced row: the source row matched
+  std::vector<int64_t> new_rows;  // source rows to write (updates then inserts)
+  uint64_t num_updated = 0;
+  uint64_t num_inserted = 0;
+  uint64_t num_deleted = 0;
+};
+
+/// Match one batch of the table's key columns with the source; collect matches and, when the
+/// request deletes unmatched rows, the rows to delete.
+Status ProbeBatch(const MergeInsertRequest& request, const MergeSource& source,
+                  const array::RecordBatch& batch, const expr::BoundExpression* delete_if,
+                  std::vector<bool>* matched, MergePlan* plan) {
+  const int64_t n = batch.num_rows();
+  const uint64_t* row_ids = batch.GetColumnByName(expr::kRowIdColumn)->GetValues<uint64_t>(1);
+  std::vector<array::ArrayPtr> key_columns;
+  for (const auto& key : request.on) key_columns.push_back(batch.GetColumnByName(key));
+  std::vector<int64_t> found;
+  source.index->Probe(KeyColumns(std::move(key_columns), n), &found);
+  std::vector<int64_t> missed;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t s = found[static_cast<size_t>(r)];
+    if (s < 0) {
+      if (request.when_not_matched_by_source_delete) missed.push_back(r);
+    } else {
+      (*matched)[static_cast<size_t>(s)] = true;
+      if (request.when_matched_update_all) {
+        plan->changes.replaced.push_back(row_ids[r]);
+        plan->matches.push_back(s);
+      }
+    }
+  }
+  if (!request.when_not_matched_by_source_delete || missed.empty()) return Status::OK();
+  if (delete_if != nullptr) {
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeBatch(batch, missed));
+    LANCEDB_ASSIGN_OR_RETURN(auto pass, expr::EvaluateFilter(*delete_if, *rows));
+    for (int64_t k : pass) plan->changes.removed.push_back(row_ids[missed[static_cast<size_t>(k)]]);
+    plan->num_deleted += pass.size();
+  } else {
+    for (int64_t r : missed) plan->changes.removed.push_back(row_ids[r]);
+    plan->num_deleted += missed.size();
+  }
+  return Status::OK();
+}
+
+/// On a table with stable row ids, turn the plan's row ids into row addresses.
+Status ResolveAddresses(const table::Dataset& dataset, MergePlan* plan) {
+  if (!table::UsesStableRowIds(dataset)) return Status::OK();
+  auto& changes = plan->changes;
+  if (changes.replaced.empty() && changes.removed.empty()) return Status::OK();
+  std::vector<uint64_t> ids = changes.replaced;
+  ids.insert(ids.end(), changes.removed.begin(), changes.removed.end());
+  LANCEDB_ASSIGN_OR_RETURN(auto addresses, table::RowIdsToAddresses(dataset, ids));
+  const auto split = addresses.begin() + static_cast<std::ptrdiff_t>(changes.replaced.size());
+  changes.replaced.assign(addresses.begin(), split);
+  changes.removed.assign(split, addresses.end());
+  return Status::OK();
+}
+
+/// Keep the matched rows for which the update condition holds; reads the other columns of the
+/// matched table rows only.
+Status FilterUpdates(const expr::BoundExpression& update_if, const MergeSource& source,
+                     const table::Dataset& dataset, MergePlan* plan) {
+  constexpr size_t kChunk = 8192;
+  std::vector<uint64_t> replaced;
+  std::vector<int64_t> matches;
+  for (size_t start = 0; start < plan->matches.size(); start += kChunk) {
+    const auto first = static_cast<std::ptrdiff_t>(start);
+    const auto last = static_cast<std::ptrdiff_t>(std::min(plan->matches.size(), start + kChunk));
+    std::vector<uint64_t> addresses(plan->changes.replaced.begin() + first,
+                                    plan->changes.replaced.begin() + last);
+    std::vector<int64_t> rows(plan->matches.begin() + first, plan->matches.begin() + last);
+    LANCEDB_ASSIGN_OR_RETURN(auto target, dataset.Take(addresses, dataset.schema()->field_names()));
+    LANCEDB_ASSIGN_OR_RETURN(auto s, TakeBatch(*source.rows, rows));
+    LANCEDB_ASSIGN_OR_RETURN(auto q, QualifiedBatch(target, s));
+    LANCEDB_ASSIGN_OR_RETURN(auto pass, expr::EvaluateFilter(update_if, *q));
+    for (int64_t k : pass) {
+      replaced.push_back(addresses[static_cast<size_t>(k)]);
+      matches.push_back(rows[static_cast<size_t>(k)]);
+    }
+  }
+  plan->changes.replaced = std::move(replaced);
+  plan->matches = std::move(matches);
+  return Status::OK();
+}
+
+Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource& source,
+                            const table::DatasetPtr& dataset) {
+  LANCEDB_ASSIGN_OR_RETURN(auto conditions, BindConditions(request, dataset->schema()));
   table::ScanOptions options;
   options.with_row_id = true;
-  if (!update_if && !delete_if) options.columns = request.on;
+  options.columns = conditions.scan_columns;
   LANCEDB_ASSIGN_OR_RETURN(auto scan, dataset->Scan(options));
+  std::optional<expr::BoundExpression> delete_if;
+  if (conditions.delete_if) {
+    LANCEDB_ASSIGN_OR_RETURN(delete_if, expr::ParseFilter(*conditions.delete_if, *scan->schema()));
+  }
   MergePlan plan;
   std::vector<bool> matched(static_cast<size_t>(source.rows->num_rows()), false);
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto batch, scan->Next());
     if (!batch) break;
-    const int64_t n = batch->num_rows();
-    const uint64_t* row_ids = batch->GetColumnByName(expr::kRowIdColumn)->GetValues<uint64_t>(1);
-    std::vector<array::ArrayPtr> key_columns;
-    for (const auto& key : request.on) key_columns.push_back(batch->GetColumnByName(key));
-    auto keys = EncodeKeys(key_columns, n);
-    std::vector<int64_t> hit_target, hit_source, missed;
-    for (int64_t r = 0; r < n; ++r) {
-      const auto& key = keys[static_cast<size_t>(r)];
-      auto it = key ? source.index.find(*key) : source.index.end();
-      if (it == source.index.end()) {
-        missed.push_back(r);
-      } else {
-        matched[static_cast<size_t>(it->second)] = true;
-        hit_target.push_back(r);
-        hit_source.push_back(it->second);
-      }
-    }
-    if (request.when_matched_update_all && !hit_target.empty()) {
-      std::vector<int64_t> pass;
-      if (update_if) {
-        LANCEDB_ASSIGN_OR_RETURN(auto table_cols, batch->SelectColumns(schema->field_names()));
-        LANCEDB_ASSIGN_OR_RETURN(auto t, TakeBatch(*table_cols, hit_target));
-        LANCEDB_ASSIGN_OR_RETURN(auto s, TakeBatch(*source.rows, hit_source));
-        LANCEDB_ASSIGN_OR_RETURN(auto q, QualifiedBatch(t, s));
-        LANCEDB_ASSIGN_OR_RETURN(pass, expr::EvaluateFilter(*update_if, *q));
-      } else {
-        for (size_t k = 0; k < hit_target.size(); ++k) pass.push_back(static_cast<int64_t>(k));
-      }
-      for (int64_t k : pass) {
-        plan.removed.push_back(row_ids[hit_target[static_cast<size_t>(k)]]);
-        plan.new_rows.push_back(hit_source[static_cast<size_t>(k)]);
-      }
-      plan.num_updated += pass.size();
-    }
-    if (request.when_not_matched_by_source_delete && !missed.empty()) {
-      std::vector<int64_t> pass;
-      if (delete_if) {
-        LANCEDB_ASSIGN_OR_RETURN(auto t, TakeBatch(*batch, missed));
-        LANCEDB_ASSIGN_OR_RETURN(pass, expr::EvaluateFilter(*delete_if, *t));
-        for (auto& k : pass) k = missed[static_cast<size_t>(k)];
-      } else {
-        pass = std::move(missed);
-      }
-      for (int64_t r : pass) plan.removed.push_back(row_ids[r]);
-      plan.num_deleted += pass.size();
-    }
+    LANCEDB_RETURN_NOT_OK(
+        ProbeBatch(request, source, *batch, delete_if ? &*delete_if : nullptr, &matched, &plan));
   }
-  if (table::UsesStableRowIds(*dataset) && !plan.removed.empty()) {
-    LANCEDB_ASSIGN_OR_RETURN(plan.removed, table::RowIdsToAddresses(*dataset, plan.removed));
+  LANCEDB_RETURN_NOT_OK(ResolveAddresses(*dataset, &plan));
+  if (conditions.update_if) {
+    LANCEDB_RETURN_NOT_OK(FilterUpdates(*conditions.update_if, source, *dataset, &plan));
   }
+  plan.num_updated = plan.matches.size();
+  plan.new_rows = plan.matches;
   if (request.when_not_matched_insert_all) {
     for (size_t s = 0; s < matched.size(); ++s) {
       if (!matched[s]) plan.new_rows.push_back(static_cast<int64_t>(s));
@@ -329,23 +345,20 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
 /// Commit the plan on top of `dataset`; returns `dataset` itself when nothing changes.
 Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const MergeSource& source,
                                       const MergePlan& plan) {
-  if (plan.removed.empty() && plan.new_rows.empty()) return dataset;
+  const auto& changes = plan.changes;
+  if (changes.replaced.empty() && changes.removed.empty() && plan.new_rows.empty()) {
+    return dataset;
+  }
   if (plan.new_rows.empty()) {
     int64_t deleted = 0;
-    return dataset->DeleteRows(plan.removed, &deleted);
+    return dataset->DeleteRows(changes.removed, &deleted);
   }
   LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeBatch(*source.rows, plan.new_rows));
   LANCEDB_ASSIGN_OR_RETURN(
       rows, array::RecordBatch::Make(dataset->schema(), rows->columns(), rows->num_rows()));
   auto reader = array::MakeVectorReader(dataset->schema(), {rows});
-  if (plan.removed.empty()) return dataset->Append(reader.get());
-  if (table::UsesStableRowIds(*dataset) && plan.new_rows.size() != plan.removed.size()) {
-    return Status::NotSupported(
-        "merge_insert combining updates with inserts or deletes is not supported on tables with "
-        "stable row ids yet");
-  }
-  int64_t replaced = 0;
-  return dataset->UpdateRows(plan.removed, reader.get(), &replaced);
+  if (changes.replaced.empty() && changes.removed.empty()) return dataset->Append(reader.get());
+  return table::MergeRows(dataset, changes, reader.get());
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
 // Tests of Table::MergeInsert: upsert, insert-if-not-exists, replace-range, conditional update,
-// composite keys and the failure modes (which must leave the table unchanged).
+// composite keys, NULL keys, stable row ids and the failure modes (which must leave the table
+// unchanged).
 
 #include <gtest/gtest.h>
 
@@ -125,6 +126,133 @@ TEST(MergeInsert, CompositeKeys) {
   EXPECT_EQ(r->num_inserted_rows, 2u);
   EXPECT_EQ(r->num_updated_rows, 0u);
   EXPECT_EQ(*t->CountRows(), 4);
+}
+
+TEST(MergeInsert, NullKeysNeverMatch) {
+  auto t = MakeTable("memory://nullkeys", {1, 2});
+  // A NULL key in the data is inserted (it matches nothing), even when the grp part is set.
+  auto rows = Rows({1, 7}, 100.0);
+  auto grps = la::MakeString({std::nullopt, std::string("a")});
+  auto batch = *la::RecordBatch::Make(Schema(), {rows->column(0), grps, rows->column(2)});
+  ArrowArrayStream s = Stream(batch);
+  auto r =
+      t->MergeInsert({"grp", "id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 0u);
+  EXPECT_EQ(r->num_inserted_rows, 2u);
+  // Now the table has a NULL grp: it is never matched, so a by-source delete removes it.
+  ArrowArrayStream s2 = Stream(Rows({2, 7}, 200.0));
+  r = t->MergeInsert({"grp", "id"})
+          .WhenMatchedUpdateAll()
+          .WhenNotMatchedBySourceDelete("grp IS NULL")
+          .Execute(&s2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 2u);
+  EXPECT_EQ(r->num_deleted_rows, 1u);
+  EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1}, {2, 202}, {7, 207}}));
+}
+
+TEST(MergeInsert, ManyBatchesAndFragments) {
+  std::vector<int64_t> first;
+  for (int64_t i = 0; i < 20000; ++i) first.push_back(i);
+  auto t = MakeTable("memory://many", first);
+  std::vector<int64_t> second;
+  for (int64_t i = 20000; i < 30000; ++i) second.push_back(i);
+  ArrowArrayStream add = Stream(Rows(second, 0.0));
+  ASSERT_TRUE(t->Add(&add).ok());
+  std::vector<int64_t> keys;  // every 7th id, crossing batches and both fragments, and new ones
+  for (int64_t i = 3; i < 35000; i += 7) keys.push_back(i);
+  ArrowArrayStream s = Stream(Rows(keys, 0.5));
+  auto r = t->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  uint64_t existing = 0;
+  for (int64_t k : keys) existing += k < 30000 ? 1 : 0;
+  EXPECT_EQ(r->num_updated_rows, existing);
+  EXPECT_EQ(r->num_inserted_rows, keys.size() - existing);
+  auto c = Contents(t);
+  ASSERT_EQ(c.size(), 30000 + keys.size() - existing);
+  for (const auto& [id, v] : c) {
+    EXPECT_EQ(v, static_cast<double>(id) + (id % 7 == 3 ? 0.5 : 0.0)) << id;
+  }
+}
+
+std::shared_ptr<Table> MakeStableTable(const std::string& uri, const std::vector<int64_t>& ids) {
+  ConnectOptions options;
+  options.storage_options["new_table_enable_stable_row_ids"] = "true";
+  auto db = Connect(uri, options);
+  EXPECT_TRUE(db.ok());
+  ArrowArrayStream s = Stream(Rows(ids, 0.0));
+  auto t = (*db)->CreateTable("t", &s);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return *t;
+}
+
+/// id -> (_rowid, v) of every row.
+std::map<int64_t, std::pair<uint64_t, double>> RowIds(const std::shared_ptr<Table>& t) {
+  ArrowArrayStream s;
+  ScanRequest request;
+  request.columns = {"id", "v"};
+  request.with_row_id = true;
+  EXPECT_TRUE(t->Scan(request, &s).ok());
+  auto batches = (*la::ImportArrayStream(&s))->ReadAll();
+  EXPECT_TRUE(batches.ok());
+  std::map<int64_t, std::pair<uint64_t, double>> out;
+  for (const auto& b : *batches) {
+    for (int64_t i = 0; i < b->num_rows(); ++i) {
+      out[b->column(0)->GetValues<int64_t>(1)[i]] = {b->column(2)->GetValues<uint64_t>(1)[i],
+                                                     b->column(1)->GetValues<double>(1)[i]};
+    }
+  }
+  return out;
+}
+
+TEST(MergeInsert, StableRowIdsUpsertKeepsUpdatedIdsAndGivesInsertsFreshOnes) {
+  auto t = MakeStableTable("memory://stable_upsert", {0, 1, 2, 3, 4, 5});
+  ArrowArrayStream s = Stream(Rows({4, 1, 10, 11}, 100.0));
+  auto r = t->MergeInsert({"id"})
+               .WhenMatchedUpdateAll()
+               .WhenNotMatchedInsertAll()
+               .WhenNotMatchedBySourceDelete("id >= 5")
+               .Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 2u);
+  EXPECT_EQ(r->num_inserted_rows, 2u);
+  EXPECT_EQ(r->num_deleted_rows, 1u);
+  using Row = std::pair<uint64_t, double>;
+  EXPECT_EQ(RowIds(t), (std::map<int64_t, Row>{{0, {0, 0}},
+                                               {1, {1, 101}},
+                                               {2, {2, 2}},
+                                               {3, {3, 3}},
+                                               {4, {4, 104}},
+                                               {10, {6, 110}},
+                                               {11, {7, 111}}}));
+  // The next merge takes ids after those; updating an updated row keeps its id again.
+  ArrowArrayStream s2 = Stream(Rows({12, 4, 10}, 200.0));
+  r = t->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto ids = RowIds(t);
+  EXPECT_EQ(ids.at(12), (Row{8, 212}));
+  EXPECT_EQ(ids.at(4), (Row{4, 204}));
+  EXPECT_EQ(ids.at(10), (Row{6, 210}));
+  EXPECT_EQ(ids.size(), 8u);
+  // Deleting by id works on the merged rows.
+  ASSERT_TRUE(t->Delete("id = 10").ok());
+  EXPECT_EQ(RowIds(t).count(10), 0u);
+}
+
+TEST(MergeInsert, StableRowIdsConditionalUpdateWithInsert) {
+  auto t = MakeStableTable("memory://stable_cond", {0, 1, 2});
+  ArrowArrayStream s = Stream(Rows({1, 2, 3}, 100.0));
+  auto r = t->MergeInsert({"id"})
+               .WhenMatchedUpdateAll("target.id = 2")
+               .WhenNotMatchedInsertAll()
+               .Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 1u);
+  EXPECT_EQ(r->num_inserted_rows, 1u);
+  using Row = std::pair<uint64_t, double>;
+  EXPECT_EQ(RowIds(t),
+            (std::map<int64_t, Row>{{0, {0, 0}}, {1, {1, 1}}, {2, {2, 102}}, {3, {3, 103}}}));
 }
 
 TEST(MergeInsert, NothingToDoKeepsVersion) {
