@@ -75,10 +75,22 @@ uint32_t HammingScalar(const uint8_t* a, const uint8_t* b, size_t num_bytes) {
   return count;
 }
 
+void Pq4BlockScalar(const float* lut, const uint8_t* codes, size_t num_sub_vectors, float* out) {
+  for (size_t r = 0; r < kPq4BlockRows; ++r) {
+    float acc[4] = {0, 0, 0, 0};
+    size_t s = 0;
+    for (; s + 4 <= num_sub_vectors; s += 4) {
+      for (size_t j = 0; j < 4; ++j) acc[j] += lut[(s + j) * 16 + codes[(s + j) * 16 + r]];
+    }
+    for (; s < num_sub_vectors; ++s) acc[0] += lut[s * 16 + codes[s * 16 + r]];
+    out[r] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  }
+}
+
 }  // namespace
 
-const Kernels kScalarKernels = {L2Scalar,    DotScalar,    L2F16Scalar,  DotF16Scalar,
-                                L2F64Scalar, DotF64Scalar, HammingScalar};
+const Kernels kScalarKernels = {L2Scalar,    DotScalar,    L2F16Scalar,   DotF16Scalar,
+                                L2F64Scalar, DotF64Scalar, HammingScalar, Pq4BlockScalar};
 
 }  // namespace internal
 
@@ -188,6 +200,11 @@ double L2F64(const double* a, const double* b, size_t dim) noexcept {
 double DotF64(const double* a, const double* b, size_t dim) noexcept {
   return K().dot_f64(a, b, dim);
 }
+void Pq4ScanBlock(const float* lut, const uint8_t* codes, size_t num_sub_vectors,
+                  float* out) noexcept {
+  K().pq4_block(lut, codes, num_sub_vectors, out);
+}
+
 uint32_t Hamming(const uint8_t* a, const uint8_t* b, size_t num_bytes) noexcept {
   return K().hamming(a, b, num_bytes);
 }

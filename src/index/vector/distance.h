@@ -79,6 +79,17 @@ double DotF64(const double* a, const double* b, size_t dim) noexcept;
 /// Return the number of differing bits between two byte vectors of `num_bytes` bytes.
 uint32_t Hamming(const uint8_t* a, const uint8_t* b, size_t num_bytes) noexcept;
 
+/// Rows per block of the 4-bit PQ scan.
+constexpr size_t kPq4BlockRows = 16;
+
+/// Sum, for each of kPq4BlockRows rows, the lookup-table entries its 4-bit codes select: row
+/// r's distance is sum_s lut[s][codes[s][r]] (added in the same order as a one-row scan with
+/// four interleaved accumulators, so every instruction set gives the same bits).
+/// Layout: lut (num_sub_vectors, 16); codes (num_sub_vectors, kPq4BlockRows), one code (< 16)
+/// per byte; out (kPq4BlockRows).
+void Pq4ScanBlock(const float* lut, const uint8_t* codes, size_t num_sub_vectors,
+                  float* out) noexcept;
+
 /// Convert between IEEE binary16 and float32 (round to nearest even).
 float HalfToFloat(uint16_t h) noexcept;
 uint16_t FloatToHalf(float f) noexcept;

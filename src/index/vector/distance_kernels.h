@@ -20,6 +20,7 @@ struct Kernels {
   double (*l2_f64)(const double*, const double*, size_t);
   double (*dot_f64)(const double*, const double*, size_t);
   uint32_t (*hamming)(const uint8_t*, const uint8_t*, size_t);
+  void (*pq4_block)(const float*, const uint8_t*, size_t, float*);
 };
 
 extern const Kernels kScalarKernels;

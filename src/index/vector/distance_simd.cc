@@ -308,11 +308,68 @@ LANCEDB_AVX512 double DotF64Avx512(const double* a, const double* b, size_t dim)
   return _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
 }
 
+// ----------------------------------------------------------------------------- 4-bit PQ scan
+// Lanes are rows: the 16 entries of a sub-vector's lookup table sit in registers and the rows'
+// codes select them with a permute. Per row the additions follow the scalar order (four
+// accumulators by sub-vector modulo 4, then (a0 + a1) + (a2 + a3)), so the results are exact.
+
+LANCEDB_AVX2 __m256 Pq4LookupAvx2(const float* lut, const uint8_t* codes) {
+  const __m256i idx =
+      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes)));
+  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(lut), idx);
+  const __m256 hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(lut + 8), idx);
+  // Code bit 3 picks the upper half: move it to the sign bit, which blendv tests.
+  return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+}
+
+LANCEDB_AVX2 void Pq4BlockAvx2(const float* lut, const uint8_t* codes, size_t num_sub_vectors,
+                               float* out) {
+  for (size_t half = 0; half < 16; half += 8) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+    size_t s = 0;
+    for (; s + 4 <= num_sub_vectors; s += 4) {
+      acc0 = _mm256_add_ps(acc0, Pq4LookupAvx2(lut + s * 16, codes + s * 16 + half));
+      acc1 = _mm256_add_ps(acc1, Pq4LookupAvx2(lut + (s + 1) * 16, codes + (s + 1) * 16 + half));
+      acc2 = _mm256_add_ps(acc2, Pq4LookupAvx2(lut + (s + 2) * 16, codes + (s + 2) * 16 + half));
+      acc3 = _mm256_add_ps(acc3, Pq4LookupAvx2(lut + (s + 3) * 16, codes + (s + 3) * 16 + half));
+    }
+    for (; s < num_sub_vectors; ++s) {
+      acc0 = _mm256_add_ps(acc0, Pq4LookupAvx2(lut + s * 16, codes + s * 16 + half));
+    }
+    _mm256_storeu_ps(out + half,
+                     _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+  }
+}
+
+LANCEDB_AVX512 __m512 Pq4LookupAvx512(const float* lut, const uint8_t* codes) {
+  const __m512i idx =
+      _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes)));
+  return _mm512_permutexvar_ps(idx, _mm512_loadu_ps(lut));
+}
+
+LANCEDB_AVX512 void Pq4BlockAvx512(const float* lut, const uint8_t* codes, size_t num_sub_vectors,
+                                   float* out) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  __m512 acc2 = _mm512_setzero_ps(), acc3 = _mm512_setzero_ps();
+  size_t s = 0;
+  for (; s + 4 <= num_sub_vectors; s += 4) {
+    acc0 = _mm512_add_ps(acc0, Pq4LookupAvx512(lut + s * 16, codes + s * 16));
+    acc1 = _mm512_add_ps(acc1, Pq4LookupAvx512(lut + (s + 1) * 16, codes + (s + 1) * 16));
+    acc2 = _mm512_add_ps(acc2, Pq4LookupAvx512(lut + (s + 2) * 16, codes + (s + 2) * 16));
+    acc3 = _mm512_add_ps(acc3, Pq4LookupAvx512(lut + (s + 3) * 16, codes + (s + 3) * 16));
+  }
+  for (; s < num_sub_vectors; ++s) {
+    acc0 = _mm512_add_ps(acc0, Pq4LookupAvx512(lut + s * 16, codes + s * 16));
+  }
+  _mm512_storeu_ps(out, _mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
+}
+
 }  // namespace
 
-const Kernels kAvx2Kernels = {L2Avx2,    DotAvx2,    L2F16Avx2,    DotF16Avx2,
-                              L2F64Avx2, DotF64Avx2, HammingPopcnt};
-const Kernels kAvx512Kernels = {L2Avx512,    DotAvx512,    L2F16Avx512,  DotF16Avx512,
-                                L2F64Avx512, DotF64Avx512, HammingPopcnt};
+const Kernels kAvx2Kernels = {L2Avx2,    DotAvx2,    L2F16Avx2,     DotF16Avx2,
+                              L2F64Avx2, DotF64Avx2, HammingPopcnt, Pq4BlockAvx2};
+const Kernels kAvx512Kernels = {L2Avx512,    DotAvx512,    L2F16Avx512,   DotF16Avx512,
+                                L2F64Avx512, DotF64Avx512, HammingPopcnt, Pq4BlockAvx512};
 
 }  // namespace lancedb::index::vector::internal

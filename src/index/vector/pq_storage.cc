@@ -8,8 +8,26 @@ namespace {
 
 class PqComputer final : public DistanceComputer {
  public:
-  PqComputer(const ProductQuantizer* pq, const uint8_t* codes, std::vector<float> lut)
-      : codes_(codes), m_(pq->num_sub_vectors()), k_(pq->num_centroids()), lut_(std::move(lut)) {}
+  PqComputer(const ProductQuantizer* pq, const uint8_t* codes, const uint8_t* blocked_codes,
+             std::vector<float> lut)
+      : codes_(codes),
+        blocked_codes_(blocked_codes),
+        m_(pq->num_sub_vectors()),
+        k_(pq->num_centroids()),
+        lut_(std::move(lut)) {}
+
+  void Distances(int64_t begin, int64_t n, float* out) const override {
+    constexpr auto kRows = static_cast<int64_t>(kPq4BlockRows);
+    int64_t i = 0;
+    if (blocked_codes_ != nullptr) {
+      for (; i < n && (begin + i) % kRows != 0; ++i) out[i] = Distance(begin + i);
+      for (; i + kRows <= n; i += kRows) {
+        const size_t block = static_cast<size_t>((begin + i) / kRows);
+        Pq4ScanBlock(lut_.data(), blocked_codes_ + block * m_ * kPq4BlockRows, m_, out + i);
+      }
+    }
+    for (; i < n; ++i) out[i] = Distance(begin + i);
+  }
 
   float Distance(int64_t row) const override {
     const uint8_t* code = codes_ + static_cast<size_t>(row) * m_;
@@ -28,12 +46,27 @@ class PqComputer final : public DistanceComputer {
 
  private:
   const uint8_t* codes_;
+  const uint8_t* blocked_codes_;  // null unless 4-bit (PqStorage::blocked_codes_)
   size_t m_;
   size_t k_;
   std::vector<float> lut_;
 };
 
 }  // namespace
+
+PqStorage::PqStorage(const ProductQuantizer* pq, std::vector<uint8_t> codes,
+                     std::span<const float> centroid)
+    : pq_(pq), codes_(std::move(codes)), centroid_(centroid.begin(), centroid.end()) {
+  if (pq_->num_bits() != 4) return;
+  const size_t m = pq_->num_sub_vectors();
+  const size_t rows = static_cast<size_t>(num_rows());
+  const size_t blocks = (rows + kPq4BlockRows - 1) / kPq4BlockRows;
+  blocked_codes_.assign(blocks * m * kPq4BlockRows, 0);
+  for (size_t r = 0; r < rows; ++r) {
+    uint8_t* block = blocked_codes_.data() + (r / kPq4BlockRows) * m * kPq4BlockRows;
+    for (size_t s = 0; s < m; ++s) block[s * kPq4BlockRows + r % kPq4BlockRows] = codes_[r * m + s];
+  }
+}
 
 std::unique_ptr<DistanceComputer> PqStorage::QueryComputer(std::span<const float> query) const {
   std::vector<float> q(query.begin(), query.end());
@@ -42,7 +75,8 @@ std::unique_ptr<DistanceComputer> PqStorage::QueryComputer(std::span<const float
   }
   std::vector<float> lut(pq_->num_sub_vectors() * pq_->num_centroids());
   pq_->BuildLookupTable(q.data(), lut.data());
-  return std::make_unique<PqComputer>(pq_, codes_.data(), std::move(lut));
+  return std::make_unique<PqComputer>(
+      pq_, codes_.data(), blocked_codes_.empty() ? nullptr : blocked_codes_.data(), std::move(lut));
 }
 
 }  // namespace lancedb::index::vector

@@ -19,8 +19,8 @@ namespace lancedb::index::vector {
 class PqStorage final : public PartitionStorage {
  public:
   /// Layout: codes (num_rows, num_sub_vectors), one code per byte; centroid (dim).
-  PqStorage(const ProductQuantizer* pq, std::vector<uint8_t> codes, std::span<const float> centroid)
-      : pq_(pq), codes_(std::move(codes)), centroid_(centroid.begin(), centroid.end()) {}
+  PqStorage(const ProductQuantizer* pq, std::vector<uint8_t> codes,
+            std::span<const float> centroid);
 
   int64_t num_rows() const override {
     return static_cast<int64_t>(codes_.size() / pq_->num_sub_vectors());
@@ -32,6 +32,10 @@ class PqStorage final : public PartitionStorage {
   const ProductQuantizer* pq_;  // outlives the storage (owned by the index)
   std::vector<uint8_t> codes_;
   std::vector<float> centroid_;
+  /// 4-bit codes only: the codes again in blocks of kPq4BlockRows rows, transposed for the
+  /// SIMD scan (the last block zero-padded). Layout: (num_blocks, num_sub_vectors,
+  /// kPq4BlockRows).
+  std::vector<uint8_t> blocked_codes_;
 };
 
 }  // namespace lancedb::index::vector

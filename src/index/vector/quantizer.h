@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,6 +34,11 @@ class DistanceComputer {
   virtual ~DistanceComputer() = default;
   /// Return the distance to the partition's local row `row` (0-based, arrival order).
   virtual float Distance(int64_t row) const = 0;
+  /// Write the distances to local rows [begin, begin + n) to `out` (a storage may scan a block
+  /// of rows faster than row by row). Layout: out (n).
+  virtual void Distances(int64_t begin, int64_t n, float* out) const {
+    for (int64_t i = 0; i < n; ++i) out[i] = Distance(begin + i);
+  }
 };
 
 /// The encoded vectors of one partition, in arrival order.
@@ -81,9 +87,15 @@ class FlatSubIndex final : public SubIndex {
   void Search(const DistanceComputer& distances, int64_t num_rows,
               const SubIndexSearchParams& params, const RowPredicate& accept,
               TopK& out) const override {
-    for (int64_t r = 0; r < num_rows; ++r) {
-      if (accept && !accept(r)) continue;
-      out.Push(distances.Distance(r), static_cast<uint64_t>(r));
+    constexpr int64_t kBlock = 64;
+    float d[kBlock];
+    for (int64_t b = 0; b < num_rows; b += kBlock) {
+      const int64_t n = std::min(kBlock, num_rows - b);
+      distances.Distances(b, n, d);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!(d[i] <= out.threshold()) || (accept && !accept(b + i))) continue;
+        out.Push(d[i], static_cast<uint64_t>(b + i));
+      }
     }
   }
 };
