@@ -79,20 +79,32 @@ bool InRange(float d, const FlatSearchOptions& o) {
   return true;
 }
 
-void ScanTask(const VectorChunk& chunk, const Task& task, size_t dim, const void* query,
-              std::optional<float> qnorm, const FlatSearchOptions& options, TopK& topk) {
-  size_t row_bytes = dim * ElementSize(chunk.element_type);
+/// Scan the rows of `task` block by block; each block (kBlockRows rows, a few hundred KiB at
+/// most) is compared with every query while it is in cache. topk[q] receives query q's hits.
+void ScanTask(const VectorChunk& chunk, const Task& task, size_t dim, const uint8_t* queries,
+              int64_t num_queries, const std::vector<std::optional<float>>& norms,
+              const FlatSearchOptions& options, TopK* topk) {
+  const size_t row_bytes = dim * ElementSize(chunk.element_type);
+  const bool bounded = options.lower_bound || options.upper_bound;
   float dist[kBlockRows];
   for (int64_t b = task.begin; b < task.end; b += kBlockRows) {
-    int64_t n = std::min(kBlockRows, task.end - b);
+    const int64_t n = std::min(kBlockRows, task.end - b);
     const auto* base = static_cast<const uint8_t*>(chunk.data) + static_cast<size_t>(b) * row_bytes;
-    DistanceBatch(options.distance_type, chunk.element_type, query, base, n, dim, dist, qnorm);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t row = b + i;
-      if (chunk.validity && !bit_util::GetBit(chunk.validity, row)) continue;
-      if (dist[i] >= topk.threshold() || !InRange(dist[i], options)) continue;
-      uint64_t id = chunk.row_ids ? chunk.row_ids[row] : chunk.first_row_id + row;
-      topk.Push(dist[i], id);
+    for (int64_t q = 0; q < num_queries; ++q) {
+      DistanceBatch(options.distance_type, chunk.element_type, queries + q * row_bytes, base, n,
+                    dim, dist, norms[q]);
+      TopK& top = topk[q];
+      float threshold = top.threshold();
+      for (int64_t i = 0; i < n; ++i) {
+        // NaN distances fail this test and are skipped, as TopK::Push would.
+        if (!(dist[i] <= threshold)) continue;
+        const int64_t row = b + i;
+        if (chunk.validity && !bit_util::GetBit(chunk.validity, row)) continue;
+        if (bounded && !InRange(dist[i], options)) continue;
+        const uint64_t id = chunk.row_ids ? chunk.row_ids[row] : chunk.first_row_id + row;
+        top.Push(dist[i], id);
+        threshold = top.threshold();
+      }
     }
   }
 }
@@ -114,9 +126,10 @@ Result<std::vector<std::vector<Neighbor>>> FlatSearchBatch(std::span<const Vecto
   ElementType type = chunks.empty() ? ElementType::kFloat32 : chunks[0].element_type;
   size_t qbytes = dim * ElementSize(type);
   int threads = options.num_threads > 0 ? options.num_threads : DefaultNumThreads();
-  int64_t num_tasks = static_cast<int64_t>(tasks.size());
-  // One heap per (query, task): the merge is in task order, so results do not depend on
-  // scheduling.
+  const int64_t num_tasks = static_cast<int64_t>(tasks.size());
+  // One heap per (task, query): the merge is in task order, so results do not depend on
+  // scheduling. Tasks split the rows (not the queries), so each block of vectors is read from
+  // memory once for all the queries.
   std::vector<TopK> partial(static_cast<size_t>(num_queries * num_tasks), TopK(options.k));
   std::vector<std::optional<float>> norms(num_queries);
   for (int64_t q = 0; q < num_queries; ++q) {
@@ -124,16 +137,15 @@ Result<std::vector<std::vector<Neighbor>>> FlatSearchBatch(std::span<const Vecto
       norms[q] = VectorNorm(type, static_cast<const uint8_t*>(queries) + q * qbytes, dim);
     }
   }
-  ParallelFor(num_queries * num_tasks, threads, [&](int64_t work) {
-    int64_t q = work / std::max<int64_t>(num_tasks, 1);
-    const Task& task = tasks[work % num_tasks];
-    const void* query = static_cast<const uint8_t*>(queries) + q * qbytes;
-    ScanTask(chunks[task.chunk], task, dim, query, norms[q], options, partial[work]);
+  ParallelFor(num_tasks, threads, [&](int64_t t) {
+    const Task& task = tasks[static_cast<size_t>(t)];
+    ScanTask(chunks[task.chunk], task, dim, static_cast<const uint8_t*>(queries), num_queries,
+             norms, options, &partial[static_cast<size_t>(t * num_queries)]);
   });
   std::vector<std::vector<Neighbor>> out(num_queries);
   for (int64_t q = 0; q < num_queries; ++q) {
     TopK merged(options.k);
-    for (int64_t t = 0; t < num_tasks; ++t) merged.Merge(partial[q * num_tasks + t]);
+    for (int64_t t = 0; t < num_tasks; ++t) merged.Merge(partial[t * num_queries + q]);
     out[q] = merged.Sorted();
   }
   return out;
