@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
 
 #include "array/builder.h"
 #include "format/file_writer.h"
@@ -233,6 +235,51 @@ TEST(PrunedScan, FilesWithoutStatisticsAreReadInFull) {
   });
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(out.ids, ids);
+}
+
+/// Writes `stats.lance` (files with statistics: nulls, NaN, long strings, bools, dates) under
+/// $LANCEDB_STATS_OUT for tests/compat/test_stats_compat.py, which reads it with pylance.
+TEST(StatsCompat, WriteTableForPylance) {
+  const char* out = std::getenv("LANCEDB_STATS_OUT");
+  if (out == nullptr) GTEST_SKIP() << "LANCEDB_STATS_OUT not set";
+  auto schema =
+      array::schema({array::field("id", array::int64()), array::field("price", array::float64()),
+                     array::field("category", array::utf8()),
+                     array::field("flag", array::boolean()), array::field("day", array::date32())});
+  std::vector<array::RecordBatchPtr> batches;
+  for (int64_t start = 0; start < 30000; start += 5000) {
+    std::vector<int64_t> ids;
+    std::vector<double> prices;
+    std::vector<bool> price_valid, flags;
+    std::vector<std::optional<std::string>> categories;
+    std::vector<int32_t> days;
+    for (int64_t i = start; i < start + 5000; ++i) {
+      ids.push_back(i);
+      prices.push_back(i % 89 == 0 ? std::nan("") : static_cast<double>(i % 1000) * 0.25);
+      price_valid.push_back(i % 97 != 0);
+      categories.push_back(i % 11 == 0 ? std::nullopt
+                           : i % 500 == 0
+                               ? std::optional<std::string>(std::string(100, 'x'))
+                               : std::optional<std::string>("c" + std::to_string(i / 3000)));
+      flags.push_back(i >= 15000);
+      days.push_back(static_cast<int32_t>(18000 + i / 100));
+    }
+    ASSERT_OK_AND_ASSIGN(
+        auto batch,
+        array::RecordBatch::Make(
+            schema, {array::MakePrimitive<int64_t>(array::int64(), ids),
+                     array::MakePrimitive<double>(array::float64(), prices, price_valid),
+                     array::MakeString(categories), array::MakeBool(flags),
+                     array::MakePrimitive<int32_t>(array::date32(), days)}));
+    batches.push_back(batch);
+  }
+  auto reader = array::MakeVectorReader(schema, batches);
+  WriteParams params;
+  params.max_rows_per_file = 10000;
+  ASSERT_OK_AND_ASSIGN(auto ds,
+                       Dataset::Write(io::LocalFileSystem(), std::string(out) + "/stats.lance",
+                                      reader.get(), params));
+  EXPECT_EQ(ds->manifest().proto().fragments_size(), 3);
 }
 
 }  // namespace
