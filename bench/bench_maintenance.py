@@ -15,6 +15,7 @@ other children beforehand. Times are wall-clock seconds of the operation alone.
 
 import argparse
 import json
+import os
 import pathlib
 import resource
 import subprocess
@@ -102,7 +103,9 @@ def main() -> None:
             run(side, "setup-upsert", work, args)
             run(side, "setup-compact", work, args)
             results[side] = {t: run(side, t, work, args) for t in ("upsert", "compact")}
-    print(f"rows={args.rows} upsert={args.upsert} fragments={args.fragments}x{args.fragment_rows}")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"rows={args.rows} upsert={args.upsert} fragments={args.fragments}x{args.fragment_rows} "
+          f"load average {load}")
     print(f"{'operation':10} {'lancedb-cpp s':>14} {'LanceDB s':>10} {'ratio':>6} "
           f"{'cpp MB':>8} {'LanceDB MB':>11} {'ratio':>6}")
     for task in ("upsert", "compact"):

@@ -71,6 +71,9 @@ class MergeInsertBuilder {
 
   /// Run the merge with `data` (consumed and released). The data must hold every column of the
   /// table with the table's types; keys must be unique in the data (InvalidArgument otherwise).
+  /// Table rows that are not touched stay in their fragments (replaced and deleted rows are
+  /// marked in deletion files). On a table with stable row ids an updated row keeps its
+  /// `_rowid` and an inserted row gets a new one.
   Result<MergeResult> Execute(ArrowArrayStream* data);
 
   const MergeInsertRequest& request() const { return request_; }
