@@ -6,12 +6,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "array/c_bridge.h"
 #include "common/bit_util.h"
 #include "db/table_impl.h"
+#include "db/vector_column_cache.h"
 #include "expr/evaluator.h"
+#include "table/deletion.h"
+#include "table/manifest.h"
+#include "table/row_ids.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::db {
 
@@ -223,8 +229,93 @@ Result<array::RecordBatchPtr> TakeRows(const VectorPlan& plan,
   auto fields = taken->schema()->fields();
   auto arrays = taken->columns();
   fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
-  arrays.push_back(U64Array(addresses));
+  LANCEDB_ASSIGN_OR_RETURN(auto row_ids, RowIdsOf(*plan.dataset, addresses));
+  arrays.push_back(U64Array(row_ids));
   return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
+}
+
+/// Add the live rows of every fragment accepted by `fragment_filter` to `set`, viewing the
+/// resident vector columns in place (no copy): row ids are row addresses, the validity bitmap
+/// clears deleted and null rows.
+Status AddResidentChunks(const VectorPlan& plan,
+                         const std::function<bool(uint64_t)>& fragment_filter, ChunkSet* set) {
+  const table::Dataset& dataset = *plan.dataset;
+  const format::LanceField* field = dataset.lance_schema().FindTopLevel(plan.column);
+  if (field == nullptr) return Status::Internal("vector column lost from the schema");
+  const size_t row_bytes = plan.dim * vec::ElementSize(plan.element_type);
+  for (const auto& frag : dataset.manifest().proto().fragments()) {
+    if (fragment_filter && !fragment_filter(frag.id())) continue;
+    LANCEDB_ASSIGN_OR_RETURN(auto vectors, ResidentFragmentColumn(dataset, frag, field->id));
+    if (!vectors || vectors->length == 0) continue;
+    const auto& child = vectors->children[0];
+    if (child->buffers.size() < 2 || !child->buffers[1]) continue;
+    const int64_t rows = std::min<int64_t>(vectors->length, frag.physical_rows());
+    std::vector<uint8_t> validity;
+    if (vectors->null_count > 0 || frag.has_deletion_file()) {
+      validity.assign(static_cast<size_t>(bit_util::BytesForBits(rows)), 0xff);
+      for (int64_t r = 0; r < rows; ++r) {
+        if (vectors->IsNull(r)) bit_util::ClearBit(validity.data(), r);
+      }
+      LANCEDB_ASSIGN_OR_RETURN(
+          auto deleted,
+          table::ReadDeletions(*dataset.fs(), dataset.path(), dataset.manifest().proto(), frag));
+      for (uint32_t r : deleted) {
+        if (r < rows) bit_util::ClearBit(validity.data(), r);
+      }
+    }
+    vec::VectorChunk chunk;
+    chunk.element_type = plan.element_type;
+    chunk.data = child->buffers[1]->data() +
+                 static_cast<size_t>(child->offset) * vec::ElementSize(plan.element_type) +
+                 static_cast<size_t>(vectors->offset) * row_bytes;
+    chunk.num_rows = rows;
+    chunk.first_row_id = frag.id() << 32;
+    if (!validity.empty()) {
+      chunk.validity = validity.data();
+      set->copies.push_back(std::move(validity));
+    }
+    set->arrays.push_back(std::move(vectors));
+    set->chunks.push_back(chunk);
+  }
+  return Status::OK();
+}
+
+/// Add the rows of the fragments accepted by `fragment_filter` that pass the prefilter to
+/// `set`, scanning the vector and filter columns.
+Status ScanChunks(const VectorPlan& plan, const std::function<bool(uint64_t)>& fragment_filter,
+                  ChunkSet* set) {
+  std::set<std::string> columns{plan.column};
+  for (const auto& c : plan.projection.filter->columns) {
+    if (!IsVirtual(c)) columns.insert(c);
+  }
+  table::ScanOptions options;
+  options.columns.assign(columns.begin(), columns.end());
+  options.with_row_id = true;
+  options.batch_size = 16384;
+  LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
+  const bool stable = table::UsesStableRowIds(*plan.dataset);
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, scan->Next());
+    if (!batch) break;
+    auto vectors = batch->GetColumnByName(plan.column);
+    auto ids = batch->GetColumnByName(expr::kRowIdColumn);
+    if (!vectors || !ids) return Status::Internal("scan lost the vector column");
+    const uint64_t* addresses = ids->GetValues<uint64_t>(1);
+    std::vector<uint64_t> converted;
+    if (stable) {
+      // The scan's _rowid holds stable row ids; the search works on row addresses.
+      LANCEDB_ASSIGN_OR_RETURN(
+          converted, table::RowIdsToAddresses(
+                         *plan.dataset, std::vector<uint64_t>(addresses, addresses + ids->length)));
+      addresses = converted.data();
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto keep, expr::EvaluateFilter(*plan.projection.filter, *batch));
+    if (fragment_filter) {
+      std::erase_if(keep, [&](int64_t r) { return !fragment_filter(addresses[r] >> 32); });
+    }
+    AddChunk(vectors, addresses, &keep, plan.dim, plan.element_type, set);
+  }
+  return Status::OK();
 }
 
 /// Drop the neighbours whose rows fail the filter (postfilter).
@@ -309,6 +400,28 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   return plan;
 }
 
+Result<std::vector<uint64_t>> RowIdsOf(const table::Dataset& dataset,
+                                       const std::vector<uint64_t>& addresses) {
+  if (!table::UsesStableRowIds(dataset)) return addresses;
+  std::map<uint64_t, std::vector<uint64_t>> fragment_ids;
+  for (uint64_t a : addresses) fragment_ids.emplace(a >> 32, std::vector<uint64_t>());
+  for (const auto& frag : dataset.manifest().proto().fragments()) {
+    auto it = fragment_ids.find(frag.id());
+    if (it == fragment_ids.end()) continue;
+    LANCEDB_ASSIGN_OR_RETURN(it->second,
+                             table::FragmentRowIds(*dataset.fs(), dataset.path(), frag));
+  }
+  std::vector<uint64_t> out;
+  out.reserve(addresses.size());
+  for (uint64_t a : addresses) {
+    const auto& ids = fragment_ids[a >> 32];
+    const uint64_t offset = a & 0xFFFFFFFFu;
+    if (offset >= ids.size()) return Status::Internal("row address outside its fragment");
+    out.push_back(ids[offset]);
+  }
+  return out;
+}
+
 float ReportedDistanceShift(vec::DistanceType type) {
   return type == vec::DistanceType::kDot ? 1.0f : 0.0f;
 }
@@ -322,38 +435,11 @@ vec::DistanceType FlatDistanceType(const VectorPlan& plan) {
 Result<std::vector<std::vector<vec::Neighbor>>> FlatNeighbors(
     const VectorPlan& plan, size_t k, vec::DistanceType distance_type,
     const std::function<bool(uint64_t)>& fragment_filter) {
-  const bool prefilter = plan.request.prefilter && plan.projection.filter;
-  std::set<std::string> columns{plan.column};
-  if (prefilter) {
-    for (const auto& c : plan.projection.filter->columns) {
-      if (!IsVirtual(c)) columns.insert(c);
-    }
-  }
-  table::ScanOptions options;
-  options.columns.assign(columns.begin(), columns.end());
-  options.with_row_id = true;
-  options.batch_size = 16384;
-  LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
   ChunkSet set;
-  while (true) {
-    LANCEDB_ASSIGN_OR_RETURN(auto batch, scan->Next());
-    if (!batch) break;
-    auto vectors = batch->GetColumnByName(plan.column);
-    auto ids = batch->GetColumnByName(expr::kRowIdColumn);
-    if (!vectors || !ids) return Status::Internal("scan lost the vector column");
-    const uint64_t* addresses = ids->GetValues<uint64_t>(1);
-    std::optional<std::vector<int64_t>> keep;
-    if (prefilter) {
-      LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan.projection.filter, *batch));
-    }
-    if (fragment_filter) {
-      if (!keep) {
-        keep.emplace();
-        for (int64_t i = 0; i < batch->num_rows(); ++i) keep->push_back(i);
-      }
-      std::erase_if(*keep, [&](int64_t r) { return !fragment_filter(addresses[r] >> 32); });
-    }
-    AddChunk(vectors, addresses, keep ? &*keep : nullptr, plan.dim, plan.element_type, &set);
+  if (plan.request.prefilter && plan.projection.filter) {
+    LANCEDB_RETURN_NOT_OK(ScanChunks(plan, fragment_filter, &set));
+  } else {
+    LANCEDB_RETURN_NOT_OK(AddResidentChunks(plan, fragment_filter, &set));
   }
   std::vector<std::vector<vec::Neighbor>> out(plan.queries.size());
   if (set.chunks.empty() || k == 0) return out;
@@ -405,7 +491,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
     }
     columns.push_back(
         array::ArrayData::Make(array::float32(), n, {nullptr, Buffer::FromVector(distances)}));
-    if (plan.request.base.with_row_id) columns.push_back(U64Array(addresses));
+    if (plan.request.base.with_row_id) columns.push_back(rows->GetColumnByName(expr::kRowIdColumn));
     LANCEDB_ASSIGN_OR_RETURN(auto all,
                              array::RecordBatch::Make(plan.output_schema, std::move(columns), n));
     const int64_t step = std::max<int64_t>(plan.request.base.max_batch_length, 1);

@@ -65,6 +65,11 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
 Result<std::vector<std::vector<index::vector::Neighbor>>> FindNeighbors(const VectorPlan& plan,
                                                                         size_t k);
 
+/// The `_rowid` values of the rows at `addresses`: the addresses themselves, or on a table with
+/// stable row ids (lance-format.md §3) the rows' ids.
+Result<std::vector<uint64_t>> RowIdsOf(const table::Dataset& dataset,
+                                       const std::vector<uint64_t>& addresses);
+
 /// What the kernels compute plus this is the `_distance` LanceDB reports: the dot kernels give
 /// -x·y, LanceDB reports 1 - x·y.
 float ReportedDistanceShift(index::vector::DistanceType type);
