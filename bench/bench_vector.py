@@ -15,6 +15,10 @@ The memory-bandwidth floor of one flat query (reading every vector once from RAM
 in the same run with numpy. Ratios are lancedb-cpp / LanceDB (lower is better for times).
 
     python3 bench/bench_vector.py [--rows 200000] [--dim 128] [--queries 1000] [--quick]
+                                  [--only cpp|lancedb]
+
+--only runs one engine (e.g. to re-measure lancedb-cpp after a change without waiting for
+LanceDB again at 1M rows) and prints its raw figures next to the floor.
 """
 
 import argparse
@@ -157,6 +161,7 @@ def main():
     p.add_argument("--queries", type=int, default=1000)
     p.add_argument("--flat-queries", type=int, default=100)
     p.add_argument("--quick", action="store_true", help="20k rows, 100 queries")
+    p.add_argument("--only", choices=["cpp", "lancedb"], help="run one engine only")
     p.add_argument("--side", choices=["cpp", "lancedb"], help=argparse.SUPPRESS)
     p.add_argument("--truth", help=argparse.SUPPRESS)
     p.add_argument("--work", help=argparse.SUPPRESS)
@@ -177,7 +182,7 @@ def main():
         floor_s, gbps = bandwidth_floor(vectors)
         del vectors
         results = {}
-        for side in ("cpp", "lancedb"):
+        for side in ((args.only,) if args.only else ("cpp", "lancedb")):
             cmd = [sys.executable, __file__, "--side", side, "--truth", str(truth_path),
                    "--work", str(work), "--rows", str(args.rows), "--dim", str(args.dim),
                    "--queries", str(args.queries), "--flat-queries", str(args.flat_queries),
@@ -193,10 +198,17 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    c, l = results["cpp"], results["lancedb"]
     ms = lambda s: f"{s * 1e3:8.3f} ms"
-    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K}")
+    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(f"memory-bandwidth floor (one pass over the vectors): {ms(floor_s)} ({gbps:.1f} GB/s)")
+    if args.only:
+        r = results[args.only]
+        print(f"{args.only}: flat kNN {ms(r['flat_latency_s'])} "
+              f"({r['flat_latency_s'] / floor_s:.2f}x floor)")
+        print(json.dumps(r, indent=1))
+        return 0
+    c, l = results["cpp"], results["lancedb"]
     print(f"flat kNN   lancedb-cpp {ms(c['flat_latency_s'])} (recall {c['flat_recall']:.3f}, "
           f"{c['flat_latency_s'] / floor_s:.2f}x floor)   lancedb {ms(l['flat_latency_s'])} "
           f"(recall {l['flat_recall']:.3f})   ratio {c['flat_latency_s'] / l['flat_latency_s']:.2f}")
