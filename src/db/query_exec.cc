@@ -66,56 +66,81 @@ class QueryReader : public array::RecordBatchReader {
   array::SchemaPtr schema() const override { return plan_.output_schema; }
 
   Result<array::RecordBatchPtr> Next() override {
-    while (plan_.limit < 0 || emitted_ < plan_.limit) {
-      LANCEDB_ASSIGN_OR_RETURN(auto batch, scan_->Next());
-      if (batch == nullptr) return batch;
-      const int64_t n = batch->num_rows();
-      auto ids_arr = batch->GetColumnByName(expr::kRowIdColumn);
-      if (plan_.needs_row_offset) {
-        std::vector<uint64_t> offsets(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i)
-          offsets[static_cast<size_t>(i)] = static_cast<uint64_t>(seen_ + i);
-        LANCEDB_ASSIGN_OR_RETURN(
-            batch, WithColumns(*batch, {{expr::kRowOffsetColumn, U64Array(offsets)}}));
+    // Gather passing rows over scan batches until a full output batch, so that the late
+    // columns are taken in few, large Take calls (each opens the data files).
+    while (pending_rows_ < plan_.batch_size && !scan_done_) {
+      LANCEDB_ASSIGN_OR_RETURN(auto selected, NextSelected());
+      if (selected == nullptr) {
+        scan_done_ = true;
+      } else if (selected->num_rows() > 0) {
+        pending_rows_ += selected->num_rows();
+        pending_.push_back(std::move(selected));
       }
-      seen_ += n;
-      std::vector<int64_t> keep;
-      if (plan_.filter) {
-        LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan_.filter, *batch));
-      } else {
-        keep.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] = i;
-      }
-      // OFFSET and LIMIT apply to the matching rows.
-      if (skipped_ < plan_.offset) {
-        int64_t drop =
-            std::min<int64_t>(plan_.offset - skipped_, static_cast<int64_t>(keep.size()));
-        keep.erase(keep.begin(), keep.begin() + drop);
-        skipped_ += drop;
-      }
-      if (plan_.limit >= 0 && emitted_ + static_cast<int64_t>(keep.size()) > plan_.limit) {
-        keep.resize(static_cast<size_t>(plan_.limit - emitted_));
-      }
-      if (keep.empty()) continue;
-      emitted_ += static_cast<int64_t>(keep.size());
-      LANCEDB_ASSIGN_OR_RETURN(auto selected, Select(*batch, keep));
-      LANCEDB_ASSIGN_OR_RETURN(auto ids, array::Take(ids_arr, keep));
+    }
+    if (pending_.empty()) return array::RecordBatchPtr();
+    array::RecordBatchPtr all = pending_.front();
+    if (pending_.size() > 1) {
+      LANCEDB_ASSIGN_OR_RETURN(all,
+                               array::ConcatenateBatches(pending_.front()->schema(), pending_));
+    }
+    pending_.clear();
+    pending_rows_ = 0;
+    array::RecordBatchPtr out = all;
+    if (all->num_rows() > plan_.batch_size) {
+      out = all->Slice(0, plan_.batch_size);
+      pending_.push_back(all->Slice(plan_.batch_size, all->num_rows() - plan_.batch_size));
+      pending_rows_ = pending_.back()->num_rows();
+    }
+    auto ids = out->GetColumnByName(expr::kRowIdColumn);
+    if (!plan_.late_columns.empty()) {
       std::vector<uint64_t> addresses(ids->GetValues<uint64_t>(1),
                                       ids->GetValues<uint64_t>(1) + ids->length);
-      if (!plan_.late_columns.empty()) {
-        LANCEDB_ASSIGN_OR_RETURN(auto late, plan_.dataset->Take(addresses, plan_.late_columns));
-        std::vector<std::pair<std::string, array::ArrayPtr>> extra;
-        for (int i = 0; i < late->num_columns(); ++i) {
-          extra.emplace_back(late->schema()->field(i)->name(), late->column(i));
-        }
-        LANCEDB_ASSIGN_OR_RETURN(selected, WithColumns(*selected, extra));
+      LANCEDB_ASSIGN_OR_RETURN(auto late, plan_.dataset->Take(addresses, plan_.late_columns));
+      std::vector<std::pair<std::string, array::ArrayPtr>> extra;
+      for (int i = 0; i < late->num_columns(); ++i) {
+        extra.emplace_back(late->schema()->field(i)->name(), late->column(i));
       }
-      return Project(plan_, *selected, ids);
+      LANCEDB_ASSIGN_OR_RETURN(out, WithColumns(*out, extra));
     }
-    return array::RecordBatchPtr();
+    return Project(plan_, *out, ids);
   }
 
  private:
+  /// The next scan batch reduced to its passing rows (after OFFSET and LIMIT); nullptr at the
+  /// end of the scan or once LIMIT rows were passed.
+  Result<array::RecordBatchPtr> NextSelected() {
+    if (plan_.limit >= 0 && emitted_ >= plan_.limit) return array::RecordBatchPtr();
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, scan_->Next());
+    if (batch == nullptr) return batch;
+    const int64_t n = batch->num_rows();
+    if (plan_.needs_row_offset) {
+      std::vector<uint64_t> offsets(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        offsets[static_cast<size_t>(i)] = static_cast<uint64_t>(seen_ + i);
+      LANCEDB_ASSIGN_OR_RETURN(batch,
+                               WithColumns(*batch, {{expr::kRowOffsetColumn, U64Array(offsets)}}));
+    }
+    seen_ += n;
+    std::vector<int64_t> keep;
+    if (plan_.filter) {
+      LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan_.filter, *batch));
+    } else {
+      keep.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] = i;
+    }
+    // OFFSET and LIMIT apply to the matching rows.
+    if (skipped_ < plan_.offset) {
+      int64_t drop = std::min<int64_t>(plan_.offset - skipped_, static_cast<int64_t>(keep.size()));
+      keep.erase(keep.begin(), keep.begin() + drop);
+      skipped_ += drop;
+    }
+    if (plan_.limit >= 0 && emitted_ + static_cast<int64_t>(keep.size()) > plan_.limit) {
+      keep.resize(static_cast<size_t>(plan_.limit - emitted_));
+    }
+    emitted_ += static_cast<int64_t>(keep.size());
+    return Select(*batch, keep);
+  }
+
   static Result<array::RecordBatchPtr> Select(const array::RecordBatch& batch,
                                               const std::vector<int64_t>& keep) {
     if (static_cast<int64_t>(keep.size()) == batch.num_rows()) {
@@ -132,6 +157,9 @@ class QueryReader : public array::RecordBatchReader {
 
   QueryPlan plan_;
   std::unique_ptr<array::RecordBatchReader> scan_;
+  std::vector<array::RecordBatchPtr> pending_;  // passing rows not yet returned
+  int64_t pending_rows_ = 0;
+  bool scan_done_ = false;
   int64_t seen_ = 0;
   int64_t skipped_ = 0;
   int64_t emitted_ = 0;
@@ -302,7 +330,9 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
   table::ScanOptions options;
   options.columns = plan.scan_columns;
   options.with_row_id = true;
-  options.batch_size = plan.batch_size;
+  // A filter passes few rows per scanned batch: scan in larger batches (output batches keep
+  // at most plan.batch_size rows).
+  options.batch_size = plan.filter ? std::max<int64_t>(plan.batch_size, 8192) : plan.batch_size;
   // Skip row ranges whose statistics prove the filter cannot match (_rowoffset counts every
   // row scanned, so it needs them all).
   if (plan.filter && !plan.needs_row_offset) {

@@ -119,5 +119,38 @@ TEST(QueryPrune, DeleteAndUpdateThroughPrunedScans) {
   EXPECT_EQ(*t->CountRows("(id >= 100 AND id < 200) AND _rowoffset >= 0"), 0);
 }
 
+TEST(QueryPrune, LateColumnsGatheredAcrossScanBatches) {
+  auto t = MakeTable("memory://query_prune_batches");
+  // 1 row in 50 passes; output batches hold at most 100 rows, with every column.
+  ArrowArrayStream s;
+  ASSERT_TRUE(t->Query()
+                  .Where("id % 50 = 7")
+                  .Offset(3)
+                  .Limit(650)
+                  .WithRowId()
+                  .MaxBatchLength(100)
+                  .Execute(&s)
+                  .ok());
+  auto reader = la::ImportArrayStream(&s);
+  ASSERT_TRUE(reader.ok());
+  auto batches = (*reader)->ReadAll();
+  ASSERT_TRUE(batches.ok());
+  std::vector<int64_t> ids;
+  for (const auto& b : *batches) {
+    EXPECT_LE(b->num_rows(), 100);
+    ASSERT_EQ(b->num_columns(), 5);
+    const int64_t* id = b->column(0)->GetValues<int64_t>(1);
+    const uint64_t* row_id = b->column(4)->GetValues<uint64_t>(1);
+    for (int64_t i = 0; i < b->num_rows(); ++i) {
+      ids.push_back(id[i]);
+      EXPECT_EQ(row_id[i], static_cast<uint64_t>(id[i]));  // one fragment
+      EXPECT_EQ(b->column(3)->IsNull(i), id[i] >= 24000 && id[i] % 2 == 1);
+    }
+  }
+  std::vector<int64_t> expected;
+  for (int64_t i = 3; i < 3 + 650; ++i) expected.push_back(i * 50 + 7);
+  EXPECT_EQ(ids, expected);
+}
+
 }  // namespace
 }  // namespace lancedb
