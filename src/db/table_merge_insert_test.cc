@@ -255,6 +255,20 @@ TEST(MergeInsert, StableRowIdsConditionalUpdateWithInsert) {
             (std::map<int64_t, Row>{{0, {0, 0}}, {1, {1, 1}}, {2, {2, 102}}, {3, {3, 103}}}));
 }
 
+TEST(MergeInsert, ConditionsOnNonKeyColumns) {
+  auto t = MakeTable("memory://nonkey", {1, 2, 3, 4, 5});
+  // Update only where the table's v is at least 2 (rows 2, 3); delete unmatched rows with v < 5.
+  ArrowArrayStream s = Stream(Rows({1, 2, 3}, 100.0));
+  auto r = t->MergeInsert({"id"})
+               .WhenMatchedUpdateAll("target.v >= 2 AND source.grp = 'a'")
+               .WhenNotMatchedBySourceDelete("v < 5")
+               .Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 2u);
+  EXPECT_EQ(r->num_deleted_rows, 1u);
+  EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1}, {2, 102}, {3, 103}, {5, 5}}));
+}
+
 TEST(MergeInsert, NothingToDoKeepsVersion) {
   auto t = MakeTable("memory://noop", {1, 2});
   ArrowArrayStream s = Stream(Rows({1}, 100.0));
