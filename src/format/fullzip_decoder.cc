@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "format/fsst.h"
 #include "format/general_compression.h"
@@ -241,6 +242,10 @@ class FullZipDecoder final : public PageDecoder {
     return Status::OK();
   }
 
+  /// Index entries of runs closer than this are read at once.
+  static constexpr int64_t kMaxIndexGap = 64 << 10;
+  static constexpr int64_t kMaxIndexRead = 8 << 20;
+
   /// Entry `i` of a repetition index of `width`-byte offsets.
   static int64_t IndexEntry(std::span<const uint8_t> index, int width, int64_t i) {
     uint64_t offset = 0;
@@ -280,35 +285,53 @@ class FullZipDecoder final : public PageDecoder {
     LeafValues& v = form.transform != ValueForm::kNone ? raw : out->values;
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
-    int64_t num_items = 0;
-    size_t i = 0;
-    while (i < rows.size()) {
+    // Runs of consecutive rows, [first, end).
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    for (size_t i = 0; i < rows.size();) {
       size_t j = i + 1;
       while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
-      const int64_t first = rows[i];
-      const int64_t end = rows[j - 1] + 1;
-      if (first < 0 || end > ctx.num_rows) {
-        return Status::InvalidArgument("row " + std::to_string(end - 1) + " is not in the page");
+      if (rows[i] < 0 || rows[j - 1] >= ctx.num_rows) {
+        return Status::InvalidArgument("row " + std::to_string(rows[j - 1]) +
+                                       " is not in the page");
       }
-      if (indexed) {
-        LANCEDB_ASSIGN_OR_RETURN(BufferPtr index,
-                                 ReadPageRange(ctx, 1, first * width, (end - first + 1) * width));
-        const int64_t begin_pos = IndexEntry(index->span(), width, 0);
-        const int64_t end_pos = IndexEntry(index->span(), width, end - first);
-        if (begin_pos > end_pos || end_pos > size) {
-          return Status::Corruption("repetition index points outside the zipped buffer");
-        }
-        LANCEDB_ASSIGN_OR_RETURN(BufferPtr bytes,
-                                 ReadPageRange(ctx, 0, begin_pos, end_pos - begin_pos));
-        LANCEDB_RETURN_NOT_OK(DecodeItems(z, bytes->span(), 0, bytes->size(), INT64_MAX, true, &rep,
-                                          &def, &v, &num_items));
-      } else {
+      runs.emplace_back(rows[i], rows[j - 1] + 1);
+      i = j;
+    }
+    int64_t num_items = 0;
+    BufferPtr window;  // index entries [window_first, window_last]
+    int64_t window_first = 0;
+    int64_t window_last = -1;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const auto [first, end] = runs[r];
+      if (!indexed) {
         LANCEDB_ASSIGN_OR_RETURN(BufferPtr bytes,
                                  ReadPageRange(ctx, 0, first * stride, (end - first) * stride));
         LANCEDB_RETURN_NOT_OK(DecodeItems(z, bytes->span(), 0, bytes->size(), end - first, false,
                                           &rep, &def, &v, &num_items));
+        continue;
       }
-      i = j;
+      if (end > window_last) {
+        // Read the index entries of this run and of the following runs close to it at once.
+        size_t k = r;
+        while (k + 1 < runs.size() &&
+               (runs[k + 1].first - runs[k].second) * width <= kMaxIndexGap &&
+               (runs[k + 1].second - first + 1) * width <= kMaxIndexRead) {
+          ++k;
+        }
+        window_first = first;
+        window_last = runs[k].second;
+        LANCEDB_ASSIGN_OR_RETURN(window, ReadPageRange(ctx, 1, window_first * width,
+                                                       (window_last - window_first + 1) * width));
+      }
+      const int64_t begin_pos = IndexEntry(window->span(), width, first - window_first);
+      const int64_t end_pos = IndexEntry(window->span(), width, end - window_first);
+      if (begin_pos > end_pos || end_pos > size) {
+        return Status::Corruption("repetition index points outside the zipped buffer");
+      }
+      LANCEDB_ASSIGN_OR_RETURN(BufferPtr bytes,
+                               ReadPageRange(ctx, 0, begin_pos, end_pos - begin_pos));
+      LANCEDB_RETURN_NOT_OK(DecodeItems(z, bytes->span(), 0, bytes->size(), INT64_MAX, true, &rep,
+                                        &def, &v, &num_items));
     }
     if (form.transform != ValueForm::kNone)
       LANCEDB_RETURN_NOT_OK(Transform(form, raw, &out->values));

@@ -447,53 +447,93 @@ class MiniBlockDecoder final : public PageDecoder {
     return span;
   }
 
+  /// Rows [begin, end) of a take and the chunks that hold them.
+  struct RowGroup {
+    ChunkSpan span;
+    size_t begin = 0;
+    size_t end = 0;
+  };
+
+  /// Group the rows whose chunks overlap or touch, so that every chunk is decoded once.
+  static Result<std::vector<RowGroup>> GroupRows(const MiniBlockPage& page, const PageContext& ctx,
+                                                 std::span<const int64_t> rows) {
+    std::vector<RowGroup> groups;
+    size_t i = 0;
+    while (i < rows.size()) {
+      if (rows[i] < 0 || rows[i] >= ctx.num_rows) {
+        return Status::InvalidArgument("row " + std::to_string(rows[i]) + " is not in the page");
+      }
+      RowGroup group{ChunksOfRow(page, rows[i]), i, i + 1};
+      while (group.end < rows.size() && rows[group.end] < ctx.num_rows) {
+        const ChunkSpan next = ChunksOfRow(page, rows[group.end]);
+        if (next.first > group.span.last + 1) break;
+        group.span.last = std::max(group.span.last, next.last);
+        ++group.end;
+      }
+      groups.push_back(group);
+      i = group.end;
+    }
+    return groups;
+  }
+
+  /// Decode the chunks of `group` from `data` (bytes of buffer 1 from offset `base` on) and
+  /// append its rows to `out`.
+  static Status DecodeGroup(const MiniBlockPage& page, const PageContext& ctx,
+                            const RowGroup& group, std::span<const int64_t> rows,
+                            std::span<const uint8_t> data, int64_t base, LeafItems* out) {
+    const LeafPath& path = *ctx.path;
+    const ChunkSpan span = group.span;
+    DecodedItems decoded;
+    decoded.items.values = ctx.value_layout;
+    std::vector<uint16_t> rep;
+    std::vector<uint16_t> def;
+    LANCEDB_RETURN_NOT_OK(page.DecodeChunks(span.first, span.last + 1, data, base, &rep, &def,
+                                            &decoded.items.values));
+    LANCEDB_RETURN_NOT_OK(
+        page.FinishItems(std::move(rep), def, decoded.items.values.num_values, &decoded.items));
+    decoded.IndexRows(path);
+    int64_t expected = 0;
+    for (int64_t c = span.first; c <= span.last; ++c) expected += page.chunk(c).row_starts;
+    const int64_t first_row = page.chunk(span.first).first_row;
+    const int64_t indexed = decoded.num_indexed_rows(path);
+    if (indexed != expected || rows[group.end - 1] - first_row >= indexed) {
+      return Status::Corruption("chunks " + std::to_string(span.first) + " to " +
+                                std::to_string(span.last) + " start " + std::to_string(indexed) +
+                                " rows, the repetition index says " + std::to_string(expected));
+    }
+    AppendRowList(path, decoded, rows.subspan(group.begin, group.end - group.begin), first_row,
+                  out);
+    return Status::OK();
+  }
+
+  /// Groups closer than this in buffer 1 are read at once (fewer, slightly larger reads).
+  static constexpr int64_t kMaxReadGap = 64 << 10;
+  static constexpr int64_t kMaxReadBytes = 8 << 20;
+
   static Result<bool> DecodeRowsImpl(const pb::MiniBlockLayout& mb, const PageContext& ctx,
                                      std::span<const int64_t> rows, LeafItems* out) {
     MiniBlockPage page;
     LANCEDB_RETURN_NOT_OK(page.Open(mb, ctx));
     LANCEDB_ASSIGN_OR_RETURN(bool indexed, page.IndexChunkRows());
     if (!indexed) return false;
-    const LeafPath& path = *ctx.path;
-    size_t i = 0;
-    while (i < rows.size()) {
-      if (rows[i] < 0 || rows[i] >= ctx.num_rows) {
-        return Status::InvalidArgument("row " + std::to_string(rows[i]) + " is not in the page");
+    LANCEDB_ASSIGN_OR_RETURN(std::vector<RowGroup> groups, GroupRows(page, ctx, rows));
+    auto begin_of = [&](size_t g) { return page.chunk(groups[g].span.first).offset; };
+    auto end_of = [&](size_t g) {
+      const Chunk& last = page.chunk(groups[g].span.last);
+      return last.offset + last.bytes;
+    };
+    size_t g = 0;
+    while (g < groups.size()) {
+      size_t h = g + 1;  // groups [g, h) share one read
+      while (h < groups.size() && begin_of(h) - end_of(h - 1) <= kMaxReadGap &&
+             end_of(h) - begin_of(g) <= kMaxReadBytes) {
+        ++h;
       }
-      // Group the rows whose chunks overlap, so that every chunk is decoded once.
-      ChunkSpan span = ChunksOfRow(page, rows[i]);
-      size_t j = i + 1;
-      while (j < rows.size()) {
-        if (rows[j] >= ctx.num_rows) break;
-        const ChunkSpan next = ChunksOfRow(page, rows[j]);
-        if (next.first > span.last + 1) break;  // adjacent chunks are read at once
-        span.last = std::max(span.last, next.last);
-        ++j;
+      const int64_t base = begin_of(g);
+      LANCEDB_ASSIGN_OR_RETURN(BufferPtr data, ReadPageRange(ctx, 1, base, end_of(h - 1) - base));
+      for (; g < h; ++g) {
+        LANCEDB_RETURN_NOT_OK(DecodeGroup(page, ctx, groups[g], rows, data->span(), base, out));
       }
-      const Chunk& last = page.chunk(span.last);
-      const int64_t begin = page.chunk(span.first).offset;
-      LANCEDB_ASSIGN_OR_RETURN(BufferPtr data,
-                               ReadPageRange(ctx, 1, begin, last.offset + last.bytes - begin));
-      DecodedItems decoded;
-      decoded.items.values = ctx.value_layout;
-      std::vector<uint16_t> rep;
-      std::vector<uint16_t> def;
-      LANCEDB_RETURN_NOT_OK(page.DecodeChunks(span.first, span.last + 1, data->span(), begin, &rep,
-                                              &def, &decoded.items.values));
-      LANCEDB_RETURN_NOT_OK(
-          page.FinishItems(std::move(rep), def, decoded.items.values.num_values, &decoded.items));
-      decoded.IndexRows(path);
-      int64_t expected = 0;
-      for (int64_t c = span.first; c <= span.last; ++c) expected += page.chunk(c).row_starts;
-      const int64_t base = page.chunk(span.first).first_row;
-      if (decoded.num_indexed_rows(path) != expected ||
-          rows[j - 1] - base >= decoded.num_indexed_rows(path)) {
-        return Status::Corruption("chunks " + std::to_string(span.first) + " to " +
-                                  std::to_string(span.last) + " start " +
-                                  std::to_string(decoded.num_indexed_rows(path)) +
-                                  " rows, the repetition index says " + std::to_string(expected));
-      }
-      AppendRowList(path, decoded, rows.subspan(i, j - i), base, out);
-      i = j;
     }
     return true;
   }
