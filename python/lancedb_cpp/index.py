@@ -12,111 +12,108 @@ from typing import List, Literal, Optional
 DistanceType = Literal["l2", "cosine", "dot", "hamming"]
 
 
+# Parameter groups shared by the vector index configs. A dataclass orders its fields along the
+# reversed MRO, base classes first, so every config lists its groups from the last parameters
+# to the first: each keeps LanceDB's parameter order, defaults and repr.
+
+
 @dataclass
-class IvfFlat:
-    """IVF_FLAT: k-means partitions of the raw vectors."""
+class _Partitions:
+    """IVF partitioning: the distance and the number of k-means partitions."""
 
     distance_type: DistanceType = "l2"
     num_partitions: Optional[int] = None
+
+
+@dataclass
+class _ProductQuantizer:
+    """PQ: sub-vectors per vector and bits per code."""
+
+    num_sub_vectors: Optional[int] = None
+    num_bits: int = 8
+
+
+@dataclass
+class _KMeans:
+    """k-means training: iterations and training rows sampled per partition."""
+
     max_iterations: int = 50
     sample_rate: int = 256
+
+
+@dataclass
+class _Graph:
+    """HNSW: neighbours per node and the candidate list size while building."""
+
+    m: int = 20
+    ef_construction: int = 300
+
+
+@dataclass
+class _PartitionSize:
     target_partition_size: Optional[int] = None
+
+
+@dataclass
+class _Training(_PartitionSize):
+    """The trailing training options: partition size, accelerator and seed."""
+
     accelerator: Optional[str] = None
     seed: Optional[int] = None
+
+
+@dataclass
+class IvfFlat(_Training, _KMeans, _Partitions):
+    """IVF_FLAT: k-means partitions of the raw vectors."""
+
     index_type = "IVF_FLAT"
 
 
 @dataclass
-class IvfPq:
+class IvfPq(_Training, _KMeans, _ProductQuantizer, _Partitions):
     """IVF_PQ (the default vector index): partitions of product-quantized vectors."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    num_sub_vectors: Optional[int] = None
-    num_bits: int = 8
-    max_iterations: int = 50
-    sample_rate: int = 256
-    target_partition_size: Optional[int] = None
-    accelerator: Optional[str] = None
-    seed: Optional[int] = None
     index_type = "IVF_PQ"
 
 
 @dataclass
-class IvfSq:
+class IvfSq(_Training, _KMeans, _Partitions):
     """IVF_SQ: partitions of 8-bit scalar-quantized vectors."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    max_iterations: int = 50
-    sample_rate: int = 256
-    target_partition_size: Optional[int] = None
-    accelerator: Optional[str] = None
-    seed: Optional[int] = None
     index_type = "IVF_SQ"
 
 
 @dataclass
-class IvfRq:
+class _RabitQuantizer:
+    num_bits: int = 1
+
+
+@dataclass
+class IvfRq(_Training, _KMeans, _RabitQuantizer, _Partitions):
     """IVF_RQ: partitions of RaBitQ (1-bit) codes."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    num_bits: int = 1
-    max_iterations: int = 50
-    sample_rate: int = 256
-    target_partition_size: Optional[int] = None
-    accelerator: Optional[str] = None
-    seed: Optional[int] = None
     index_type = "IVF_RQ"
 
 
 @dataclass
-class HnswPq:
+class HnswPq(_Training, _Graph, _KMeans, _ProductQuantizer, _Partitions):
     """IVF_HNSW_PQ: an HNSW graph per partition over PQ codes."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    num_sub_vectors: Optional[int] = None
-    num_bits: int = 8
-    max_iterations: int = 50
-    sample_rate: int = 256
-    m: int = 20
-    ef_construction: int = 300
-    target_partition_size: Optional[int] = None
-    accelerator: Optional[str] = None
-    seed: Optional[int] = None
     index_type = "IVF_HNSW_PQ"
 
 
 @dataclass
-class HnswSq:
+class HnswSq(_Training, _Graph, _KMeans, _Partitions):
     """IVF_HNSW_SQ: an HNSW graph per partition over 8-bit scalar-quantized vectors."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    max_iterations: int = 50
-    sample_rate: int = 256
-    m: int = 20
-    ef_construction: int = 300
-    target_partition_size: Optional[int] = None
-    accelerator: Optional[str] = None
-    seed: Optional[int] = None
     index_type = "IVF_HNSW_SQ"
 
 
 @dataclass
-class HnswFlat:
+class HnswFlat(_PartitionSize, _Graph, _KMeans, _Partitions):
     """IVF_HNSW_FLAT: an HNSW graph per partition over the raw vectors."""
 
-    distance_type: DistanceType = "l2"
-    num_partitions: Optional[int] = None
-    max_iterations: int = 50
-    sample_rate: int = 256
-    m: int = 20
-    ef_construction: int = 300
-    target_partition_size: Optional[int] = None
-    seed: Optional[int] = None
+    seed: Optional[int] = None  # no accelerator option, as LanceDB
     index_type = "IVF_HNSW_FLAT"
 
 
