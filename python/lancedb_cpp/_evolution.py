@@ -350,11 +350,22 @@ def _seconds(value: Any) -> Optional[float]:
 
 
 def cleanup_old_versions(
-    table: "Table", older_than: Any = None, *, delete_unverified: bool = False
+    table: "Table",
+    older_than: Any = None,
+    *,
+    delete_unverified: bool = False,
+    error_if_tagged_old_versions: bool = True,
 ) -> RemovalStats:
     """See ``Table.cleanup_old_versions``."""
     table._check_writable()
-    return RemovalStats(*_native.prune(table._inner, _seconds(older_than), delete_unverified))
+    return RemovalStats(
+        *_native.prune(
+            table._inner,
+            _seconds(older_than),
+            bool(delete_unverified),
+            bool(error_if_tagged_old_versions),
+        )
+    )
 
 
 def optimize(
@@ -362,12 +373,16 @@ def optimize(
     *,
     cleanup_older_than: Any = None,
     delete_unverified: bool = False,
+    error_if_tagged_old_versions: bool = True,
     retrain: bool = False,
 ) -> OptimizeStats:
     """See ``Table.optimize``."""
     compaction = compact_files(table)
     prune = cleanup_old_versions(
-        table, cleanup_older_than, delete_unverified=delete_unverified
+        table,
+        cleanup_older_than,
+        delete_unverified=delete_unverified,
+        error_if_tagged_old_versions=error_if_tagged_old_versions,
     )
     # As LanceDB: the rows compaction moved, and any appended rows, join the existing indices.
     table.optimize_indices()

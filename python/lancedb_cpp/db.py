@@ -135,7 +135,10 @@ class DBConnection:
     ) -> Table:
         """Create a table from `data` (list of dicts, DataFrame, Arrow data ...) and/or a
         `schema`. mode "create" fails if the table exists (unless `exist_ok`, which opens
-        it); "overwrite" replaces its content."""
+        it); "overwrite" replaces its content. `storage_options` override the connection's for
+        this table; their ``new_table_*`` keys (``new_table_enable_stable_row_ids``,
+        ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``) set how a
+        new table is created and are not passed on to storage."""
         _check_namespace(namespace_path)
         if embedding_functions:
             raise NotImplementedError("embedding functions are not supported yet")
@@ -145,11 +148,12 @@ class DBConnection:
             raise ValueError("Either data or schema must be provided")
         native_mode = "exist_ok" if (mode == "create" and exist_ok) else mode
         target = None if schema is None else _data.to_schema(schema)
+        options = {str(k): str(v) for k, v in (storage_options or {}).items()}
         if data is None:
-            inner = self._inner.create_empty_table(name, target, native_mode)
+            inner = self._inner.create_empty_table(name, target, native_mode, options)
         else:
             reader = _data.sanitize(data, target, on_bad_vectors, fill_value)
-            inner = self._inner.create_table(name, reader, native_mode)
+            inner = self._inner.create_table(name, reader, native_mode, options)
         return Table(self, inner)
 
     def open_table(

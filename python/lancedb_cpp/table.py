@@ -290,14 +290,19 @@ class Table(IndexMixin):
         *,
         cleanup_older_than: Optional[datetime.timedelta] = None,
         delete_unverified: bool = False,
+        error_if_tagged_old_versions: bool = True,
         retrain: bool = False,
     ) -> "_evolution.OptimizeStats":
         """Compact small fragments, then remove versions older than `cleanup_older_than`
-        (default 7 days; never the latest or a tagged version)."""
+        (default 7 days; never the latest version), then index unindexed rows. A tagged
+        version older than the cutoff raises ValueError unless `error_if_tagged_old_versions`
+        is False, which keeps it. Unreferenced files are removed once 7 days old, or at once
+        with `delete_unverified` (unsafe while others write)."""
         return _evolution.optimize(
             self,
             cleanup_older_than=cleanup_older_than,
             delete_unverified=delete_unverified,
+            error_if_tagged_old_versions=error_if_tagged_old_versions,
             retrain=retrain,
         )
 
@@ -307,11 +312,19 @@ class Table(IndexMixin):
         return _evolution.compact_files(self, **options)
 
     def cleanup_old_versions(
-        self, older_than: Optional[datetime.timedelta] = None, *, delete_unverified: bool = False
+        self,
+        older_than: Optional[datetime.timedelta] = None,
+        *,
+        delete_unverified: bool = False,
+        error_if_tagged_old_versions: bool = True,
     ) -> "_evolution.RemovalStats":
-        """Remove versions older than `older_than` (default 7 days) and their files."""
+        """Remove versions older than `older_than` (default 7 days) and their files; see
+        ``optimize`` for `delete_unverified` and `error_if_tagged_old_versions`."""
         return _evolution.cleanup_old_versions(
-            self, older_than, delete_unverified=delete_unverified
+            self,
+            older_than,
+            delete_unverified=delete_unverified,
+            error_if_tagged_old_versions=error_if_tagged_old_versions,
         )
 
     # Queries --------------------------------------------------------------------------------

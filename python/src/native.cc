@@ -124,17 +124,19 @@ std::shared_ptr<Connection> ConnectPy(const std::string& uri,
 }
 
 std::shared_ptr<Table> CreateTablePy(Connection& conn, const std::string& name, nb::handle data,
-                                     const std::string& mode) {
+                                     const std::string& mode,
+                                     const std::map<std::string, std::string>& storage_options) {
   CreateTableMode m = ParseCreateMode(mode);
   ArrowArrayStream stream = TakeStream(data);
-  return WithoutGil([&] { return conn.CreateTable(name, &stream, m); });
+  return WithoutGil([&] { return conn.CreateTable(name, &stream, m, storage_options); });
 }
 
-std::shared_ptr<Table> CreateEmptyTablePy(Connection& conn, const std::string& name,
-                                          nb::handle schema, const std::string& mode) {
+std::shared_ptr<Table> CreateEmptyTablePy(
+    Connection& conn, const std::string& name, nb::handle schema, const std::string& mode,
+    const std::map<std::string, std::string>& storage_options) {
   CreateTableMode m = ParseCreateMode(mode);
   ArrowSchema c_schema = TakeSchema(schema);
-  return WithoutGil([&] { return conn.CreateEmptyTable(name, &c_schema, m); });
+  return WithoutGil([&] { return conn.CreateEmptyTable(name, &c_schema, m, storage_options); });
 }
 
 std::unique_ptr<SchemaExport> SchemaPy(const Table& table) {
@@ -255,9 +257,12 @@ NB_MODULE(_native, m) {
           "One page of table names and the next page token ('' at the end).")
       .def("create_table", &CreateTablePy, nb::arg("name"), nb::arg("data"),
            nb::arg("mode") = "create",
+           nb::arg("storage_options") = std::map<std::string, std::string>{},
            "Create a table from an Arrow stream (capsule or __arrow_c_stream__ object).")
       .def("create_empty_table", &CreateEmptyTablePy, nb::arg("name"), nb::arg("schema"),
-           nb::arg("mode") = "create", "Create an empty table from an Arrow schema.")
+           nb::arg("mode") = "create",
+           nb::arg("storage_options") = std::map<std::string, std::string>{},
+           "Create an empty table from an Arrow schema.")
       .def(
           "open_table",
           [](Connection& c, const std::string& name, std::optional<uint64_t> version) {

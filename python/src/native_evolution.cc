@@ -148,7 +148,7 @@ std::tuple<uint64_t, uint64_t, uint64_t, uint64_t> CompactPy(Table& table, int64
 }
 
 std::pair<uint64_t, uint64_t> PrunePy(Table& table, std::optional<double> older_than,
-                                      bool delete_unverified) {
+                                      bool delete_unverified, bool error_if_tagged_old_versions) {
   PruneOptions o;
   if (older_than) {
     if (!std::isfinite(*older_than) || *older_than < 0) {
@@ -157,6 +157,7 @@ std::pair<uint64_t, uint64_t> PrunePy(Table& table, std::optional<double> older_
     o.older_than = std::chrono::seconds(static_cast<int64_t>(*older_than));
   }
   o.delete_unverified = delete_unverified;
+  o.error_if_tagged_old_versions = error_if_tagged_old_versions;
   auto s = CallWithoutGil([&] { return table.Prune(o); });
   return {s.bytes_removed, s.old_versions_removed};
 }
@@ -181,7 +182,7 @@ void RegisterEvolution(nb::module_& m) {
         nb::arg("max_rows_per_group"), nb::arg("materialize_deletions"),
         nb::arg("materialize_deletions_threshold"), nb::arg("num_threads").none());
   m.def("prune", &PrunePy, nb::arg("table"), nb::arg("older_than").none(),
-        nb::arg("delete_unverified"));
+        nb::arg("delete_unverified"), nb::arg("error_if_tagged_old_versions") = true);
   m.def("merge_insert", &MergeInsertPy, nb::arg("table"), nb::arg("data"), nb::arg("on"),
         nb::arg("update_all"), nb::arg("update_where").none(), nb::arg("insert_all"),
         nb::arg("delete_by_source"), nb::arg("delete_condition").none(), nb::arg("timeout").none(),

@@ -340,7 +340,7 @@ def test_prune_keeps_latest_and_tagged(tmp_path):
     t.add(pa.table({"id": [3]}))
     t.tags.create("keep", 2)
     t.compact_files()
-    stats = t.cleanup_old_versions(timedelta(0))
+    stats = t.cleanup_old_versions(timedelta(0), error_if_tagged_old_versions=False)
     assert stats.old_versions_removed == 3 and stats.bytes_removed > 0
     assert [v["version"] for v in t.list_versions()] == [2, 5]
     t.checkout("keep")
@@ -349,6 +349,118 @@ def test_prune_keeps_latest_and_tagged(tmp_path):
     assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2, 3]
     lance = pytest.importorskip("lance")
     assert lance.dataset(t.uri, version=2).count_rows() == 2
+
+
+def test_prune_refuses_tagged_old_versions_by_default(tmp_path):
+    from datetime import timedelta
+
+    db = lancedb_cpp.connect(tmp_path)
+    t = db.create_table("t", pa.table({"id": [1]}))
+    t.add(pa.table({"id": [2]}))
+    t.add(pa.table({"id": [3]}))
+    t.tags.create("keep", 1)
+    with pytest.raises(ValueError, match=r"'keep' \(version 1\).*error_if_tagged_old_versions"):
+        t.cleanup_old_versions(timedelta(0))
+    with pytest.raises(ValueError, match="tagged"):
+        t.optimize(cleanup_older_than=timedelta(0))
+    assert [v["version"] for v in t.list_versions()][:3] == [1, 2, 3]  # nothing removed
+    stats = t.optimize(cleanup_older_than=timedelta(0), error_if_tagged_old_versions=False)
+    assert stats.prune.old_versions_removed >= 2
+    assert t.list_versions()[0]["version"] == 1
+    lance = pytest.importorskip("lance")
+    assert lance.dataset(t.uri, version="keep").count_rows() == 1
+
+
+def test_prune_deletes_unreferenced_files_by_age(tmp_path):
+    from datetime import timedelta
+
+    db = lancedb_cpp.connect(tmp_path)
+    t = db.create_table("t", pa.table({"id": [1, 2]}))
+    data = tmp_path / "t.lance" / "data"
+    old, young = data / "abandoned-old.lance", data / "abandoned-young.lance"
+    old.write_bytes(b"x" * 10)
+    young.write_bytes(b"y" * 5)
+    now = datetime.datetime.now().timestamp()
+    os.utime(old, (now - 8 * 86400, now - 8 * 86400))
+    os.utime(young, (now - 3600, now - 3600))
+    t.add(pa.table({"id": [3]}))
+    stats = t.cleanup_old_versions(timedelta(0))
+    assert not old.exists() and young.exists()
+    assert stats.old_versions_removed == 1
+    t.cleanup_old_versions(timedelta(0), delete_unverified=True)
+    assert not young.exists()
+    assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2, 3]
+
+
+def test_table_level_new_table_storage_options(tmp_path):
+    db = lancedb_cpp.connect(tmp_path)
+    options = {
+        "new_table_enable_stable_row_ids": "true",
+        "new_table_data_storage_version": "stable",
+        "new_table_enable_v2_manifest_paths": "false",
+    }
+    t = db.create_table("t", pa.table({"id": list(range(10))}), storage_options=options)
+    plain = db.create_table("plain", pa.table({"id": list(range(10))}))
+    versions = os.listdir(tmp_path / "t.lance" / "_versions")
+    assert "1.manifest" in versions  # V1 manifest names
+    assert "1.manifest" not in os.listdir(tmp_path / "plain.lance" / "_versions")
+    t.delete("id < 5")
+    t.add(pa.table({"id": list(range(100, 105))}))
+    before = t.search().with_row_id(True).to_arrow().sort_by("id")
+    t.update(where="id >= 5", values_sql={"id": "id + 1"})
+    after = t.search().with_row_id(True).to_arrow().sort_by("id")
+    assert after["_rowid"].to_pylist() == before["_rowid"].to_pylist()  # stable row ids
+    e = db.create_table("e", schema=pa.schema([("id", pa.int64())]),
+                        storage_options={"new_table_enable_stable_row_ids": True})
+    assert e.count_rows() == 0
+    with pytest.raises(ValueError, match="new_table_enable_stable_row_ids"):
+        db.create_table("bad", pa.table({"id": [1]}),
+                        storage_options={"new_table_enable_stable_row_ids": "maybe"})
+    with pytest.raises(NotImplementedError, match="2.1"):
+        db.create_table("v21", pa.table({"id": [1]}),
+                        storage_options={"new_table_data_storage_version": "2.1"})
+    assert sorted(db.list_tables().tables) == ["e", "plain", "t"]
+    lance = pytest.importorskip("lance")
+    ds = lance.dataset(t.uri)
+    assert ds.data_storage_version == "2.2"
+    theirs = ds.to_table(with_row_id=True).sort_by("id")
+    assert theirs["_rowid"].to_pylist() == after["_rowid"].to_pylist()
+
+
+def test_alter_columns_casts_nested_fields(tmp_path):
+    db = lancedb_cpp.connect(tmp_path)
+    schema = pa.schema([("id", pa.int64()),
+                        ("s", pa.struct([("a", pa.int32()), ("b", pa.string())])),
+                        ("l", pa.list_(pa.int32()))])
+    rows = [{"id": i, "s": None if i % 4 == 0 else {"a": i * 1000, "b": f"b{i}"},
+             "l": None if i % 3 == 0 else [i * 10 + k for k in range(i % 3)]} for i in range(12)]
+    t = db.create_table("t", pa.Table.from_pylist(rows[:6], schema=schema))
+    t.add(pa.Table.from_pylist(rows[6:], schema=schema))
+    t.delete("id = 4")
+    old_version = t.version
+    old = t.to_arrow().sort_by("id")
+    t.alter_columns({"path": "s.a", "data_type": pa.int64()},
+                    {"path": "l", "data_type": pa.list_(pa.int64())})
+    new_schema = pa.schema([("id", pa.int64()),
+                            ("s", pa.struct([("a", pa.int64()), ("b", pa.string())])),
+                            ("l", pa.list_(pa.int64()))])
+    assert t.schema == new_schema
+    expected = pa.Table.from_pylist([r for r in rows if r["id"] != 4], schema=new_schema)
+    assert t.to_arrow().sort_by("id") == expected
+    lance = pytest.importorskip("lance")
+    assert lance.dataset(t.uri).to_table().sort_by("id") == expected
+    assert lance.dataset(t.uri, version=old_version).to_table().sort_by("id") == old
+    t.checkout(old_version)
+    assert t.schema == schema and t.to_arrow().sort_by("id") == old
+    t.checkout_latest()
+    for bad in ({"path": "s.b", "data_type": pa.int32()},
+                {"path": "s.a", "data_type": pa.float64()},
+                {"path": "l", "data_type": pa.list_(pa.string())},
+                {"path": "s.a", "data_type": pa.int8()}):
+        version = t.version
+        with pytest.raises(ValueError):
+            t.alter_columns(bad)
+        assert t.version == version and t.to_arrow().sort_by("id") == expected
 
 
 def test_stable_row_ids_survive_compaction_and_pylance_agrees(tmp_path):
