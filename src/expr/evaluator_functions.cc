@@ -528,8 +528,23 @@ Result<std::shared_ptr<const Utf8Regex>> CompileRegex(std::string_view pattern,
   } else {
     wide = ToWide(pattern);
   }
+  for (size_t i = 0; i + 1 < wide.size(); ++i) {
+    if (wide[i] != L'\\') continue;
+    if (wide[i + 1] >= L'1' && wide[i + 1] <= L'9') {
+      return Status::InvalidArgument("invalid regular expression '" + std::string(pattern) +
+                                     "': back-references are not supported");
+    }
+    ++i;  // skip the escaped character
+  }
+  auto syntax = std::regex::ECMAScript;
+#ifdef __GLIBCXX__
+  // The breadth-first executor: time linear in the text (as Rust's regex, which DataFusion
+  // uses), where backtracking takes exponential time on patterns such as '(a+)+b'.
+  // Back-references, which Rust's regex lacks too, are refused in this mode.
+  syntax |= std::regex_constants::__polynomial;
+#endif
   try {
-    out->re = std::wregex(wide, std::regex::ECMAScript);
+    out->re = std::wregex(wide, syntax);
   } catch (const std::regex_error& err) {
     return Status::InvalidArgument("invalid regular expression '" + std::string(pattern) +
                                    "': " + err.what());

@@ -1,0 +1,1 @@
+id > 1 AND s LIKE '%b%'

@@ -1,0 +1,1 @@
+lower(s) = 'héllo' OR upper(s) ILIKE '%AB%'

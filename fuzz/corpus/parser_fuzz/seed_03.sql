@@ -1,0 +1,1 @@
+CASE WHEN id IN (1, 2, NULL) THEN 'x' ELSE concat(s, '-', id) END

@@ -1,0 +1,1 @@
+CAST(u AS DOUBLE) + f * 2 - abs(-3) / 0

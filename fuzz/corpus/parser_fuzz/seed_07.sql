@@ -1,0 +1,1 @@
+d >= DATE '2024-01-15' AND date_part('year', d) = 2024

@@ -1,0 +1,1 @@
+date_trunc('month', ts) = TIMESTAMP '2024-01-01'

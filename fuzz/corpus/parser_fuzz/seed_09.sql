@@ -1,0 +1,1 @@
+extract(month FROM ts) > 0

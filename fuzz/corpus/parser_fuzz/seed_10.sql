@@ -1,0 +1,1 @@
+array_has(tags, 'x') OR array_has_any(tags, ['y', 'z']) OR array_length(tags) > 1

@@ -1,0 +1,1 @@
+p.a IS NOT NULL AND `p`.b NOT IN ('q', 'r')

@@ -1,0 +1,1 @@
+regexp_like(s, '^h.+l+o') AND regexp_match(s, '(l+)') IS NOT NULL

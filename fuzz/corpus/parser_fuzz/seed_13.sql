@@ -1,0 +1,1 @@
+substr(s, 2, 3) || trim(s) || ltrim(s, ' A') || rtrim(s)

@@ -1,0 +1,1 @@
+coalesce(nullif(id, 1), greatest(id, 2), least(1, 2, 3))

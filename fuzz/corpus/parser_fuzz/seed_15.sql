@@ -1,0 +1,1 @@
+round(f, 1) + ceil(f) + floor(f) + sqrt(abs(f)) + pow(2, 3)

@@ -1,0 +1,1 @@
+t > '00:30:00' AND dur < INTERVAL '1 second'

@@ -1,0 +1,1 @@
+ts - TIMESTAMP '2024-01-01' > INTERVAL '1 day'

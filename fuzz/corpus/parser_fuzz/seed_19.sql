@@ -1,0 +1,1 @@
+now() > TIMESTAMP '2020-01-01' AND current_date() >= d

@@ -1,0 +1,1 @@
+NOT (b IS TRUE) AND b IS NOT FALSE

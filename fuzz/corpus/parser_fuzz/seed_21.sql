@@ -1,0 +1,1 @@
+_rowid < 10 AND _rowoffset >= 0

@@ -1,0 +1,1 @@
+id::varchar || s::varchar

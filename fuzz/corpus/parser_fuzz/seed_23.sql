@@ -1,0 +1,1 @@
+starts_with(s, ' ') AND ends_with(s, 'b ') AND contains(s, 'A')

@@ -1,0 +1,1 @@
+char_length(s) + length(s) + character_length(s)

@@ -1,0 +1,1 @@
+replace(s, 'l', 'L') NOT LIKE 'h_L%' ESCAPE '\'
