@@ -111,3 +111,65 @@ def test_random_predicates_match_duckdb(tool, tmp_path):
         ours = sorted(tool.scan(db, "t", "--where", sql, "--columns", "id").column("id").to_pylist())
         theirs = sorted(r[0] for r in con.execute(f"SELECT id FROM t WHERE {sql}").fetchall())
         assert ours == theirs, sql
+
+
+def typed_data(n: int = 60) -> pa.Table:
+    """uint64 above 2^63, decimal128, non-ASCII text and timestamps, with NULLs."""
+    import datetime as dt
+    import decimal
+
+    rng = random.Random(3)
+    words = ["Ärger", "łódź", "ΣΊΣΥΦΟΣ", "москва", "straße", "Zoë", "plain", None]
+    return pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "u": pa.array([None if i % 10 == 3 else (2**64 - 1 - i * 7919 if i % 2 else i)
+                       for i in range(n)], pa.uint64()),
+        "dec": pa.array([None if i % 9 == 2 else decimal.Decimal(rng.randint(-99999, 99999)) / 100
+                         for i in range(n)], pa.decimal128(10, 2)),
+        "s": pa.array([words[i % len(words)] for i in range(n)]),
+        "ts": pa.array([None if i % 8 == 1 else dt.datetime(2024, 1, 1) + dt.timedelta(hours=i * 37)
+                        for i in range(n)], pa.timestamp("us")),
+    })
+
+
+TYPED_FILTERS = [
+    "u > 9223372036854775807",
+    "u < 100",
+    "u IN (0, 18446744073709551615)",
+    "CAST(u AS DOUBLE) > 1e19",
+    "u % 2 = 0",
+    "dec BETWEEN -1 AND 1",
+    "dec > 100",
+    "dec < 0",
+    "lower(s) = 'ärger'",
+    "upper(s) = 'ΣΊΣΥΦΟΣ'",
+    "s ILIKE '%ÄR%'",
+    "s ILIKE 'σ%'",
+    "s NOT ILIKE '%Ö%'",
+    "s LIKE '_rger'",
+    "regexp_like(s, '^.rger')",
+    "regexp_like(s, 'Москва', 'i')",
+    "ends_with(s, 'dź')",
+    "starts_with(s, 'Zo')",
+    "contains(s, 'ó')",
+    "length(s) = 6",
+    "char_length(s) > 5",
+    "ltrim(s, 'Ä') = 'rger'",
+    "rtrim(s, 'e') = 'straß'",
+    "date_trunc('month', ts) = TIMESTAMP '2024-02-01'",
+    "date_part('dow', ts) = 0",
+    "ts > now()",
+    "ts < current_date",
+    "least(id, 5) = 5",
+    "greatest(id, 50) = 50",
+    "nullif(id, 3) IS NULL",
+]
+
+
+@pytest.mark.parametrize("sql", TYPED_FILTERS)
+def test_typed_filter_matches_pylance(tool, tmp_path, sql):
+    db = tmp_path / "db"
+    tool.create(db, "t", typed_data())
+    ours = tool.scan(db, "t", "--where", sql)
+    theirs = lance.dataset(str(db / "t.lance")).to_table(filter=sql)
+    assert sorted(ours.column("id").to_pylist()) == sorted(theirs.column("id").to_pylist())
