@@ -461,6 +461,11 @@ def test_alter_columns_casts_nested_fields(tmp_path):
         with pytest.raises(ValueError):
             t.alter_columns(bad)
         assert t.version == version and t.to_arrow().sort_by("id") == expected
+    t.alter_columns({"path": "l", "data_type": pa.large_list(pa.int64())})  # as LanceDB allows
+    large = expected.cast(pa.schema([("id", pa.int64()), new_schema.field("s"),
+                                     ("l", pa.large_list(pa.int64()))]))
+    assert t.to_arrow().sort_by("id") == large
+    assert lance.dataset(t.uri).to_table().sort_by("id") == large
 
 
 def test_stable_row_ids_survive_compaction_and_pylance_agrees(tmp_path):

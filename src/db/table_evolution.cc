@@ -5,6 +5,7 @@
 // AlterColumns, DropColumns and UpdateFieldMetadata, over table/schema_evolution.h.
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "array/c_bridge.h"
@@ -237,7 +238,7 @@ Result<format::LanceField*> FindPath(std::vector<format::LanceField>* fields,
 namespace {
 
 /// Lance's rule: casts stay within a kind (integers, floats, strings, binaries, booleans), and
-/// a list keeps its kind and casts its elements.
+/// a list casts its elements (list <-> large list; a fixed-size list keeps its kind and size).
 bool Castable(const array::DataType& from, const array::DataType& to) {
   auto text = [](const array::DataType& t) {
     return t.id() == array::TypeId::kString || t.id() == array::TypeId::kLargeString;
@@ -251,11 +252,29 @@ bool Castable(const array::DataType& from, const array::DataType& to) {
   if (bytes(from)) return bytes(to);
   if (from.id() == array::TypeId::kBool) return to.id() == array::TypeId::kBool;
   if (from.is_list_like()) {
-    return to.id() == from.id() &&
-           (from.id() != array::TypeId::kFixedSizeList || from.fixed_size() == to.fixed_size()) &&
-           Castable(*from.value_type(), *to.value_type());
+    const bool fixed = from.id() == array::TypeId::kFixedSizeList;
+    const bool same_shape = fixed ? to.id() == from.id() && from.fixed_size() == to.fixed_size()
+                                  : to.is_list_like() && to.id() != array::TypeId::kFixedSizeList;
+    return same_shape && Castable(*from.value_type(), *to.value_type());
   }
   return false;
+}
+
+/// The offsets buffer of a list column in the other width (list <-> large list) over the
+/// same child; InvalidArgument when an offset does not fit 32 bits.
+template <typename From, typename To>
+Result<BufferPtr> WidenOrNarrowOffsets(const array::ArrayData& list) {
+  const auto count = static_cast<size_t>(list.offset + list.length + 1);
+  const From* in = list.buffers[1]->data_as<From>();
+  std::vector<To> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (static_cast<int64_t>(in[i]) > static_cast<int64_t>(std::numeric_limits<To>::max())) {
+      return Status::InvalidArgument("Cannot cast " + list.type->ToString() +
+                                     ": the list values exceed 32-bit offsets");
+    }
+    out[i] = static_cast<To>(in[i]);
+  }
+  return Buffer::FromVector(out);
 }
 
 /// Convert a column to `type` (Castable, or a struct with some members cast): lists and
@@ -271,8 +290,15 @@ Result<array::ArrayPtr> ConvertColumn(const array::ArrayPtr& column,
                                ConvertColumn(column->children[i], type->fields()[i]->type()));
       children.push_back(std::move(child));
     }
+    std::vector<BufferPtr> buffers = column->buffers;
+    if (column->type->id() == array::TypeId::kList && type->id() == array::TypeId::kLargeList) {
+      LANCEDB_ASSIGN_OR_RETURN(buffers[1], (WidenOrNarrowOffsets<int32_t, int64_t>(*column)));
+    } else if (column->type->id() == array::TypeId::kLargeList &&
+               type->id() == array::TypeId::kList) {
+      LANCEDB_ASSIGN_OR_RETURN(buffers[1], (WidenOrNarrowOffsets<int64_t, int32_t>(*column)));
+    }
     return std::shared_ptr<const array::ArrayData>(
-        array::ArrayData::Make(type, column->length, column->buffers, std::move(children),
+        array::ArrayData::Make(type, column->length, std::move(buffers), std::move(children),
                                column->null_count, column->offset));
   }
   auto schema = std::make_shared<array::Schema>(
