@@ -84,8 +84,8 @@ struct ColumnAlteration {
   /// Only false -> true is allowed.
   std::optional<bool> nullable;
   /// Cast to this type (owned ArrowSchema of a type), as Lance allows: integer <-> integer,
-  /// float <-> float, string and binary widths, and a list (list, large list, fixed-size list
-  /// of the same size) to the same kind of list of a castable element type. `path` may name a
+  /// float <-> float, string and binary widths, and a list or large list to a list or large
+  /// list (a fixed-size list to one of the same size) of a castable element type. `path` may name a
   /// struct member ("s.a"). A value that does not fit fails the cast (InvalidArgument) and the
   /// table is unchanged. Rewrites the top-level column holding the field only; older versions
   /// still read with the old schema.
