@@ -124,6 +124,8 @@ std::optional<Range> FromLiteral(const BoundExpr& e) {
     case ValueKind::kInt:
     case ValueKind::kDate:
     case ValueKind::kTimestamp:
+      // A uint64 literal above INT64_MAX has no int64 bound: nothing can be concluded.
+      if (e.literal.is_unsigned && e.literal.int_value < 0) return std::nullopt;
       r.lo_int = r.hi_int = e.literal.int_value;
       return r;
     case ValueKind::kFloat:

@@ -173,3 +173,16 @@ def test_typed_filter_matches_pylance(tool, tmp_path, sql):
     ours = tool.scan(db, "t", "--where", sql)
     theirs = lance.dataset(str(db / "t.lance")).to_table(filter=sql)
     assert sorted(ours.column("id").to_pylist()) == sorted(theirs.column("id").to_pylist())
+
+
+@pytest.mark.parametrize("sql", ["u < 9223372036854775808", "u < 18446744073709551615",
+                                 "u > 18446744073709551614", "u != 18446744073709551615"])
+def test_uint64_literal_above_int64_does_not_prune_small_values(tool, tmp_path, sql):
+    # Zone statistics of small uint64 values must not rule out rows for literals above 2^63.
+    db = tmp_path / "db"
+    table = pa.table({"id": pa.array(range(100), pa.int64()), "u": pa.array(range(100), pa.uint64())})
+    tool.create(db, "t", table)
+    theirs = lance.dataset(str(db / "t.lance")).to_table(filter=sql)
+    assert tool.count(db, "t", "--where", sql) == theirs.num_rows
+    assert sorted(tool.scan(db, "t", "--where", sql).column("id").to_pylist()) == \
+        sorted(theirs.column("id").to_pylist())
