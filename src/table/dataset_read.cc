@@ -78,29 +78,34 @@ class ScanReader : public array::RecordBatchReader {
       const int64_t start = pos_;
       pos_ += len;
       if (pos_ >= range_end) ++range_index_;
+      // Rows kept, relative to `start`; empty when every row is (no deletions in the batch).
       std::vector<int64_t> keep;
-      for (int64_t r = start; r < start + len; ++r) {
-        if (deleted_.empty() || !deleted_[static_cast<size_t>(r)]) keep.push_back(r - start);
+      int64_t kept = len;
+      if (!deleted_.empty()) {
+        for (int64_t r = start; r < start + len; ++r) {
+          if (!deleted_[static_cast<size_t>(r)]) keep.push_back(r - start);
+        }
+        kept = static_cast<int64_t>(keep.size());
+        if (kept == 0) continue;
+        if (kept == len) keep.clear();
       }
-      if (keep.empty()) continue;
       LANCEDB_ASSIGN_OR_RETURN(auto columns, ReadColumns(frag, start, len));
-      if (static_cast<int64_t>(keep.size()) < len) {
+      if (!keep.empty()) {
         for (auto& col : columns) {
           LANCEDB_ASSIGN_OR_RETURN(col, array::Take(col, keep));
         }
       }
       if (with_row_id_) {
-        std::vector<uint64_t> ids;
-        ids.reserve(keep.size());
-        for (int64_t k : keep) {
-          const auto offset = static_cast<uint64_t>(start + k);
-          ids.push_back(row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset]);
+        auto ids = Buffer::AllocateUninitialized(kept * static_cast<int64_t>(sizeof(uint64_t)));
+        uint64_t* out = ids->mutable_data_as<uint64_t>();
+        for (int64_t i = 0; i < kept; ++i) {
+          const auto offset =
+              static_cast<uint64_t>(start + (keep.empty() ? i : keep[static_cast<size_t>(i)]));
+          out[i] = row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset];
         }
-        columns.push_back(array::ArrayData::Make(array::uint64(), static_cast<int64_t>(ids.size()),
-                                                 {nullptr, Buffer::FromVector(ids)}));
+        columns.push_back(array::ArrayData::Make(array::uint64(), kept, {nullptr, std::move(ids)}));
       }
-      return array::RecordBatch::Make(schema_, std::move(columns),
-                                      static_cast<int64_t>(keep.size()));
+      return array::RecordBatch::Make(schema_, std::move(columns), kept);
     }
     return array::RecordBatchPtr();
   }
