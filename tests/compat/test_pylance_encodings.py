@@ -112,6 +112,20 @@ def test_scan_random_pylance_table(tool, tmp_path, version):
 
 
 @pytest.mark.parametrize("version", ["2.1", "2.2"])
+def test_filtered_scan_takes_matching_rows(tool, tmp_path, version):
+    """A filter reads its column first and takes the other columns for the matching rows only,
+    which decodes just the mini-block chunks and full-zip rows holding them."""
+    table = random_table(9 if version == "2.1" else 10)
+    table = table.append_column("k", pa.array(np.random.default_rng(5).integers(0, 1000, N)))
+    db = tmp_path / "db"
+    lance.write_dataset(table, str(db / "t.lance"), data_storage_version=version,
+                        max_rows_per_file=N // 2)
+    for where in ["k < 3", "k < 300", "k = 999"]:
+        expected = lance.dataset(str(db / "t.lance")).to_table(filter=where)
+        _compare(tool.scan(db, "t", "--where", where), expected)
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.2"])
 @pytest.mark.parametrize("compression", ["zstd", "lz4"])
 def test_scan_general_compression(tool, tmp_path, version, compression):
     """Opt-in `lance-encoding:compression` makes Lance wrap chunks (and long values) in
