@@ -35,7 +35,16 @@ class HnswGraph final : public SubIndex {
   uint32_t entry_point() const { return entry_point_; }
   int level(uint32_t node) const { return levels_[node]; }
   /// Return the neighbours of `node` on `level`. REQUIRES: level <= level(node).
-  std::span<const uint32_t> Neighbors(uint32_t node, int level) const;
+  std::span<const uint32_t> Neighbors(uint32_t node, int level) const {
+    if (level == 0) return {&level0_[static_cast<size_t>(node) * 2 * m_], level0_count_[node]};
+    return UpperNeighbors(node, level);
+  }
+  /// Hint that the level-0 neighbours of `node` will be read soon.
+  void PrefetchNeighbors(uint32_t node) const {
+    const uint32_t* list = &level0_[static_cast<size_t>(node) * 2 * m_];
+    for (size_t i = 0; i < 2 * m_; i += 16) __builtin_prefetch(list + i);
+    __builtin_prefetch(&level0_count_[node]);
+  }
 
   void Search(const DistanceComputer& distances, int64_t num_rows,
               const SubIndexSearchParams& params, const RowPredicate& accept,
@@ -51,6 +60,7 @@ class HnswGraph final : public SubIndex {
 
  private:
   size_t Capacity(int level) const { return level == 0 ? 2 * m_ : m_; }
+  std::span<const uint32_t> UpperNeighbors(uint32_t node, int level) const;
 
   size_t m_;
   int max_level_ = -1;

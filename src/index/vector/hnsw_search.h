@@ -27,6 +27,10 @@ struct Candidate {
 class VisitedSet {
  public:
   explicit VisitedSet(int64_t n) : tags_(static_cast<size_t>(n), 0) {}
+  /// Make room for ids below `n` (new ids start unmarked).
+  void Grow(int64_t n) {
+    if (static_cast<size_t>(n) > tags_.size()) tags_.resize(static_cast<size_t>(n), 0);
+  }
   void Reset() {
     if (++epoch_ == 0) {
       std::fill(tags_.begin(), tags_.end(), 0);
@@ -47,11 +51,13 @@ class VisitedSet {
 
 /// Beam search on `level` from `entries` keeping `ef` results; only nodes for which
 /// accept(id) holds enter the results (all nodes are traversed). Returns results sorted by
-/// distance. `dist(id)` returns the distance from the query to node id.
-template <typename DistFn, typename AcceptFn>
+/// distance. `dist(id)` returns the distance from the query to node id; `prefetch(id)` hints
+/// that dist(id) is about to be called: the unvisited neighbours of an expanded node are all
+/// prefetched before the first of them is scored, so their (random) rows load in parallel.
+template <typename DistFn, typename AcceptFn, typename PrefetchFn>
 std::vector<Candidate> SearchLayer(const HnswGraph& graph, DistFn&& dist,
                                    const std::vector<Candidate>& entries, size_t ef, int level,
-                                   VisitedSet& visited, AcceptFn&& accept) {
+                                   VisitedSet& visited, AcceptFn&& accept, PrefetchFn&& prefetch) {
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> frontier;
   std::priority_queue<Candidate> results;  // max-heap: worst on top
   visited.Reset();
@@ -61,12 +67,21 @@ std::vector<Candidate> SearchLayer(const HnswGraph& graph, DistFn&& dist,
     if (accept(e.id)) results.push(e);
   }
   while (results.size() > ef) results.pop();
+  std::vector<uint32_t> fresh;
+  fresh.reserve(2 * graph.m());
   while (!frontier.empty()) {
     Candidate c = frontier.top();
     if (results.size() >= ef && c.distance > results.top().distance) break;
     frontier.pop();
+    // Same scores in the same order as scoring each neighbour when it is met (a node listed
+    // twice is skipped either way); marking them all first lets their loads overlap.
+    fresh.clear();
     for (uint32_t nb : graph.Neighbors(c.id, level)) {
       if (!visited.Insert(nb)) continue;
+      prefetch(nb);
+      fresh.push_back(nb);
+    }
+    for (uint32_t nb : fresh) {
       float d = dist(nb);
       if (results.size() < ef || d < results.top().distance) {
         frontier.push({d, nb});
@@ -76,6 +91,8 @@ std::vector<Candidate> SearchLayer(const HnswGraph& graph, DistFn&& dist,
         }
       }
     }
+    // The next node to expand is known now: start loading its neighbour list.
+    if (level == 0 && !frontier.empty()) graph.PrefetchNeighbors(frontier.top().id);
   }
   std::vector<Candidate> out;
   out.reserve(results.size());
@@ -85,6 +102,14 @@ std::vector<Candidate> SearchLayer(const HnswGraph& graph, DistFn&& dist,
   }
   std::reverse(out.begin(), out.end());
   return out;
+}
+
+/// SearchLayer without prefetching.
+template <typename DistFn, typename AcceptFn>
+std::vector<Candidate> SearchLayer(const HnswGraph& graph, DistFn&& dist,
+                                   const std::vector<Candidate>& entries, size_t ef, int level,
+                                   VisitedSet& visited, AcceptFn&& accept) {
+  return SearchLayer(graph, dist, entries, ef, level, visited, accept, [](uint32_t) {});
 }
 
 }  // namespace lancedb::index::vector::internal
