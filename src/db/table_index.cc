@@ -8,6 +8,7 @@
 #include "db/table_impl.h"
 #include "index/index_manager.h"
 #include "index/vector_index.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::db {
 
@@ -54,6 +55,13 @@ Status LocalTable::WaitForIndex(const std::vector<std::string>& names,
 Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  // On a table with stable row ids a row updated since indexing keeps its id in a new
+  // fragment; extending the segment would index that id twice (once with its stale vector).
+  // Such tables keep new rows unindexed (searched exactly) until the index is recreated.
+  if (table::UsesStableRowIds(*latest)) {
+    Publish(latest);
+    return Status::OK();
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto indices, index::ListIndices(*latest));
   for (const auto& info : indices) {
     if (info.type_url != index::kVectorIndexTypeUrl) continue;

@@ -266,7 +266,8 @@ TEST(VectorQuery, FlatSearchSeesWritesAfterVectorsAreResident) {
 }
 
 // On a table with stable row ids, after a compaction the row ids differ from the row
-// addresses: exact searches must still return the right rows, and _rowid the stable ids.
+// addresses: exact and indexed searches must still return the right rows, and _rowid the
+// stable ids.
 TEST(VectorQuery, StableRowIdsAfterCompaction) {
   const Data d = MakeData(1200, 8);
   ConnectOptions options;
@@ -305,10 +306,15 @@ TEST(VectorQuery, StableRowIdsAfterCompaction) {
   check(
       t->VectorSearch(q).Where("id > 500").WithRowId().Limit(10),
       [&](int64_t i) { return live(i) && i > 500; }, q, "flat prefilter");
-  // Not yet: vector indices on such tables (the index would hold row ids).
+  // An index on such a table holds stable row ids; searches map them to the rows.
   auto config = VectorIndexConfig::IvfFlat();
   config.num_partitions = 4;
-  EXPECT_TRUE(t->CreateIndex("vector", config).IsNotSupported());
+  Status created = t->CreateIndex("vector", config);
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  check(t->VectorSearch(q).Nprobes(4).WithRowId().Limit(10), live, q, "indexed");
+  check(
+      t->VectorSearch(q).Nprobes(4).Where("id > 500").WithRowId().Limit(10),
+      [&](int64_t i) { return live(i) && i > 500; }, q, "indexed prefilter");
 }
 
 TEST(VectorQuery, BatchQueriesAddQueryIndex) {

@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "index/vector/distance.h"
 #include "index/vector/flat_search.h"
 #include "index/vector_index_internal.h"
 #include "table/create_index_op.h"
 #include "table/manifest.h"
+#include "table/row_ids.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::index {
 namespace {
@@ -69,6 +72,26 @@ void ClearVectorIndexCache() {
   cache.entries.clear();
 }
 
+namespace {
+
+/// The row address of every stable row id of the fragments of `dataset` that `index` covers
+/// (deleted rows included: the caller's prefilter removes them).
+Result<std::unordered_map<uint64_t, uint64_t>> StableIdAddresses(const VectorIndex& index,
+                                                                 const table::Dataset& dataset) {
+  std::unordered_map<uint64_t, uint64_t> out;
+  for (const auto& frag : dataset.manifest().proto().fragments()) {
+    if (!index.covers(frag.id())) continue;
+    LANCEDB_ASSIGN_OR_RETURN(auto ids, table::FragmentRowIds(*dataset.fs(), dataset.path(), frag));
+    out.reserve(out.size() + ids.size());
+    for (size_t offset = 0; offset < ids.size(); ++offset) {
+      out.emplace(ids[offset], (frag.id() << 32) | offset);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float> query,
                                                           const VectorSearchParams& params,
                                                           const table::Dataset& dataset) const {
@@ -77,6 +100,15 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
   sp.k = refine ? params.k * params.refine_factor : params.k;
   sp.nprobes = params.nprobes;
   sp.ef = params.ef;
+  // On a table with stable row ids the index holds stable ids (§3). Only ids whose rows sit in
+  // a fragment this segment covers are searched: a row updated since the index was built lives
+  // in a newer, uncovered fragment (searched exactly by the caller), so its indexed vector is
+  // stale; a row removed by compaction or deletion maps to no live address.
+  std::unordered_map<uint64_t, uint64_t> stable;
+  const bool uses_stable = table::UsesStableRowIds(dataset);
+  if (uses_stable) {
+    LANCEDB_ASSIGN_OR_RETURN(stable, StableIdAddresses(*this, dataset));
+  }
   // Rows of fragments that left the table (rewritten by a compaction of another writer) are
   // never returned.
   std::vector<bool> present;
@@ -86,7 +118,12 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     present[frag.id()] = true;
   }
   for (uint64_t f : fragment_ids_) all_present = all_present && f < present.size() && present[f];
-  if (all_present) {
+  if (uses_stable) {
+    sp.accept = [&](uint64_t id) {
+      auto it = stable.find(id);
+      return it != stable.end() && (!params.accept || params.accept(it->second));
+    };
+  } else if (all_present) {
     sp.accept = params.accept;
   } else {
     sp.accept = [&](uint64_t addr) {
@@ -95,6 +132,14 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     };
   }
   LANCEDB_ASSIGN_OR_RETURN(auto found, ivf_->Search(query, sp));
+  if (uses_stable) {
+    // Callers work on row addresses; every id found passed `accept`, so it is mapped.
+    for (auto& n : found) {
+      auto it = stable.find(n.row_id);
+      if (it == stable.end()) return Status::Internal("index returned an unaccepted row id");
+      n.row_id = it->second;
+    }
+  }
   if (!refine || found.empty()) return found;
   // Re-rank the candidates with exact distances on the stored vectors.
   std::vector<uint64_t> addresses;

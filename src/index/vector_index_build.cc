@@ -6,7 +6,9 @@
 #include <roaring/roaring.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
+#include <unordered_set>
 
 #include "index/proto/vector_index.pb.h"
 #include "index/vector/distance.h"
@@ -14,6 +16,8 @@
 #include "table/commit.h"
 #include "table/create_index_op.h"
 #include "table/manifest.h"
+#include "table/row_ids.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::index {
 namespace {
@@ -233,6 +237,18 @@ Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column
   opts.columns = {column};
   opts.with_row_id = true;
   LANCEDB_ASSIGN_OR_RETURN(auto reader, dataset.Scan(opts));
+  // With stable row ids (§3) `_rowid` holds stable ids, which the index stores as they are;
+  // the fragment filter then applies through the ids of the accepted fragments.
+  std::optional<std::unordered_set<uint64_t>> accepted_ids;
+  if (fragment_filter && table::UsesStableRowIds(dataset)) {
+    accepted_ids.emplace();
+    for (const auto& frag : dataset.manifest().proto().fragments()) {
+      if (!fragment_filter(frag.id())) continue;
+      LANCEDB_ASSIGN_OR_RETURN(auto ids,
+                               table::FragmentRowIds(*dataset.fs(), dataset.path(), frag));
+      accepted_ids->insert(ids.begin(), ids.end());
+    }
+  }
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
     if (batch == nullptr) break;
@@ -242,7 +258,10 @@ Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column
     const uint64_t* addr = ids->GetValues<uint64_t>(1);
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
       if (vec->IsNull(r)) continue;
-      if (fragment_filter && !fragment_filter(addr[r] >> 32)) continue;
+      if (accepted_ids ? accepted_ids->count(addr[r]) == 0
+                       : fragment_filter && !fragment_filter(addr[r] >> 32)) {
+        continue;
+      }
       auto [start, end] = vec->GetListRange(r);
       AppendRow(*vec->children[0], start, *dim, vectors);
       row_addresses->push_back(addr[r]);
@@ -300,9 +319,6 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
                                      "' already exists; pass replace=true to replace it");
       }
     }
-  }
-  if (dataset->manifest().proto().reader_feature_flags() & table::kFlagStableRowIds) {
-    return Status::NotSupported("Vector indices on tables with stable row ids are not supported");
   }
   LANCEDB_ASSIGN_OR_RETURN(size_t dim, VectorColumnDim(*dataset, column));
   // Validate what can be validated before reading any data.

@@ -140,11 +140,35 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   return fragments;
 }
 
-/// Remove `ids` from a serialized portable roaring bitmap.
-std::string RemoveFromBitmap(const std::string& bytes, const std::set<uint64_t>& ids) {
+/// The index type (index/vector_index.h) whose segments store stable row ids on tables that
+/// have them.
+constexpr std::string_view kStableIdVectorIndexTypeUrl = "/lancedb_cpp.VectorIndexDetails";
+
+/// The new fragments of the groups whose old fragments are all in the serialized portable
+/// roaring bitmap `bytes`.
+std::set<uint64_t> CoveredNewFragments(const std::string& bytes,
+                                       const std::vector<RewriteOperation::Group>& groups) {
+  std::set<uint64_t> out;
+  roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+  if (r == nullptr) return out;
+  for (const auto& g : groups) {
+    bool all = std::all_of(g.old_fragments.begin(), g.old_fragments.end(), [&](const auto& f) {
+      return roaring_bitmap_contains(r, static_cast<uint32_t>(f.id()));
+    });
+    if (!all) continue;
+    for (const auto& f : g.new_fragments) out.insert(f.id());
+  }
+  roaring_bitmap_free(r);
+  return out;
+}
+
+/// Remove `ids` from a serialized portable roaring bitmap and add `added`.
+std::string RemoveFromBitmap(const std::string& bytes, const std::set<uint64_t>& ids,
+                             const std::set<uint64_t>& added) {
   roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
   if (r == nullptr) return bytes;
   for (uint64_t id : ids) roaring_bitmap_remove(r, static_cast<uint32_t>(id));
+  for (uint64_t id : added) roaring_bitmap_add(r, static_cast<uint32_t>(id));
   std::string out(roaring_bitmap_portable_size_in_bytes(r), '\0');
   roaring_bitmap_portable_serialize(r, out.data());
   roaring_bitmap_free(r);
@@ -194,10 +218,17 @@ Status RewriteOperation::Build(CommitAttempt* a) {
   }
   a->manifest.mutable_fragments()->Swap(&fragments);
   UpdateMaxFragmentId(&a->manifest);
+  const bool stable = (a->manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
   for (auto& index : *a->indices.mutable_indices()) {
-    if (!index.fragment_bitmap().empty()) {
-      index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed));
+    if (index.fragment_bitmap().empty()) continue;
+    // A vector index of a table with stable row ids holds ids, which compaction keeps: a new
+    // fragment stays covered when every fragment it was rewritten from was (a group mixing in
+    // uncovered rows, e.g. updated ones whose indexed vectors are stale, leaves it uncovered).
+    std::set<uint64_t> still_covered;
+    if (stable && index.index_details().type_url() == kStableIdVectorIndexTypeUrl) {
+      still_covered = CoveredNewFragments(index.fragment_bitmap(), groups_);
     }
+    index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed, still_covered));
   }
   return Status::OK();
 }
