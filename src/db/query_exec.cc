@@ -9,6 +9,8 @@
 #include "expr/evaluator.h"
 #include "expr/parser.h"
 #include "expr/prune.h"
+#include "table/deletion.h"
+#include "table/manifest.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb::db {
@@ -290,6 +292,72 @@ Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& data
   return out;
 }
 
+namespace {
+
+// Row addresses of the live rows at `offsets` (sorted ascending; an offset counts the rows not
+// deleted, in table order). Only fragments holding a requested offset have their deletion
+// files read; a fragment whose row count the manifest does not give falls back to a scan.
+Result<std::vector<uint64_t>> OffsetsToAddresses(const table::DatasetPtr& dataset,
+                                                 const std::vector<uint64_t>& offsets) {
+  const auto& proto = dataset->manifest().proto();
+  std::vector<uint64_t> out;
+  out.reserve(offsets.size());
+  size_t next = 0;    // first offset not yet resolved
+  uint64_t base = 0;  // live rows in earlier fragments
+  for (const auto& frag : proto.fragments()) {
+    if (frag.physical_rows() == 0 && frag.files_size() > 0) {
+      LANCEDB_ASSIGN_OR_RETURN(auto all, MatchingRowAddresses(dataset, nullptr));
+      out.clear();
+      for (uint64_t off : offsets) {
+        if (off >= all.size()) break;
+        out.push_back(all[off]);
+      }
+      base = all.size();
+      next = out.size();
+      break;
+    }
+    const uint64_t physical = frag.physical_rows();
+    const bool has_deletions = frag.has_deletion_file();
+    uint64_t live = physical;
+    if (has_deletions && frag.deletion_file().num_deleted_rows() > 0) {
+      live = physical - std::min(physical, frag.deletion_file().num_deleted_rows());
+    }
+    const bool count_known = !has_deletions || frag.deletion_file().num_deleted_rows() > 0;
+    if (next < offsets.size() && (!count_known || offsets[next] < base + live)) {
+      std::vector<uint32_t> deleted;
+      if (has_deletions) {
+        LANCEDB_ASSIGN_OR_RETURN(
+            deleted, table::ReadDeletions(*dataset->fs(), dataset->path(), proto, frag));
+        std::sort(deleted.begin(), deleted.end());
+        deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
+        live = physical - std::min<uint64_t>(physical, deleted.size());
+      }
+      // Walk the requested offsets inside this fragment and the deleted rows together.
+      size_t d = 0;
+      uint64_t skipped = 0;  // deleted rows before the current physical position
+      while (next < offsets.size() && offsets[next] < base + live) {
+        uint64_t physical_row = offsets[next] - base + skipped;
+        while (d < deleted.size() && deleted[d] <= physical_row) {
+          ++d;
+          ++skipped;
+          physical_row = offsets[next] - base + skipped;
+        }
+        out.push_back((frag.id() << 32) | physical_row);
+        ++next;
+      }
+    }
+    base += live;
+  }
+  if (next < offsets.size()) {
+    return Status::InvalidArgument("Offset " + std::to_string(offsets[next]) +
+                                   " is out of range; the table has " + std::to_string(base) +
+                                   " rows");
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
   if (plan.take_offsets || plan.take_row_ids) {
     std::vector<uint64_t> addresses;
@@ -299,15 +367,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
         LANCEDB_ASSIGN_OR_RETURN(addresses, table::RowIdsToAddresses(*plan.dataset, addresses));
       }
     } else {
-      LANCEDB_ASSIGN_OR_RETURN(auto all, MatchingRowAddresses(plan.dataset, nullptr));
-      for (uint64_t off : *plan.take_offsets) {
-        if (off >= all.size()) {
-          return Status::InvalidArgument("Offset " + std::to_string(off) +
-                                         " is out of range; the table has " +
-                                         std::to_string(all.size()) + " rows");
-        }
-        addresses.push_back(all[off]);
-      }
+      LANCEDB_ASSIGN_OR_RETURN(addresses, OffsetsToAddresses(plan.dataset, *plan.take_offsets));
     }
     std::set<std::string> cols;
     for (const auto& o : plan.outputs) cols.insert(o.columns.begin(), o.columns.end());

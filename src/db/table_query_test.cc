@@ -118,6 +118,31 @@ TEST(TableQuery, TakeOffsetsAndRowIds) {
   EXPECT_EQ(Ids(by_offset), (std::vector<int64_t>{5, 6}));
 }
 
+TEST(TableQuery, TakeOffsetsSkipDeletedRowsInEveryFragment) {
+  auto t = MakeTable("memory://take_deleted", 300, 5);
+  // Deletions scattered through every fragment, one fragment emptied and dropped.
+  ASSERT_TRUE(t->Delete("id % 7 = 2 OR id % 11 = 0 OR (id >= 120 AND id < 180)").ok());
+  auto all = Collect(t->Query().Select(std::vector<std::string>{"id"}));
+  const auto live = Ids(all);
+  ASSERT_EQ(static_cast<int64_t>(live.size()), *t->CountRows());
+  std::vector<uint64_t> offsets;
+  for (size_t i = 0; i < live.size(); i += 3) offsets.push_back(i);
+  offsets.push_back(live.size() - 1);
+  offsets.push_back(4);  // a duplicate
+  auto b = Collect(t->TakeOffsets(offsets));
+  std::vector<int64_t> expected;
+  std::sort(offsets.begin(), offsets.end());
+  for (uint64_t o : offsets) expected.push_back(live[o]);
+  EXPECT_EQ(Ids(b), expected);
+  ArrowArrayStream s;
+  Status past_end = t->TakeOffsets({live.size()}).Execute(&s);
+  EXPECT_TRUE(past_end.IsInvalidArgument());
+  EXPECT_NE(past_end.message().find("is out of range; the table has " +
+                                    std::to_string(live.size()) + " rows"),
+            std::string::npos)
+      << past_end.ToString();
+}
+
 TEST(TableQuery, DeleteReportsRowsAndVersion) {
   auto t = MakeTable("memory://delete", 20);
   auto r = t->Delete("id >= 15 OR name IS NULL");
