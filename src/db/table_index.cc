@@ -5,12 +5,45 @@
 // over the index layer (src/index/vector_index.h, index_manager.h). Writes start from the
 // newest version and publish what they commit.
 
+#include <unordered_set>
+
 #include "db/table_impl.h"
 #include "index/index_manager.h"
 #include "index/vector_index.h"
+#include "table/row_ids.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb::db {
+namespace {
+
+/// Whether the segment `info` of a table with stable row ids may be extended with the rows it
+/// does not cover. Not when one of them has an id the segment holds (a row updated since
+/// indexing keeps its id: it would be indexed twice, once with its stale vector), nor for an
+/// HNSW sub-index (its rebuild reads the indexed rows by row address). Such segments leave
+/// those rows unindexed (searched exactly) until the index is recreated.
+Result<bool> CanExtendWithStableRowIds(const table::Dataset& ds, const IndexInfo& info) {
+  if (info.columns.empty()) return false;
+  LANCEDB_ASSIGN_OR_RETURN(auto segments, index::LoadVectorIndices(ds, info.columns[0]));
+  for (const auto& segment : segments) {
+    if (segment->name() != info.name) continue;
+    const auto& ivf = segment->ivf();
+    if (ivf.sub_index_type() == index::vector::SubIndexType::kHnsw) return false;
+    std::unordered_set<uint64_t> indexed;
+    for (int64_t p = 0; p < ivf.num_partitions(); ++p) {
+      indexed.insert(ivf.partition(p).row_ids.begin(), ivf.partition(p).row_ids.end());
+    }
+    for (const auto& frag : ds.manifest().proto().fragments()) {
+      if (segment->covers(frag.id())) continue;
+      LANCEDB_ASSIGN_OR_RETURN(auto ids, table::FragmentRowIds(*ds.fs(), ds.path(), frag));
+      for (uint64_t id : ids) {
+        if (indexed.count(id)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 Status LocalTable::CreateIndex(const std::string& column, const VectorIndexConfig& config,
                                const CreateIndexOptions& options) {
@@ -55,16 +88,13 @@ Status LocalTable::WaitForIndex(const std::vector<std::string>& names,
 Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
-  // On a table with stable row ids a row updated since indexing keeps its id in a new
-  // fragment; extending the segment would index that id twice (once with its stale vector).
-  // Such tables keep new rows unindexed (searched exactly) until the index is recreated.
-  if (table::UsesStableRowIds(*latest)) {
-    Publish(latest);
-    return Status::OK();
-  }
   LANCEDB_ASSIGN_OR_RETURN(auto indices, index::ListIndices(*latest));
   for (const auto& info : indices) {
     if (info.type_url != index::kVectorIndexTypeUrl) continue;
+    if (table::UsesStableRowIds(*latest)) {
+      LANCEDB_ASSIGN_OR_RETURN(bool safe, CanExtendWithStableRowIds(*latest, info));
+      if (!safe) continue;
+    }
     LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeVectorIndex(latest, info.name, options));
   }
   Publish(latest);

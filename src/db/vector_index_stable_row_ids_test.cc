@@ -2,9 +2,9 @@
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
 // Tests of vector indices on tables with stable row ids (new_table_enable_stable_row_ids): the
-// index stores stable ids, searches equal brute force over the live rows through deletes,
-// updates (updated rows never come back with their indexed, stale vectors) and compactions,
-// and `_rowid` reports the stable id.
+// index stores stable ids, searches equal brute force over the live rows through appends and
+// optimize, deletes, updates (updated rows never come back with their indexed, stale vectors)
+// and compactions, and `_rowid` reports the stable id.
 
 #include <gtest/gtest.h>
 
@@ -119,8 +119,9 @@ std::vector<int64_t> BruteForce(const std::vector<std::vector<float>>& vectors,
 /// The table's current content as the tests track it.
 struct Expected {
   std::vector<std::vector<float>> vectors;  // by id (= stable row id)
+  int64_t num_rows = kRows;                 // ids [0, num_rows) were written
   std::set<int64_t> deleted;
-  bool live(int64_t id) const { return deleted.count(id) == 0; }
+  bool live(int64_t id) const { return id < num_rows && deleted.count(id) == 0; }
 };
 
 /// Search `t` for `q` (all partitions; refined when `refine`) with and without a prefilter and
@@ -148,7 +149,7 @@ void ExpectMatchesBruteForce(Table& t, const Expected& e, const std::vector<floa
     }
     ASSERT_EQ(row_ids.size(), ids.size()) << what;
     for (size_t i = 0; i < ids.size(); ++i) {
-      ASSERT_TRUE(ids[i] >= 0 && ids[i] < kRows) << what;
+      ASSERT_TRUE(ids[i] >= 0 && ids[i] < e.num_rows) << what;
       EXPECT_TRUE(e.live(ids[i])) << what << ": deleted row " << ids[i] << " returned";
       EXPECT_EQ(row_ids[i], static_cast<uint64_t>(ids[i])) << what;
       EXPECT_NEAR(distances[i], L2(q, e.vectors[ids[i]]), 1e-3) << what << ": row " << ids[i];
@@ -156,10 +157,11 @@ void ExpectMatchesBruteForce(Table& t, const Expected& e, const std::vector<floa
   }
 }
 
-/// Create, delete, compact, update, compact and optimize, checking searches after each step.
+/// Create, append and optimize, delete, compact, update, compact and optimize, checking searches
+/// after each step.
 void RunLifecycle(const std::string& uri, VectorIndexConfig config, bool exact) {
   Expected e;
-  e.vectors = RandomVectors(kRows, 5);
+  e.vectors = RandomVectors(kRows + 60, 5);
   auto t = MakeStableTable(uri, e.vectors);
   ASSERT_NE(t, nullptr);
   config.num_partitions = 4;
@@ -176,8 +178,21 @@ void RunLifecycle(const std::string& uri, VectorIndexConfig config, bool exact) 
   };
   check_all("indexed");
 
+  // Rows appended later have new ids: optimize indexes them.
+  ArrowArrayStream added;
+  Export(e.vectors, kRows, 60, &added);
+  ASSERT_TRUE(t->Add(&added).ok());
+  e.num_rows += 60;
+  check_all("after append");
+  ASSERT_TRUE(t->OptimizeIndices().ok());
+  stats = t->IndexStats("vector_idx");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->num_indexed_rows, kRows + 60);
+  EXPECT_EQ(stats->num_unindexed_rows, 0);
+  check_all("after append and optimize");
+
   ASSERT_TRUE(t->Delete("id % 7 = 3").ok());  // deletes 10, 333 and 901 among others
-  for (int64_t i = 0; i < kRows; ++i) {
+  for (int64_t i = 0; i < e.num_rows; ++i) {
     if (i % 7 == 3) e.deleted.insert(i);
   }
   check_all("after delete");
@@ -217,7 +232,11 @@ void RunLifecycle(const std::string& uri, VectorIndexConfig config, bool exact) 
   check_all("after update and compaction");
   ExpectMatchesBruteForce(*t, e, old_vectors[5], exact, "old vector after compaction");
 
+  // The updated rows' ids are indexed (with their old vectors): optimize leaves them unindexed.
   ASSERT_TRUE(t->OptimizeIndices().ok());
+  stats = t->IndexStats("vector_idx");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_GT(stats->num_unindexed_rows, 0);
   check_all("after optimize");
 }
 
