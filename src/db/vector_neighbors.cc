@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <set>
 
+#include "db/vector_column_cache.h"
 #include "db/vector_search.h"
 #include "index/vector_index.h"
 
@@ -44,6 +45,15 @@ Result<std::vector<vec::Neighbor>> SearchSegment(const VectorPlan& plan,
   params.refine_factor = r.refine_factor.value_or(0);
   params.ef = r.ef.value_or(0);
   params.accept = accept;
+  params.fragment_vectors = [&plan](uint64_t fragment_id) -> Result<array::ArrayPtr> {
+    const table::Dataset& dataset = *plan.dataset;
+    const format::LanceField* field = dataset.lance_schema().FindTopLevel(plan.column);
+    if (field == nullptr) return array::ArrayPtr();
+    for (const auto& frag : dataset.manifest().proto().fragments()) {
+      if (frag.id() == fragment_id) return ResidentFragmentColumn(dataset, frag, field->id);
+    }
+    return array::ArrayPtr();
+  };
   params.nprobes = std::min(r.minimum_nprobes, partitions);
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto found, segment.Search(query, params, *plan.dataset));

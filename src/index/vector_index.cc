@@ -141,19 +141,45 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     }
   }
   if (!refine || found.empty()) return found;
-  // Re-rank the candidates with exact distances on the stored vectors.
+  // Re-rank the candidates with exact distances on the stored vectors: from the caller's
+  // resident fragment columns when it has them, else taken from the table.
   std::vector<uint64_t> addresses;
   for (const auto& n : found) addresses.push_back(n.row_id);
-  LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset.Take(addresses, {column_}));
-  auto col = batch->column(0);
+  std::vector<std::pair<array::ArrayPtr, int64_t>> rows;  // (column, row) per candidate
+  if (params.fragment_vectors) {
+    std::unordered_map<uint64_t, array::ArrayPtr> columns;
+    for (uint64_t address : addresses) {
+      const uint64_t fragment = address >> 32;
+      auto it = columns.find(fragment);
+      if (it == columns.end()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto column, params.fragment_vectors(fragment));
+        it = columns.emplace(fragment, std::move(column)).first;
+      }
+      const auto row = static_cast<int64_t>(address & 0xffffffffu);
+      if (!it->second || row >= it->second->length) {
+        rows.clear();
+        break;
+      }
+      rows.emplace_back(it->second, row);
+    }
+  }
+  if (rows.size() != addresses.size()) {
+    rows.clear();
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset.Take(addresses, {column_}));
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      rows.emplace_back(batch->column(0), static_cast<int64_t>(i));
+    }
+  }
   const size_t dim = ivf_->dim();
   std::vector<float> row;
   vector::TopK top(params.k);
   for (size_t i = 0; i < addresses.size(); ++i) {
-    if (col->IsNull(static_cast<int64_t>(i))) continue;
-    auto [start, end] = col->GetListRange(static_cast<int64_t>(i));
+    const array::ArrayData& col = *rows[i].first;
+    const int64_t index = rows[i].second;
+    if (col.IsNull(index)) continue;
+    auto [start, end] = col.GetListRange(index);
     row.clear();
-    const auto& child = *col->children[0];
+    const auto& child = *col.children[0];
     if (child.type->id() == array::TypeId::kFloat32) {
       const float* v = child.GetValues<float>(1) + start;
       row.assign(v, v + dim);

@@ -55,6 +55,10 @@ struct VectorSearchParams {
   size_t ef = 0;
   /// Prefilter on row addresses; null accepts all.
   std::function<bool(uint64_t row_address)> accept;
+  /// Refine source (optional): the vector column of fragment `fragment_id` over all its
+  /// physical rows (deleted ones included), or null when unavailable. Without it, or when it
+  /// gives null for a candidate's fragment, refine takes the candidates from the table.
+  std::function<Result<array::ArrayPtr>(uint64_t fragment_id)> fragment_vectors;
 };
 
 /// One loaded index segment. Immutable; shared through the process-wide cache.
