@@ -121,7 +121,7 @@ def run_side(args):
     out["ivf_pq_build_s"] = time.perf_counter() - start
     out["ivf_pq_size_bytes"] = dir_size(index_dir)
     curves = []
-    for refine in (None, 10):
+    for refine in args.refines:
         for nprobes in args.nprobes:
             def configure(q, nprobes=nprobes, refine=refine):
                 q = q.nprobes(nprobes)
@@ -167,6 +167,8 @@ def main():
     p.add_argument("--work", help=argparse.SUPPRESS)
     p.add_argument("--nprobes", type=int, nargs="+", default=[5, 10, 20, 40])
     p.add_argument("--efs", type=int, nargs="+", default=[20, 40, 80, 160])
+    p.add_argument("--refines", type=int, nargs="+", default=[0, 10, 50],
+                   help="IVF_PQ refine factors to try (0 = no refine)")
     p.add_argument("--hnsw-nprobes", type=int, default=10)
     args = p.parse_args()
     if args.quick:
@@ -187,7 +189,8 @@ def main():
                    "--work", str(work), "--rows", str(args.rows), "--dim", str(args.dim),
                    "--queries", str(args.queries), "--flat-queries", str(args.flat_queries),
                    "--hnsw-nprobes", str(args.hnsw_nprobes), "--nprobes",
-                   *map(str, args.nprobes), "--efs", *map(str, args.efs)]
+                   *map(str, args.nprobes), "--efs", *map(str, args.efs),
+                   "--refines", *map(str, args.refines)]
             proc = subprocess.run(cmd, capture_output=True, text=True,
                                   env={**os.environ, "RUST_LOG": "error"})
             if proc.returncode != 0:
