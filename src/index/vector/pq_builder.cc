@@ -77,7 +77,18 @@ void ProductQuantizer::EncodeCodes(std::span<const float> vectors, std::span<con
   size_t n = vectors.size() / dim_;
   size_t sub = sub_dim();
   size_t k = num_centroids();
+  // Codebook transposed per sub-vector, so that the distances from one sub-vector to all k
+  // centroids are a loop over contiguous lanes. Layout: (num_sub_vectors, sub_dim, k).
+  std::vector<float> transposed(num_sub_vectors_ * sub * k);
+  for (size_t s = 0; s < num_sub_vectors_; ++s) {
+    for (size_t c = 0; c < k; ++c) {
+      for (size_t j = 0; j < sub; ++j) {
+        transposed[(s * sub + j) * k + c] = codebook_[(s * k + c) * sub + j];
+      }
+    }
+  }
   std::vector<float> residual(dim_);
+  std::vector<float> dist(k);
   for (size_t r = 0; r < n; ++r) {
     const float* x = &vectors[r * dim_];
     if (use_residual_) {
@@ -85,15 +96,19 @@ void ProductQuantizer::EncodeCodes(std::span<const float> vectors, std::span<con
       x = residual.data();
     }
     for (size_t s = 0; s < num_sub_vectors_; ++s) {
-      const float* book = &codebook_[s * k * sub];
-      float best = std::numeric_limits<float>::infinity();
-      size_t best_c = 0;
-      for (size_t c = 0; c < k; ++c) {
-        float d = L2(x + s * sub, book + c * sub, sub);
-        if (d < best) {
-          best = d;
-          best_c = c;
+      std::fill(dist.begin(), dist.end(), 0.0f);
+      for (size_t j = 0; j < sub; ++j) {
+        const float xj = x[s * sub + j];
+        const float* lane = &transposed[(s * sub + j) * k];
+        for (size_t c = 0; c < k; ++c) {
+          const float d = xj - lane[c];
+          dist[c] += d * d;
         }
+      }
+      // The first centroid of least distance, as a scan in centroid order picks.
+      size_t best_c = 0;
+      for (size_t c = 1; c < k; ++c) {
+        if (dist[c] < dist[best_c]) best_c = c;
       }
       codes[r * num_sub_vectors_ + s] = static_cast<uint8_t>(best_c);
     }
