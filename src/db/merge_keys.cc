@@ -25,7 +25,7 @@ inline uint64_t Mix(uint64_t x) {
 inline uint64_t HashBytes(const uint8_t* p, size_t n) {
   if (n <= 8) {
     uint64_t v = 0;
-    std::memcpy(&v, p, n);
+    if (n > 0) std::memcpy(&v, p, n);  // p may be null for an empty value
     return Mix(v ^ (static_cast<uint64_t>(n) << 56));
   }
   return Mix(std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(p), n)));

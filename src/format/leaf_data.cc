@@ -13,12 +13,13 @@ namespace lancedb::format {
 
 int LeafPath::RepLevelOf(int d) const {
   int level = 0;
-  for (int i = d; i < depth(); ++i) level += steps[i] == StepKind::kList ? 1 : 0;
+  for (int i = std::max(d, 0); i < depth(); ++i) level += steps[i] == StepKind::kList ? 1 : 0;
   return level;
 }
 
 bool LeafPath::HasListAtOrBelow(int d) const {
-  for (int i = d; i < depth(); ++i) {
+  // A layer above the path's first step (d < 0) has every step below it.
+  for (int i = std::max(d, 0); i < depth(); ++i) {
     if (steps[i] == StepKind::kList) return true;
   }
   return false;
