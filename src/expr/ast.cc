@@ -211,6 +211,25 @@ bool ReadInt(std::string_view s, size_t* pos, size_t digits, int64_t* out) {
   return true;
 }
 
+/// Read an optional fraction of a second (".f" up to microseconds; further digits are
+/// ignored) at *pos into *micros (0 when absent). False for a '.' with no digit after it.
+bool ReadFraction(std::string_view s, size_t* pos, int64_t* micros) {
+  *micros = 0;
+  if (*pos >= s.size() || s[*pos] != '.') return true;
+  ++*pos;
+  int digits = 0;
+  while (*pos < s.size() && std::isdigit(static_cast<unsigned char>(s[*pos]))) {
+    if (digits < 6) {
+      *micros = *micros * 10 + (s[*pos] - '0');
+      ++digits;
+    }
+    ++*pos;
+  }
+  if (digits == 0) return false;
+  while (digits++ < 6) *micros *= 10;
+  return true;
+}
+
 bool ParseDatePart(std::string_view s, size_t* pos, int64_t* days) {
   int64_t y, m, d;
   if (!ReadInt(s, pos, 4, &y) || *pos >= s.size() || s[(*pos)++] != '-') return false;
@@ -256,21 +275,9 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
   }
   if (h > 23 || mi > 59 || sec > 60) return fail();
   micros += ((h * 60 + mi) * 60 + sec) * 1000000LL;
-  if (pos < text.size() && text[pos] == '.') {
-    ++pos;
-    int64_t frac = 0;
-    int digits = 0;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
-      if (digits < 6) {
-        frac = frac * 10 + (text[pos] - '0');
-        ++digits;
-      }
-      ++pos;
-    }
-    if (digits == 0) return fail();
-    while (digits++ < 6) frac *= 10;
-    micros += frac;
-  }
+  int64_t frac = 0;
+  if (!ReadFraction(text, &pos, &frac)) return fail();
+  micros += frac;
   if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
     ++pos;
   } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
@@ -299,19 +306,7 @@ Result<int64_t> ParseTime(std::string_view text) {
     if (!ReadInt(text, &pos, 2, &sec)) return fail();
   }
   if (h > 23 || mi > 59 || sec > 59) return fail();
-  if (pos < text.size() && text[pos] == '.') {
-    ++pos;
-    int digits = 0;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
-      if (digits < 6) {
-        frac = frac * 10 + (text[pos] - '0');
-        ++digits;
-      }
-      ++pos;
-    }
-    if (digits == 0) return fail();
-    while (digits++ < 6) frac *= 10;
-  }
+  if (!ReadFraction(text, &pos, &frac)) return fail();
   if (pos != text.size()) return fail();
   return ((h * 60 + mi) * 60 + sec) * 1000000LL + frac;
 }
