@@ -54,9 +54,14 @@ class [[nodiscard]] Status {
   static Status NotSupported(std::string msg) {
     return {StatusCode::kNotSupported, std::move(msg)};
   }
+  /// A write conflicted with a concurrent one and cannot be rebased over it: retrying the same
+  /// write will not help.
   static Status CommitConflict(std::string msg) {
     return {StatusCode::kCommitConflict, std::move(msg)};
   }
+  /// A write was preempted by a concurrent one: executing it again on the newest version (a
+  /// delete or update re-evaluates its predicate) can succeed. IsCommitConflict() is true too.
+  static Status RetryableCommitConflict(std::string msg);
   static Status Cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
   static Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
@@ -70,6 +75,9 @@ class [[nodiscard]] Status {
   bool IsCorruption() const { return code() == StatusCode::kCorruption; }
   bool IsNotSupported() const { return code() == StatusCode::kNotSupported; }
   bool IsCommitConflict() const { return code() == StatusCode::kCommitConflict; }
+  /// Whether this is a commit conflict that re-executing the write on the newest version can
+  /// resolve.
+  bool IsRetryable() const { return state_ != nullptr && state_->retryable; }
 
   /// Return "Code: message", or "OK".
   std::string ToString() const;
@@ -81,6 +89,7 @@ class [[nodiscard]] Status {
   struct State {
     StatusCode code;
     std::string message;
+    bool retryable = false;
   };
   std::shared_ptr<const State> state_;
 };

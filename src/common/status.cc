@@ -37,6 +37,13 @@ Status::Status(StatusCode code, std::string message) {
   }
 }
 
+Status Status::RetryableCommitConflict(std::string msg) {
+  Status st;
+  st.state_ =
+      std::make_shared<const State>(State{StatusCode::kCommitConflict, std::move(msg), true});
+  return st;
+}
+
 const std::string& Status::message() const {
   static const std::string kEmpty;
   return state_ ? state_->message : kEmpty;
@@ -55,7 +62,9 @@ Status Status::WithContext(std::string_view context) const {
   std::string msg(context);
   msg += ": ";
   msg += message();
-  return Status(code(), std::move(msg));
+  Status st;
+  st.state_ = std::make_shared<const State>(State{code(), std::move(msg), IsRetryable()});
+  return st;
 }
 
 }  // namespace lancedb

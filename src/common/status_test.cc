@@ -22,6 +22,16 @@ Result<int> Quarter(int x) {
   return q;
 }
 
+TEST(Status, RetryableCommitConflictKeepsItsFlagThroughContext) {
+  Status st = Status::RetryableCommitConflict("preempted by version 7");
+  EXPECT_TRUE(st.IsCommitConflict());
+  EXPECT_TRUE(st.IsRetryable());
+  EXPECT_TRUE(st.WithContext("delete").IsRetryable());
+  EXPECT_EQ(st.WithContext("delete").message(), "delete: preempted by version 7");
+  EXPECT_FALSE(Status::CommitConflict("incompatible").IsRetryable());
+  EXPECT_FALSE(Status::IOError("disk").IsRetryable());
+}
+
 TEST(Status, CarriesCodeAndMessage) {
   Status st = Status::NotFound("Table 'x' was not found");
   EXPECT_FALSE(st.ok());

@@ -126,7 +126,7 @@ void RegisterIndex(const std::string& uri) {
   table::CreateIndexOperation op({index}, {}, false);
   auto listing = *table::ListVersionFiles(*fs, root);
   auto base = std::make_shared<const table::Manifest>(ds->manifest());
-  ASSERT_TRUE(table::CommitOperation(fs, root, base, listing.naming, &op, 20).ok());
+  ASSERT_TRUE(table::CommitOperation(fs, root, base, listing.naming, &op).ok());
 }
 
 uint64_t IndexedFragments(const std::string& uri) {

@@ -111,11 +111,7 @@ Result<table::DatasetPtr> DropIndex(const table::DatasetPtr& dataset, const std:
   std::vector<pb::IndexMetadata> removed;
   for (const auto* m : segments) removed.push_back(*m);
   table::CreateIndexOperation op({}, std::move(removed), false);
-  LANCEDB_ASSIGN_OR_RETURN(auto listing, table::ListVersionFiles(*dataset->fs(), dataset->path()));
-  return table::CommitOperation(
-      dataset->fs(), dataset->path(),
-      std::shared_ptr<const table::Manifest>(dataset, &dataset->manifest()), listing.naming, &op,
-      table::WriteParams{}.max_retries);
+  return table::CommitOperation(dataset, &op);
 }
 
 Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,

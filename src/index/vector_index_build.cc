@@ -296,13 +296,7 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
     file->set_size_bytes(static_cast<uint64_t>(f.size_bytes));
   }
   table::CreateIndexOperation op({meta}, std::move(removed), replace);
-  auto listing = table::ListVersionFiles(*dataset->fs(), dataset->path());
-  auto committed = listing.ok()
-                       ? table::CommitOperation(
-                             dataset->fs(), dataset->path(),
-                             std::shared_ptr<const table::Manifest>(dataset, &dataset->manifest()),
-                             listing->naming, &op, table::WriteParams{}.max_retries)
-                       : Result<table::DatasetPtr>(listing.status());
+  auto committed = table::CommitOperation(dataset, &op);
   if (!committed.ok()) (void)dataset->fs()->DeleteDirRecursive(dir);
   return committed;
 }

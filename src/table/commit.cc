@@ -7,10 +7,14 @@
 #include "table/commit.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <thread>
 
+#include "table/conflicts.h"
 #include "table/dataset_impl.h"
 
 namespace lancedb::table {
@@ -21,18 +25,31 @@ void DeleteQuietly(io::FileSystem& fs, const std::vector<std::string>& paths) {
   for (const auto& p : paths) (void)fs.DeleteFile(p);
 }
 
-void Backoff(int attempt) {
+/// Writers of one process commit to a table one at a time, so that they queue instead of
+/// losing put-if-absent races to each other. Striped by the table's root: two tables sharing
+/// a stripe only commit one after the other.
+std::mutex& CommitMutex(const std::string& root) {
+  static std::array<std::mutex, 64> stripes;
+  return stripes[std::hash<std::string>{}(root) % stripes.size()];
+}
+
+/// Sleep a random number of slots, 0 .. 2^(attempt + 2) - 1 (at most 1023), of `unit`, never
+/// past `deadline`: writers that lost a race spread out, more the more often they lost.
+void Backoff(int attempt, std::chrono::microseconds unit,
+             std::chrono::steady_clock::time_point deadline) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  int64_t cap_ms = std::min<int64_t>(int64_t{1} << std::min(attempt, 7), 100);
-  std::uniform_int_distribution<int64_t> dist(1, std::max<int64_t>(cap_ms, 1) * 1000);
-  std::this_thread::sleep_for(std::chrono::microseconds(dist(rng)));
+  const int64_t slots = int64_t{1} << std::min(attempt + 2, 10);
+  std::uniform_int_distribution<int64_t> dist(0, slots - 1);
+  auto wake = std::chrono::steady_clock::now() + unit * dist(rng);
+  std::this_thread::sleep_until(std::min(wake, deadline));
 }
 
 /// Prepare the common parts of an attempt on `base`.
-void InitAttempt(io::FileSystem* fs, const std::string& root, const Manifest* base,
-                 CommitAttempt* a) {
+void InitAttempt(io::FileSystem* fs, const std::string& root, const Manifest* read,
+                 const Manifest* base, CommitAttempt* a) {
   a->fs = fs;
   a->root = root;
+  a->read = read;
   a->base = base;
   a->read_version = base ? base->version() : 0;
   if (base) {
@@ -51,41 +68,6 @@ void InitAttempt(io::FileSystem* fs, const std::string& root, const Manifest* ba
 }
 
 }  // namespace
-
-std::string_view OperationName(const pb::Transaction& txn) {
-  switch (txn.operation_case()) {
-    case pb::Transaction::kAppend:
-      return "Append";
-    case pb::Transaction::kDelete:
-      return "Delete";
-    case pb::Transaction::kOverwrite:
-      return "Overwrite";
-    case pb::Transaction::kCreateIndex:
-      return "CreateIndex";
-    case pb::Transaction::kRewrite:
-      return "Rewrite";
-    case pb::Transaction::kMerge:
-      return "Merge";
-    case pb::Transaction::kRestore:
-      return "Restore";
-    case pb::Transaction::kReserveFragments:
-      return "ReserveFragments";
-    case pb::Transaction::kUpdate:
-      return "Update";
-    case pb::Transaction::kProject:
-      return "Project";
-    case pb::Transaction::kUpdateConfig:
-      return "UpdateConfig";
-    case pb::Transaction::kDataReplacement:
-      return "DataReplacement";
-    case pb::Transaction::kClone:
-      return "Clone";
-    case pb::Transaction::kUpdateBases:
-      return "UpdateBases";
-    default:
-      return "Unknown";
-  }
-}
 
 uint64_t NextFragmentId(const pb::Manifest& manifest) {
   uint64_t next = manifest.has_max_fragment_id() ? uint64_t{manifest.max_fragment_id()} + 1 : 0;
@@ -140,51 +122,75 @@ Result<ManifestPtr> TryCommit(io::FileSystem& fs, const std::string& root, Manif
   return *made;
 }
 
-/// After losing the race for `lost_version`, check `op` against every transaction committed
-/// since `read_version` and return the newest manifest to rebuild on.
-Result<ManifestPtr> Rebase(io::FileSystem& fs, const std::string& root, ManifestNaming naming,
-                           const Operation& op, uint64_t read_version, uint64_t lost_version) {
-  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, root));
-  // The conflicting version exists even if a listing does not show it yet.
-  uint64_t latest = std::max(lost_version, listing.versions.empty() ? 0 : listing.versions.back());
+/// Check `ours` against the transaction of every version after `checked` that exists; versions
+/// up to `until` must. Returns the newest manifest checked (nullptr when there is none).
+Result<ManifestPtr> CheckNewer(io::FileSystem& fs, const std::string& root, ManifestNaming naming,
+                               const pb::Transaction& ours, std::string_view name, uint64_t checked,
+                               uint64_t until) {
   ManifestPtr newest;
-  for (uint64_t v = read_version + 1; v <= latest; ++v) {
-    LANCEDB_ASSIGN_OR_RETURN(auto theirs_manifest, ReadManifest(fs, root, v, naming));
-    auto theirs = ReadTransaction(fs, root, *theirs_manifest);
-    if (!theirs.ok()) {
-      return Status::CommitConflict(std::string(op.name()) + " cannot be rebased over version " +
-                                    std::to_string(v) + ": its transaction cannot be read (" +
-                                    theirs.status().ToString() + ")");
+  for (uint64_t v = checked + 1;; ++v) {
+    auto theirs_manifest = ReadManifest(fs, root, v, naming);
+    if (!theirs_manifest.ok()) {
+      if (theirs_manifest.status().IsNotFound() && v > until) return newest;
+      return theirs_manifest.status();
     }
-    LANCEDB_RETURN_NOT_OK(op.CheckConflict(*theirs, v));
-    newest = std::move(theirs_manifest);
+    auto theirs = ReadTransaction(fs, root, **theirs_manifest);
+    if (!theirs.ok()) {
+      return Status::RetryableCommitConflict(
+          std::string(name) + " cannot be rebased over version " + std::to_string(v) +
+          ": its transaction cannot be read (" + theirs.status().ToString() +
+          "); retry on the new version");
+    }
+    LANCEDB_RETURN_NOT_OK(CheckRebase(ours, *theirs, v));
+    newest = *std::move(theirs_manifest);
   }
-  return newest;
 }
 
 }  // namespace
 
 Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::string& root,
                                    ManifestPtr read, ManifestNaming naming, Operation* op,
-                                   int max_retries) {
-  ManifestPtr base = std::move(read);
+                                   const CommitOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + options.timeout;
   auto fail = [&](Status st) -> Status {
     DeleteQuietly(*fs, op->data_files);
     return st;
   };
+  ManifestPtr base = read;
+  // Every transaction committed after `checked` still has to be checked against ours.
+  uint64_t checked = read ? read->version() : 0;
   const uint64_t known = op->supports_stable_row_ids() ? kFlagStableRowIds : 0;
-  for (int attempt_no = 0; attempt_no <= std::max(max_retries, 0); ++attempt_no) {
-    if (base) {
-      Status flags = base->CheckWriterFlags(known);
-      if (!flags.ok()) return fail(flags);
-    }
+  std::chrono::microseconds unit{1000};
+  std::unique_lock lock(CommitMutex(root));
+  for (int attempt_no = 0;; ++attempt_no) {
+    // Build on the newest version: catch up with what other writers committed since `checked`
+    // (while this one waited for the lock, or since it read the table), checking each.
     CommitAttempt attempt;
-    InitAttempt(fs.get(), root, base.get(), &attempt);
-    Status st = op->Build(&attempt);
-    if (!st.ok()) {
+    while (true) {
+      if (base) {
+        Status flags = base->CheckWriterFlags(known);
+        if (!flags.ok()) return fail(flags);
+      }
+      attempt = CommitAttempt();
+      InitAttempt(fs.get(), root, read.get(), base.get(), &attempt);
+      Status st = op->Build(&attempt);
+      Result<ManifestPtr> newest = ManifestPtr();
+      if (st.ok() && base) {
+        newest = CheckNewer(*fs, root, naming, attempt.transaction, op->name(), checked,
+                            base->version());
+        st = newest.status();
+      }
+      if (!st.ok()) {
+        DeleteQuietly(*fs, attempt.written_files);
+        return fail(st);
+      }
+      if (*newest == nullptr || (*newest)->version() == base->version()) break;
+      checked = (*newest)->version();
+      base = *newest;
       DeleteQuietly(*fs, attempt.written_files);
-      return fail(st);
     }
+    if (base) checked = std::max(checked, base->version());
     const uint64_t version = attempt.manifest.version();
     auto committed = TryCommit(*fs, root, naming, &attempt);
     if (committed.ok()) {
@@ -193,14 +199,31 @@ Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::strin
     }
     if (!committed.status().IsAlreadyExists()) return fail(committed.status());
     if (!base) return fail(Status::AlreadyExists("Dataset '" + root + "' already exists"));
-    auto newest = Rebase(*fs, root, naming, *op, attempt.read_version, version);
-    if (!newest.ok()) return fail(newest.status());
-    base = *newest;
-    Backoff(attempt_no);
+    // Another process (or engine) committed `version` first: the next round checks it.
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      return fail(Status::RetryableCommitConflict(
+          std::string(op->name()) + " failed to commit to '" + root + "': too much write " +
+          "contention (" + std::to_string(attempt_no + 1) + " attempts in " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count()) +
+          " ms); retry later"));
+    }
+    // A slot is about as long as an attempt takes (Lance's slot backoff).
+    if (attempt_no == 0) {
+      unit = std::max(unit,
+                      std::chrono::duration_cast<std::chrono::microseconds>(now - start) * 11 / 10);
+    }
+    lock.unlock();
+    Backoff(attempt_no, unit, deadline);
+    lock.lock();
   }
-  return fail(Status::CommitConflict(std::string(op->name()) + " failed to commit to '" + root +
-                                     "' after " + std::to_string(max_retries) +
-                                     " retries: too many concurrent writers"));
+}
+
+Result<DatasetPtr> CommitOperation(const DatasetPtr& read, Operation* op,
+                                   const CommitOptions& options) {
+  return CommitOperation(read->fs(), read->path(), read->manifest_ptr(), read->manifest_naming(),
+                         op, options);
 }
 
 }  // namespace lancedb::table

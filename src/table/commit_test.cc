@@ -59,12 +59,26 @@ TEST(Commit, DeleteOverDeleteMergesDeletionVectors) {
   auto v1 = Create(fs, path, 100);
   int64_t n = 0;
   ASSERT_OK_AND_ASSIGN(auto v2, v1->DeleteRows({1, 2, 3}, &n));
-  ASSERT_OK_AND_ASSIGN(auto v3, v1->DeleteRows({3, 4}, &n));  // same fragment, stale snapshot
+  ASSERT_OK_AND_ASSIGN(auto v3, v1->DeleteRows({4, 5}, &n));  // same fragment, stale snapshot
   EXPECT_EQ(v3->version(), 3u);
-  EXPECT_EQ(n, 1);  // row 3 was already deleted by v2
+  EXPECT_EQ(n, 2);
   ASSERT_OK_AND_ASSIGN(auto count, v3->CountRows());
-  EXPECT_EQ(count, 96);
-  EXPECT_EQ(v3->manifest().proto().fragments(0).deletion_file().num_deleted_rows(), 4u);
+  EXPECT_EQ(count, 95);
+  EXPECT_EQ(v3->manifest().proto().fragments(0).deletion_file().num_deleted_rows(), 5u);
+}
+
+TEST(Commit, DeleteOfARowAConcurrentDeleteRemovedIsRetryable) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("dd2");
+  auto v1 = Create(fs, path, 100);
+  int64_t n = 0;
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->DeleteRows({1, 2, 3}, &n));
+  auto r = v1->DeleteRows({3, 4}, &n);  // row 3 is gone: the delete must be evaluated again
+  ASSERT_TRUE(r.status().IsCommitConflict() && r.status().IsRetryable()) << r.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto latest, v1->LatestVersion());
+  EXPECT_EQ(latest, 2u);
+  ASSERT_OK_AND_ASSIGN(auto files, fs->ListDir(path + "/_deletions"));
+  EXPECT_EQ(files.size(), 1u);  // the failed attempt's deletion file was removed
 }
 
 TEST(Commit, DeleteOverDeleteOfOtherFragmentsAndOverUpdate) {
@@ -79,19 +93,23 @@ TEST(Commit, DeleteOverDeleteOfOtherFragmentsAndOverUpdate) {
   EXPECT_EQ(v4->version(), 4u);
   ASSERT_OK_AND_ASSIGN(auto count, v4->CountRows());
   EXPECT_EQ(count, 18);
-  // Another writer updates rows of fragment 1 (moving them elsewhere): a stale delete on
-  // fragment 1 cannot be rebased, one on fragment 0 can.
+  // Another writer updates every row of fragment 1 (moving them elsewhere, removing the
+  // fragment): a stale delete on fragment 1 cannot be rebased, one on fragment 0 can.
   pb::Manifest m = v4->manifest().proto();
   m.set_version(5);
+  m.mutable_fragments()->RemoveLast();
   pb::Transaction update;
   update.set_read_version(4);
-  update.mutable_update()->add_updated_fragments()->set_id(1);
+  update.mutable_update()->add_removed_fragment_ids(1);
   CommitRaw(fs, path, m, v4->manifest().index_section(), update);
   auto conflict = v4->DeleteRows({(uint64_t{1} << 32) | 5}, &n);
   ASSERT_TRUE(conflict.status().IsCommitConflict()) << conflict.status().ToString();
+  EXPECT_TRUE(conflict.status().IsRetryable());
   EXPECT_NE(conflict.status().message().find("Update"), std::string::npos);
   ASSERT_OK_AND_ASSIGN(auto v6, v4->DeleteRows({5}, &n));
   EXPECT_EQ(v6->version(), 6u);
+  ASSERT_OK_AND_ASSIGN(auto count6, v6->CountRows());
+  EXPECT_EQ(count6, 8);
 }
 
 TEST(Commit, RestoreOverConcurrentAppend) {

@@ -197,6 +197,14 @@ Status RewriteOperation::Build(CommitAttempt* a) {
     }
     for (const auto& f : groups_[g].new_fragments) *group->add_new_fragments() = f;
   }
+  // The rows rewritten are the old fragments as compaction read them: each must still be in the
+  // base unchanged (same files, same deletions), or the rewrite would bring back deleted rows or
+  // duplicate updated ones. The conflict table already refused writers that modified them; this
+  // is the invariant itself.
+  std::map<uint64_t, const pb::DataFragment*> read_as;
+  for (const auto& g : groups_) {
+    for (const auto& f : g.old_fragments) read_as[f.id()] = &f;
+  }
   google::protobuf::RepeatedPtrField<pb::DataFragment> fragments;
   std::set<size_t> placed;
   std::set<uint64_t> seen;
@@ -206,15 +214,23 @@ Status RewriteOperation::Build(CommitAttempt* a) {
       *fragments.Add() = f;
       continue;
     }
+    const pb::DataFragment& read = *read_as.at(f.id());
+    if (!SameDataFiles(f, read) || !SameDeletionFile(f, read)) {
+      return Status::RetryableCommitConflict(
+          "Rewrite (compaction) conflicts with a concurrent write committed by version " +
+          std::to_string(a->base->version()) + ": it modified fragment " + std::to_string(f.id()) +
+          "; retry on the new version");
+    }
     seen.insert(f.id());
     if (placed.insert(it->second).second) {
       for (const auto& n : groups_[it->second].new_fragments) *fragments.Add() = n;
     }
   }
   if (seen.size() != removed.size()) {
-    return Status::CommitConflict(
-        "Fragments being compacted were removed concurrently; "
-        "reload the table and retry");
+    return Status::RetryableCommitConflict(
+        "Rewrite (compaction) conflicts with a concurrent write committed by version " +
+        std::to_string(a->base->version()) +
+        ": fragments being compacted were removed; retry on the new version");
   }
   a->manifest.mutable_fragments()->Swap(&fragments);
   UpdateMaxFragmentId(&a->manifest);
@@ -229,50 +245,6 @@ Status RewriteOperation::Build(CommitAttempt* a) {
       still_covered = CoveredNewFragments(index.fragment_bitmap(), groups_);
     }
     index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed, still_covered));
-  }
-  return Status::OK();
-}
-
-Status RewriteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  std::set<uint64_t> ours;
-  for (const auto& g : groups_) {
-    for (const auto& f : g.old_fragments) ours.insert(f.id());
-  }
-  std::vector<uint64_t> touched;
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kAppend:
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-    case pb::Transaction::kUpdateConfig:
-      return Status::OK();
-    case pb::Transaction::kDelete:
-      for (const auto& f : theirs.delete_().updated_fragments()) touched.push_back(f.id());
-      touched.insert(touched.end(), theirs.delete_().deleted_fragment_ids().begin(),
-                     theirs.delete_().deleted_fragment_ids().end());
-      break;
-    case pb::Transaction::kUpdate:
-      for (const auto& f : theirs.update().updated_fragments()) touched.push_back(f.id());
-      touched.insert(touched.end(), theirs.update().removed_fragment_ids().begin(),
-                     theirs.update().removed_fragment_ids().end());
-      break;
-    case pb::Transaction::kRewrite:
-      for (const auto& g : theirs.rewrite().groups()) {
-        for (const auto& f : g.old_fragments()) touched.push_back(f.id());
-      }
-      for (const auto& f : theirs.rewrite().old_fragments()) touched.push_back(f.id());
-      break;
-    default:
-      return Status::CommitConflict("Rewrite (compaction) conflicts with the concurrent " +
-                                    std::string(OperationName(theirs)) + " committed as version " +
-                                    std::to_string(version) + "; reload the table and retry");
-  }
-  for (uint64_t id : touched) {
-    if (ours.count(id)) {
-      return Status::CommitConflict("Rewrite (compaction) conflicts with the concurrent " +
-                                    std::string(OperationName(theirs)) + " of fragment " +
-                                    std::to_string(id) + " committed as version " +
-                                    std::to_string(version) + "; reload the table and retry");
-    }
   }
   return Status::OK();
 }
@@ -323,11 +295,9 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
     if (!r.ok()) return cleanup(r.status());
     num_new += static_cast<uint32_t>(r->size());
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*ds->fs(), ds->path()));
   // Reserve the new fragments' ids, then rewrite.
   ReserveFragmentsOperation reserve(num_new);
-  auto reserved = CommitOperation(ds->fs(), ds->path(), std::make_shared<const Manifest>(manifest),
-                                  listing.naming, &reserve, WriteParams{}.max_retries);
+  auto reserved = CommitOperation(ds, &reserve);
   if (!reserved.ok()) return cleanup(reserved.status());
   uint64_t id = (*reserved)->manifest().proto().max_fragment_id() + 1 - num_new;
   std::vector<RewriteOperation::Group> groups(bins.size());
@@ -346,9 +316,9 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
   }
   RewriteOperation rewrite(std::move(groups));
   rewrite.data_files = all_written;
-  auto base = std::make_shared<const Manifest>((*reserved)->manifest());
-  auto result = CommitOperation(ds->fs(), ds->path(), base, listing.naming, &rewrite,
-                                WriteParams{}.max_retries);
+  // The rewrite was computed from `ds`: every transaction since then, those committed before
+  // the reservation included, is checked against it.
+  auto result = CommitOperation(ds, &rewrite);
   if (!result.ok()) *metrics = CompactionMetrics{};
   return result;
 }

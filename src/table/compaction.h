@@ -46,21 +46,20 @@ struct CompactionMetrics {
 Result<DatasetPtr> CompactFiles(const DatasetPtr& dataset, const CompactionOptions& options,
                                 CompactionMetrics* metrics);
 
-/// Raise max_fragment_id by `num_fragments` (ReserveFragments). Rebases over anything.
+/// Raise max_fragment_id by `num_fragments` (ReserveFragments).
 class ReserveFragmentsOperation : public Operation {
  public:
   explicit ReserveFragmentsOperation(uint32_t num_fragments) : num_fragments_(num_fragments) {}
   std::string_view name() const override { return "ReserveFragments"; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction&, uint64_t) const override { return Status::OK(); }
 
  private:
   uint32_t num_fragments_;
 };
 
-/// Replace groups of fragments by rewritten ones (Rewrite). Conflicts with writes that changed
-/// or removed any of the old fragments.
+/// Replace groups of fragments by rewritten ones (Rewrite). Conflicts (retryably) with writes
+/// that changed or removed any of the old fragments since compaction read them.
 class RewriteOperation : public Operation {
  public:
   struct Group {
@@ -72,7 +71,6 @@ class RewriteOperation : public Operation {
   /// New fragments carry the old rows' stable row ids (set when the bins are rewritten).
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
  private:
   std::vector<Group> groups_;

@@ -47,8 +47,9 @@ Status CreateIndexOperation::Build(CommitAttempt* a) {
     int n = RemoveIf(
         &a->indices, [&](const pb::IndexMetadata& m) { return SameUuid(m, gone); }, txn);
     if (n == 0) {
-      return Status::CommitConflict("Index '" + gone.name() + "' (" + IndexUuidString(gone) +
-                                    ") was changed or dropped concurrently; reload and retry");
+      return Status::RetryableCommitConflict(
+          "Index '" + gone.name() + "' (" + IndexUuidString(gone) +
+          ") was changed or dropped by a concurrent write; retry on the new version");
     }
   }
   for (const auto& added : new_indices_) {
@@ -74,23 +75,6 @@ Status CreateIndexOperation::Build(CommitAttempt* a) {
     *txn->add_new_indices() = added;
   }
   return Status::OK();
-}
-
-Status CreateIndexOperation::CheckConflict(const pb::Transaction& theirs,
-                                           uint64_t their_version) const {
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kAppend:
-    case pb::Transaction::kDelete:
-    case pb::Transaction::kUpdate:
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-    case pb::Transaction::kUpdateConfig:
-      return Status::OK();
-    default:
-      return Status::CommitConflict("CreateIndex conflicts with the concurrent " +
-                                    std::string(OperationName(theirs)) + " committed as version " +
-                                    std::to_string(their_version) + "; reload the table and retry");
-  }
 }
 
 }  // namespace lancedb::table

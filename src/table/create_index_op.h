@@ -32,7 +32,6 @@ class CreateIndexOperation : public Operation {
 
   std::string_view name() const override { return "CreateIndex"; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Index segments on a table with stable row ids (flag 2) store those ids; the operation
   /// changes no fragment, so the table's row-id sequences stay as they are.
   bool supports_stable_row_ids() const override { return true; }

@@ -95,6 +95,15 @@ Dataset::~Dataset() = default;
 
 Result<DatasetPtr> Dataset::Open(io::FileSystemPtr fs, std::string path,
                                  std::optional<uint64_t> version) {
+  if (version) {
+    // A given version is read by name, without listing _versions/ (tables with thousands of
+    // versions): under the V2 naming, else the V1 naming.
+    for (ManifestNaming naming : {ManifestNaming::kV2, ManifestNaming::kV1}) {
+      auto manifest = ReadManifest(*fs, path, *version, naming);
+      if (manifest.ok()) return MakeDataset(std::move(fs), std::move(path), *manifest, naming);
+      if (!manifest.status().IsNotFound()) return manifest.status();
+    }
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListExisting(*fs, path));
   uint64_t target = version.value_or(listing.versions.back());
   auto manifest = ReadManifest(*fs, path, target, listing.naming);
@@ -112,6 +121,8 @@ const std::string& Dataset::path() const { return impl_->path; }
 const io::FileSystemPtr& Dataset::fs() const { return impl_->fs; }
 uint64_t Dataset::version() const { return impl_->manifest->version(); }
 const Manifest& Dataset::manifest() const { return *impl_->manifest; }
+std::shared_ptr<const Manifest> Dataset::manifest_ptr() const { return impl_->manifest; }
+ManifestNaming Dataset::manifest_naming() const { return impl_->naming; }
 const format::LanceSchema& Dataset::lance_schema() const { return impl_->manifest->schema(); }
 array::SchemaPtr Dataset::schema() const { return impl_->schema; }
 

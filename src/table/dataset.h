@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,7 +23,8 @@
 
 namespace lancedb::table {
 
-class Manifest;  // wraps the lance.table.Manifest proto (manifest.h)
+class Manifest;                       // wraps the lance.table.Manifest proto (manifest.h)
+enum class ManifestNaming : uint8_t;  // manifest.h
 
 struct VersionInfo {
   uint64_t version = 0;
@@ -36,8 +38,9 @@ struct WriteParams {
   WriteMode mode = WriteMode::kCreate;
   int64_t max_rows_per_file = 1024 * 1024;
   int64_t max_rows_per_group = 1024;  // rows per batch handed to the file writer
-  /// Commit retries on conflict (with backoff) before giving up with CommitConflict.
-  int max_retries = 20;
+  /// How long the commit keeps rebasing over concurrent writers before giving up with a
+  /// retryable CommitConflict.
+  std::chrono::milliseconds commit_timeout{60000};
   /// Only when creating the dataset: give rows stable row ids (feature flag 2, §3).
   bool enable_stable_row_ids = false;
   /// Only when creating the dataset: name manifests with the V2 scheme (§1.1).
@@ -75,6 +78,10 @@ class Dataset {
   uint64_t version() const;
   /// The version this snapshot is the latest of when it was opened (for checkout semantics).
   const Manifest& manifest() const;
+  /// The manifest as a shared pointer (shares this snapshot's ownership).
+  std::shared_ptr<const Manifest> manifest_ptr() const;
+  /// How this dataset names its manifests.
+  ManifestNaming manifest_naming() const;
   const format::LanceSchema& lance_schema() const;
   array::SchemaPtr schema() const;
   /// Rows not deleted.

@@ -20,13 +20,13 @@ Status UpdateOperation::Build(CommitAttempt* a) {
   size_t expected = 0;
   for (const auto& entry : delete_.deletions()) expected += entry.second.size();
   LANCEDB_RETURN_NOT_OK(delete_.Build(a));
-  // Rebased over a concurrent Update or Delete of the same fragments: every row we rewrite must
-  // still be live, or the old row would come back (deleted) twice or be duplicated.
+  // Every row we rewrite must have been live (the delete's rebase rules make sure no writer we
+  // rebased over deleted or rewrote it), or the old row would be duplicated.
   if (static_cast<size_t>(delete_.num_deleted()) != expected) {
-    return Status::CommitConflict(
+    return Status::RetryableCommitConflict(
         "Update conflicts with a concurrent write that deleted or rewrote " +
         std::to_string(expected - static_cast<size_t>(delete_.num_deleted())) +
-        " of its rows; reload the table and retry");
+        " of its rows; retry on the new version");
   }
   pb::Transaction::Delete del = std::move(*a->transaction.mutable_delete_());
   a->transaction.clear_delete_();
@@ -60,36 +60,6 @@ Status UpdateOperation::Build(CommitAttempt* a) {
     *update->add_new_fragments() = std::move(copy);
   }
   UpdateMaxFragmentId(&a->manifest);
-  return Status::OK();
-}
-
-Status UpdateOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  // A concurrent Delete or Update of other rows of the same fragments rebases cleanly: Build
-  // merges the deletion vectors and checks that all of our rows are still live. Only a fragment
-  // of ours removed whole is a conflict here.
-  const google::protobuf::RepeatedField<uint64_t>* removed = nullptr;
-  if (theirs.has_delete_()) removed = &theirs.delete_().deleted_fragment_ids();
-  if (theirs.has_update() && theirs.update().update_mode() == pb::Transaction::REWRITE_ROWS) {
-    removed = &theirs.update().removed_fragment_ids();
-  }
-  if (removed != nullptr) {
-    for (uint64_t id : *removed) {
-      if (delete_.deletions().count(id)) {
-        return Status::CommitConflict("Update conflicts with the concurrent " +
-                                      std::string(theirs.has_update() ? "Update" : "Delete") +
-                                      " committed as version " + std::to_string(version) +
-                                      ": it removed fragment " + std::to_string(id) +
-                                      "; reload the table and retry");
-      }
-    }
-    return Status::OK();
-  }
-  Status st = delete_.CheckConflict(theirs, version);
-  if (!st.ok()) {
-    std::string msg = st.message();
-    if (msg.rfind("Delete", 0) == 0) msg = "Update" + msg.substr(6);
-    return Status(st.code(), msg);
-  }
   return Status::OK();
 }
 
@@ -180,8 +150,7 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
     op.set_stable_row_ids(std::move(stable_ids), std::move(created));
   }
   LANCEDB_ASSIGN_OR_RETURN(
-      auto result, CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op,
-                                   WriteParams{}.max_retries));
+      auto result, CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op));
   if (num_updated) *num_updated = op.num_deleted();
   return result;
 }

@@ -43,7 +43,8 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
   OverwriteOperation op(fragments.MoveValueUnsafe(), std::move(schema), base == nullptr);
   op.set_enable_stable_row_ids(base == nullptr && params.enable_stable_row_ids);
   op.data_files = std::move(written);
-  return CommitOperation(fs, path, std::move(base), naming, &op, params.max_retries);
+  return CommitOperation(fs, path, std::move(base), naming, &op,
+                         CommitOptions{params.commit_timeout});
 }
 
 }  // namespace
@@ -81,7 +82,7 @@ Result<DatasetPtr> Dataset::Append(array::RecordBatchReader* data,
   AppendOperation op(fragments.MoveValueUnsafe());
   op.data_files = std::move(written);
   return CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op,
-                         params.max_retries);
+                         CommitOptions{params.commit_timeout});
 }
 
 Result<DatasetPtr> Dataset::Overwrite(array::RecordBatchReader* data,
@@ -118,8 +119,7 @@ Result<DatasetPtr> Dataset::DeleteRows(const std::vector<uint64_t>& row_addresse
   }
   DeleteOperation op(std::move(deletions));
   LANCEDB_ASSIGN_OR_RETURN(
-      auto result, CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op,
-                                   WriteParams{}.max_retries));
+      auto result, CommitOperation(impl_->fs, impl_->path, impl_->manifest, impl_->naming, &op));
   if (num_deleted) *num_deleted = op.num_deleted();
   return result;
 }
@@ -129,7 +129,7 @@ Result<DatasetPtr> Dataset::Restore() const {
   LANCEDB_RETURN_NOT_OK(latest->manifest().CheckWriterFlags(kFlagStableRowIds));
   RestoreOperation op(impl_->manifest);
   return CommitOperation(impl_->fs, impl_->path, latest->impl_->manifest, latest->impl_->naming,
-                         &op, WriteParams{}.max_retries);
+                         &op);
 }
 
 }  // namespace lancedb::table

@@ -184,13 +184,21 @@ TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
   ASSERT_OK_AND_ASSIGN(auto rows, v12->CountRows());
   EXPECT_EQ(rows, 6438);
   EXPECT_EQ(v12->manifest().proto().fragments(4).id(), 4u);
-  // A delete prepared on version 5 touches fragment 0, which Lance's Update (v6) rewrote.
+  // Deletes prepared on version 5 touch fragment 0, of which Lance's Update (v6) rewrote rows
+  // 0-6, 8 and 9: one of those rows must be evaluated again (a retryable conflict), another row
+  // of the fragment rebases over the update.
   ASSERT_OK_AND_ASSIGN(auto v5, Dataset::Open(fs, root, 5));
   int64_t n = 0;
-  auto conflict = v5->DeleteRows({20}, &n);
-  EXPECT_TRUE(conflict.status().IsCommitConflict()) << conflict.status().ToString();
+  auto conflict = v5->DeleteRows({8}, &n);
+  EXPECT_TRUE(conflict.status().IsCommitConflict() && conflict.status().IsRetryable())
+      << conflict.status().ToString();
   ASSERT_OK_AND_ASSIGN(auto latest, v5->LatestVersion());
   EXPECT_EQ(latest, 12u);
+  ASSERT_OK_AND_ASSIGN(auto v13, v5->DeleteRows({20}, &n));
+  EXPECT_EQ(v13->version(), 13u);
+  EXPECT_EQ(n, 1);
+  ASSERT_OK_AND_ASSIGN(rows, v13->CountRows());
+  EXPECT_EQ(rows, 6437);
 }
 
 TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {

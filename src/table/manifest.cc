@@ -319,6 +319,29 @@ void WriteVersionHint(io::FileSystem& fs, const std::string& root, uint64_t vers
                      std::string_view(json));
 }
 
+bool SameDataFiles(const pb::DataFragment& a, const pb::DataFragment& b) {
+  if (a.files_size() != b.files_size()) return false;
+  for (int i = 0; i < a.files_size(); ++i) {
+    const pb::DataFile& x = a.files(i);
+    const pb::DataFile& y = b.files(i);
+    if (x.path() != y.path() || x.has_base_id() != y.has_base_id() ||
+        (x.has_base_id() && x.base_id() != y.base_id()) ||
+        !std::equal(x.fields().begin(), x.fields().end(), y.fields().begin(), y.fields().end())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameDeletionFile(const pb::DataFragment& a, const pb::DataFragment& b) {
+  if (a.has_deletion_file() != b.has_deletion_file()) return false;
+  if (!a.has_deletion_file()) return true;
+  const pb::DeletionFile& x = a.deletion_file();
+  const pb::DeletionFile& y = b.deletion_file();
+  return x.file_type() == y.file_type() && x.read_version() == y.read_version() &&
+         x.id() == y.id() && x.has_base_id() == y.has_base_id() && x.base_id() == y.base_id();
+}
+
 array::KeyValueMetadata MetadataFromProto(
     const google::protobuf::Map<std::string, std::string>& m) {
   array::KeyValueMetadata kv(m.begin(), m.end());

@@ -138,6 +138,13 @@ array::KeyValueMetadata MetadataFromProto(const google::protobuf::Map<std::strin
 void MetadataToProto(const array::KeyValueMetadata& kv,
                      google::protobuf::Map<std::string, std::string>* m);
 
+/// Whether two copies of a fragment (read from manifests possibly written by different
+/// engines, which may encode them differently) name the same data files, holding the same
+/// fields.
+bool SameDataFiles(const pb::DataFragment& a, const pb::DataFragment& b);
+/// Whether two copies of a fragment name the same deletion file (or none).
+bool SameDeletionFile(const pb::DataFragment& a, const pb::DataFragment& b);
+
 /// Fill the manifest schema fields (and schema_metadata) from `schema`.
 void SetManifestSchema(const format::LanceSchema& schema, pb::Manifest* manifest);
 

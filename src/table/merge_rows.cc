@@ -44,9 +44,6 @@ class MergeRowsOperation : public Operation {
     a->manifest.set_next_row_id(next + fresh);
     return Status::OK();
   }
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override {
-    return update_.CheckConflict(theirs, their_version);
-  }
   int64_t num_deleted() const { return update_.num_deleted(); }
 
  private:
@@ -160,15 +157,7 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
   MergeRowsOperation op(std::move(deletions), fragments.MoveValueUnsafe(), std::move(kept_ids),
                         std::move(kept_created), num_new_rows);
   op.data_files = std::move(written);
-  auto listing = ListVersionFiles(*dataset->fs(), dataset->path());
-  if (!listing.ok()) {
-    for (const auto& p : op.data_files) (void)dataset->fs()->DeleteFile(p);
-    return listing.status();
-  }
-  LANCEDB_ASSIGN_OR_RETURN(
-      auto result,
-      CommitOperation(dataset->fs(), dataset->path(), std::make_shared<const Manifest>(manifest),
-                      listing->naming, &op, WriteParams{}.max_retries));
+  LANCEDB_ASSIGN_OR_RETURN(auto result, CommitOperation(dataset, &op));
   if (num_removed) *num_removed = op.num_deleted();
   return result;
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Building manifests for each operation and the rebase rules (see operations.h).
+// Building manifests for each operation (see operations.h).
 
 #include "table/operations.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "table/deletion.h"
 #include "table/proto/rowids.pb.h"
@@ -13,31 +14,6 @@
 namespace lancedb::table {
 
 namespace {
-
-Status Conflict(std::string_view ours, const pb::Transaction& theirs, uint64_t version,
-                std::string_view why = "") {
-  std::string msg = std::string(ours) + " conflicts with the concurrent " +
-                    std::string(OperationName(theirs)) + " committed as version " +
-                    std::to_string(version);
-  if (!why.empty()) msg += ": " + std::string(why);
-  return Status::CommitConflict(msg + "; reload the table and retry");
-}
-
-/// Fragment ids an Update or Rewrite removed or modified.
-std::vector<uint64_t> TouchedFragments(const pb::Transaction& txn) {
-  std::vector<uint64_t> ids;
-  if (txn.has_update()) {
-    ids.assign(txn.update().removed_fragment_ids().begin(),
-               txn.update().removed_fragment_ids().end());
-    for (const auto& f : txn.update().updated_fragments()) ids.push_back(f.id());
-  } else if (txn.has_rewrite()) {
-    for (const auto& f : txn.rewrite().old_fragments()) ids.push_back(f.id());
-    for (const auto& g : txn.rewrite().groups()) {
-      for (const auto& f : g.old_fragments()) ids.push_back(f.id());
-    }
-  }
-  return ids;
-}
 
 bool UsesStableRowIds(const pb::Manifest& m) {
   return (m.reader_feature_flags() & kFlagStableRowIds) != 0;
@@ -80,22 +56,6 @@ Status AppendOperation::Build(CommitAttempt* a) {
   return Status::OK();
 }
 
-Status AppendOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kAppend:
-    case pb::Transaction::kDelete:
-    case pb::Transaction::kUpdate:
-    case pb::Transaction::kRewrite:
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-    case pb::Transaction::kUpdateConfig:
-    case pb::Transaction::kDataReplacement:
-      return Status::OK();
-    default:
-      return Conflict("Append", theirs, version);
-  }
-}
-
 Status OverwriteOperation::Build(CommitAttempt* a) {
   pb::Manifest& m = a->manifest;
   // A table with stable row ids keeps them (and its id counter) across an overwrite.
@@ -123,15 +83,31 @@ Status OverwriteOperation::Build(CommitAttempt* a) {
   return Status::OK();
 }
 
-Status OverwriteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  if (create_only_) return Status::AlreadyExists("The dataset was created concurrently");
-  return Status::OK();
+namespace {
+
+const pb::DataFragment* FindFragment(const pb::Manifest& m, uint64_t id) {
+  for (const auto& f : m.fragments()) {
+    if (f.id() == id) return &f;
+  }
+  return nullptr;
 }
+
+Status Preempted(std::string_view ours, uint64_t fragment, uint64_t version,
+                 std::string_view what) {
+  return Status::RetryableCommitConflict(
+      std::string(ours) + " conflicts with a concurrent write committed by version " +
+      std::to_string(version) + ": " + std::string(what) + " fragment " + std::to_string(fragment) +
+      "; retry on the new version");
+}
+
+}  // namespace
 
 Status DeleteOperation::Build(CommitAttempt* a) {
   num_deleted_ = 0;
   auto* del = a->transaction.mutable_delete_();
   const pb::Manifest& base = a->base->proto();
+  const bool rebased = a->read != nullptr && a->read != a->base;
+  size_t found = 0;
   google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
   for (const auto& frag : a->manifest.fragments()) {
     auto it = deletions_.find(frag.id());
@@ -139,7 +115,27 @@ Status DeleteOperation::Build(CommitAttempt* a) {
       *kept.Add() = frag;
       continue;
     }
+    ++found;
     LANCEDB_ASSIGN_OR_RETURN(auto existing, ReadDeletions(*a->fs, a->root, base, frag));
+    const pb::DataFragment* before = rebased ? FindFragment(a->read->proto(), frag.id()) : nullptr;
+    if (rebased && before != nullptr && !SameDataFiles(*before, frag)) {
+      return Preempted(label_, frag.id(), a->base->version(), "it replaced the data files of");
+    }
+    if (rebased && before != nullptr && !SameDeletionFile(*before, frag)) {
+      // Rows deleted by the writers we rebase over must not be rows we delete.
+      LANCEDB_ASSIGN_OR_RETURN(auto at_read,
+                               ReadDeletions(*a->fs, a->root, a->read->proto(), *before));
+      std::vector<uint32_t> newly;
+      std::set_difference(existing.begin(), existing.end(), at_read.begin(), at_read.end(),
+                          std::back_inserter(newly));
+      std::vector<uint32_t> both;
+      std::set_intersection(newly.begin(), newly.end(), it->second.begin(), it->second.end(),
+                            std::back_inserter(both));
+      if (!both.empty()) {
+        return Preempted(label_, frag.id(), a->base->version(),
+                         "it deleted " + std::to_string(both.size()) + " of the same rows of");
+      }
+    }
     std::vector<uint32_t> merged = UnionOffsets(existing, it->second);
     num_deleted_ += static_cast<int64_t>(merged.size() - existing.size());
     if (merged.size() >= frag.physical_rows()) {
@@ -157,31 +153,15 @@ Status DeleteOperation::Build(CommitAttempt* a) {
     }
     *kept.Add() = std::move(updated);
   }
+  if (found != deletions_.size()) {
+    for (const auto& [id, offsets] : deletions_) {
+      if (FindFragment(a->manifest, id) == nullptr) {
+        return Preempted(label_, id, a->base->version(), "it removed");
+      }
+    }
+  }
   *a->manifest.mutable_fragments() = std::move(kept);
   return Status::OK();
-}
-
-Status DeleteOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kAppend:
-    case pb::Transaction::kDelete:  // deletion vectors are merged when rebuilding
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-    case pb::Transaction::kUpdateConfig:
-    case pb::Transaction::kDataReplacement:
-      return Status::OK();
-    case pb::Transaction::kUpdate:
-    case pb::Transaction::kRewrite:
-      for (uint64_t id : TouchedFragments(theirs)) {
-        if (deletions_.count(id)) {
-          return Conflict("Delete", theirs, version,
-                          "both modified fragment " + std::to_string(id));
-        }
-      }
-      return Status::OK();
-    default:
-      return Conflict("Delete", theirs, version);
-  }
 }
 
 Status RestoreOperation::Build(CommitAttempt* a) {

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// The write operations lancedb-cpp commits (lance-format.md §1.3 Transaction) and their rebase
-// rules (§1.4): which concurrently committed operations each can be rebuilt on top of.
-//
-//   ours \ theirs   Append  Delete  Update/Rewrite  CreateIndex  Overwrite/Restore/other
-//   Append          ok      ok      ok              ok           conflict
-//   Delete          ok      merge   ok if disjoint  ok           conflict
-//   Overwrite       ok      ok      ok              ok           ok
-//   Restore         ok      ok      ok              ok           ok
+// The write operations lancedb-cpp commits (lance-format.md §1.3 Transaction). Which
+// concurrently committed operations each can be rebuilt on top of is the conflict table's
+// business (conflicts.h); Build finishes the row-level rules when rebuilding on a newer version.
 
 #pragma once
 
@@ -28,7 +23,6 @@ class AppendOperation : public Operation {
   std::string_view name() const override { return "Append"; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
  private:
   std::vector<pb::DataFragment> fragments_;
@@ -46,7 +40,6 @@ class OverwriteOperation : public Operation {
   /// Turn on stable row ids (creation only; a table that has them keeps them anyway).
   void set_enable_stable_row_ids(bool enable) { enable_stable_row_ids_ = enable; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
  private:
   std::vector<pb::DataFragment> fragments_;
@@ -56,15 +49,19 @@ class OverwriteOperation : public Operation {
 };
 
 /// Mark row offsets deleted, per fragment. Each attempt writes the union of the base's deletion
-/// vector and ours; fragments left with no rows are removed.
+/// vector and ours; fragments left with no rows are removed. Rebuilt on a version newer than
+/// the one it read, it fails with a retryable conflict when one of its fragments is gone or has
+/// other data files, or when one of its rows was deleted concurrently (the row is gone; the
+/// delete must be evaluated again to report what it deleted).
 class DeleteOperation : public Operation {
  public:
-  explicit DeleteOperation(std::map<uint64_t, std::vector<uint32_t>> deletions)
-      : deletions_(std::move(deletions)) {}
-  std::string_view name() const override { return "Delete"; }
+  /// `label` names the operation in conflict messages (an Update deletes the rows it rewrites).
+  explicit DeleteOperation(std::map<uint64_t, std::vector<uint32_t>> deletions,
+                           std::string_view label = "Delete")
+      : deletions_(std::move(deletions)), label_(label) {}
+  std::string_view name() const override { return label_; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Rows newly deleted by the last built attempt.
   int64_t num_deleted() const { return num_deleted_; }
   /// The row offsets to delete, per fragment.
@@ -72,6 +69,7 @@ class DeleteOperation : public Operation {
 
  private:
   std::map<uint64_t, std::vector<uint32_t>> deletions_;
+  std::string_view label_;
   int64_t num_deleted_ = 0;
 };
 
@@ -81,7 +79,7 @@ class UpdateOperation : public Operation {
  public:
   UpdateOperation(std::map<uint64_t, std::vector<uint32_t>> deletions,
                   std::vector<pb::DataFragment> new_fragments)
-      : delete_(std::move(deletions)), new_fragments_(std::move(new_fragments)) {}
+      : delete_(std::move(deletions), "Update"), new_fragments_(std::move(new_fragments)) {}
   std::string_view name() const override { return "Update"; }
   bool supports_stable_row_ids() const override { return true; }
   /// On a table with stable row ids: the id (and created-at version) each new row keeps, in
@@ -91,7 +89,6 @@ class UpdateOperation : public Operation {
     created_ = std::move(created);
   }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
   /// Rows removed by the last built attempt (rows already deleted concurrently excluded).
   int64_t num_deleted() const { return delete_.num_deleted(); }
 
@@ -109,7 +106,6 @@ class RestoreOperation : public Operation {
   std::string_view name() const override { return "Restore"; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction&, uint64_t) const override { return Status::OK(); }
 
  private:
   ManifestPtr target_;

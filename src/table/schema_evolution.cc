@@ -11,17 +11,6 @@
 namespace lancedb::table {
 namespace {
 
-Status SchemaConflict(std::string_view ours, const pb::Transaction& theirs, uint64_t version) {
-  return Status::CommitConflict(std::string(ours) + " conflicts with the concurrent " +
-                                std::string(OperationName(theirs)) + " committed as version " +
-                                std::to_string(version) + "; reload the table and retry");
-}
-
-Result<ManifestNaming> NamingOf(const Dataset& ds) {
-  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(*ds.fs(), ds.path()));
-  return listing.naming;
-}
-
 /// The new columns of one fragment, as one data file.
 Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFragment& frag,
                                           const format::LanceSchema& added,
@@ -78,8 +67,15 @@ Status MergeColumnsOperation::Build(CommitAttempt* a) {
   for (auto& frag : *a->manifest.mutable_fragments()) {
     auto it = added_.find(frag.id());
     if (it == added_.end()) {
-      return Status::CommitConflict("Fragment " + std::to_string(frag.id()) +
-                                    " appeared while adding columns; reload the table and retry");
+      return Status::RetryableCommitConflict(
+          "Merge (add columns) conflicts with a concurrent write committed by version " +
+          std::to_string(a->base->version()) + ": fragment " + std::to_string(frag.id()) +
+          " appeared; retry on the new version");
+    }
+    for (auto& file : *frag.mutable_files()) {
+      for (int k = 0; k < file.fields_size(); ++k) {
+        if (tombstoned_.count(file.fields(k))) file.set_fields(k, -2);
+      }
     }
     *frag.add_files() = it->second;
     *merge->add_fragments() = frag;
@@ -90,36 +86,11 @@ Status MergeColumnsOperation::Build(CommitAttempt* a) {
   return Status::OK();
 }
 
-Status MergeColumnsOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kDelete:
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-      return Status::OK();
-    default:
-      return SchemaConflict("Merge (add columns)", theirs, version);
-  }
-}
-
 Status ProjectOperation::Build(CommitAttempt* a) {
   SetManifestSchema(schema_, &a->manifest);
   auto* project = a->transaction.mutable_project();
   for (const auto& f : a->manifest.fields()) *project->add_schema() = f;
   return Status::OK();
-}
-
-Status ProjectOperation::CheckConflict(const pb::Transaction& theirs, uint64_t version) const {
-  switch (theirs.operation_case()) {
-    case pb::Transaction::kAppend:
-    case pb::Transaction::kDelete:
-    case pb::Transaction::kUpdate:
-    case pb::Transaction::kRewrite:
-    case pb::Transaction::kCreateIndex:
-    case pb::Transaction::kReserveFragments:
-      return Status::OK();
-    default:
-      return SchemaConflict("Project (schema change)", theirs, version);
-  }
 }
 
 Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_columns,
@@ -167,9 +138,7 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_col
   }
   MergeColumnsOperation op(std::move(files), std::move(schema));
   op.data_files = std::move(written);
-  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
-  auto base = std::make_shared<const Manifest>(manifest);
-  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+  return CommitOperation(ds, &op);
 }
 
 namespace {
@@ -266,28 +235,17 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
     }
     files.emplace(frag.id(), file.MoveValueUnsafe());
   }
-  // Tombstone the old columns in the files that hold them.
-  pb::Manifest proto = manifest.proto();
-  for (auto& frag : *proto.mutable_fragments()) {
-    for (auto& file : *frag.mutable_files()) {
-      for (int k = 0; k < file.fields_size(); ++k) {
-        if (old_ids.count(file.fields(k))) file.set_fields(k, -2);
-      }
-    }
-  }
-  LANCEDB_ASSIGN_OR_RETURN(auto base, Manifest::Make(std::move(proto), manifest.index_section()));
+  // The old columns are tombstoned in the files that hold them.
   MergeColumnsOperation op(std::move(files),
-                           format::LanceSchema(std::move(fields), manifest.schema().metadata()));
+                           format::LanceSchema(std::move(fields), manifest.schema().metadata()),
+                           old_ids);
   op.data_files = std::move(written);
-  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
-  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+  return CommitOperation(ds, &op);
 }
 
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& ds, format::LanceSchema schema) {
   ProjectOperation op(std::move(schema));
-  LANCEDB_ASSIGN_OR_RETURN(auto naming, NamingOf(*ds));
-  auto base = std::make_shared<const Manifest>(ds->manifest());
-  return CommitOperation(ds->fs(), ds->path(), base, naming, &op, WriteParams{}.max_retries);
+  return CommitOperation(ds, &op);
 }
 
 }  // namespace lancedb::table

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,31 +55,30 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& dataset,
 /// nullability or metadata) with the fragments unchanged (a Project transaction).
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& dataset, format::LanceSchema schema);
 
-/// Add data files to existing fragments with a new schema (Merge transaction). Rebases over
-/// deletes and index creation only.
+/// Add data files to existing fragments with a new schema (Merge transaction); the field ids in
+/// `tombstoned` are marked -2 in the fragments' existing files (a cast column's old ids).
 class MergeColumnsOperation : public Operation {
  public:
-  MergeColumnsOperation(std::map<uint64_t, pb::DataFile> added, format::LanceSchema schema)
-      : added_(std::move(added)), schema_(std::move(schema)) {}
+  MergeColumnsOperation(std::map<uint64_t, pb::DataFile> added, format::LanceSchema schema,
+                        std::set<int32_t> tombstoned = {})
+      : added_(std::move(added)), schema_(std::move(schema)), tombstoned_(std::move(tombstoned)) {}
   std::string_view name() const override { return "Merge"; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
  private:
   std::map<uint64_t, pb::DataFile> added_;
   format::LanceSchema schema_;
+  std::set<int32_t> tombstoned_;
 };
 
-/// Replace the schema, keeping the fragments (Project transaction). Rebases over writes that
-/// do not change the schema.
+/// Replace the schema, keeping the fragments (Project transaction).
 class ProjectOperation : public Operation {
  public:
   explicit ProjectOperation(format::LanceSchema schema) : schema_(std::move(schema)) {}
   std::string_view name() const override { return "Project"; }
   bool supports_stable_row_ids() const override { return true; }
   Status Build(CommitAttempt* attempt) override;
-  Status CheckConflict(const pb::Transaction& theirs, uint64_t their_version) const override;
 
  private:
   format::LanceSchema schema_;
