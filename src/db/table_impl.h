@@ -75,6 +75,9 @@ class LocalTable : public Table {
 
  private:
   Status CheckWritable() const;
+  /// One execution of Update on the newest version.
+  Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
+                                  const std::vector<std::pair<std::string, std::string>>& updates);
   Result<table::DatasetPtr> LatestForWrite() const;
   void Publish(const table::DatasetPtr& dataset);
 

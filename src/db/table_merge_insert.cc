@@ -18,6 +18,7 @@
 #include "array/c_bridge.h"
 #include "db/merge_keys.h"
 #include "db/query_exec.h"
+#include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
@@ -373,9 +374,8 @@ Result<MergeResult> LocalTable::ExecuteMergeInsert(const MergeInsertRequest& req
   LANCEDB_ASSIGN_OR_RETURN(auto first, LatestForWrite());
   LANCEDB_ASSIGN_OR_RETURN(MergeSource source,
                            PrepareSource(request, *first->schema(), reader.get()));
-  const auto deadline = std::chrono::steady_clock::now() + request.timeout;
-  table::DatasetPtr latest = first;
-  for (uint32_t attempt = 1;; ++attempt) {
+  return ExecuteWithRetry("merge_insert", request.timeout, [&](int attempt) -> Result<MergeResult> {
+    table::DatasetPtr latest = first;
     if (attempt > 1) {
       LANCEDB_ASSIGN_OR_RETURN(latest, LatestForWrite());
       if (!latest->schema()->Equals(*source.rows->schema())) {
@@ -383,18 +383,11 @@ Result<MergeResult> LocalTable::ExecuteMergeInsert(const MergeInsertRequest& req
       }
     }
     LANCEDB_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, latest));
-    auto committed = CommitMerge(latest, source, plan);
-    if (!committed.ok()) {
-      if (committed.status().IsCommitConflict() && std::chrono::steady_clock::now() < deadline) {
-        continue;
-      }
-      return committed.status().WithContext("merge_insert (attempt " + std::to_string(attempt) +
-                                            ")");
-    }
-    Publish(*committed);
-    return MergeResult{(*committed)->version(), plan.num_inserted, plan.num_updated,
-                       plan.num_deleted, attempt};
-  }
+    LANCEDB_ASSIGN_OR_RETURN(auto committed, CommitMerge(latest, source, plan));
+    Publish(committed);
+    return MergeResult{committed->version(), plan.num_inserted, plan.num_updated, plan.num_deleted,
+                       static_cast<uint32_t>(attempt)};
+  });
 }
 
 }  // namespace db

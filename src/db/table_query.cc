@@ -8,6 +8,7 @@
 
 #include "array/c_bridge.h"
 #include "db/query_exec.h"
+#include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "table/stable_row_ids.h"
@@ -70,11 +71,9 @@ Status LocalTable::QuerySchema(const QueryRequest& request, ArrowSchema* out) co
 Result<DeleteResult> LocalTable::Delete(const std::string& where) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   if (where.empty()) return Status::InvalidArgument("Delete needs a predicate");
-  // The commit rebases over concurrent writers; when even its retries are exhausted (many
-  // writers at once), evaluate the predicate again on the newest version and try again: a
-  // delete by predicate means the same on any version.
-  constexpr int kAttempts = 10;
-  for (int attempt = 1;; ++attempt) {
+  // A delete by predicate means the same on any version: when a concurrent writer preempts
+  // it (a compaction of its fragments, a delete of its rows), it is evaluated again.
+  return ExecuteWithRetry("Delete", kDefaultRetryTimeout, [&](int) -> Result<DeleteResult> {
     LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
     LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(where, *latest->schema()));
     LANCEDB_ASSIGN_OR_RETURN(auto addresses, MatchingRowAddresses(latest, &filter));
@@ -83,14 +82,10 @@ Result<DeleteResult> LocalTable::Delete(const std::string& where) {
       return DeleteResult{0, latest->version()};
     }
     int64_t deleted = 0;
-    auto written = latest->DeleteRows(addresses, &deleted);
-    if (!written.ok()) {
-      if (written.status().IsCommitConflict() && attempt < kAttempts) continue;
-      return written.status();
-    }
-    Publish(*written);
-    return DeleteResult{static_cast<uint64_t>(deleted), (*written)->version()};
-  }
+    LANCEDB_ASSIGN_OR_RETURN(auto written, latest->DeleteRows(addresses, &deleted));
+    Publish(written);
+    return DeleteResult{static_cast<uint64_t>(deleted), written->version()};
+  });
 }
 
 Result<UpdateResult> LocalTable::Update(
@@ -98,6 +93,15 @@ Result<UpdateResult> LocalTable::Update(
     const std::vector<std::pair<std::string, std::string>>& updates) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   if (updates.empty()) return Status::InvalidArgument("Update needs at least one column to set");
+  // Preempted by a concurrent writer (a compaction or an update of the same rows), the update
+  // is executed again on the newest version.
+  return ExecuteWithRetry("Update", kDefaultRetryTimeout,
+                          [&](int) { return UpdateOnce(where, updates); });
+}
+
+Result<UpdateResult> LocalTable::UpdateOnce(
+    const std::optional<std::string>& where,
+    const std::vector<std::pair<std::string, std::string>>& updates) {
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   const array::Schema& schema = *latest->schema();
   // Bind everything before reading any data.
