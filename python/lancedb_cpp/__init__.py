@@ -13,7 +13,7 @@ import os
 from datetime import timedelta
 from typing import Any, Dict, Optional, Union
 
-from . import _native
+from . import _native, exceptions
 from .db import DBConnection, LanceDBConnection, ListTablesResponse
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
@@ -33,6 +33,7 @@ __all__ = [
     "Table",
     "UpdateResult",
     "connect",
+    "exceptions",
 ]
 
 

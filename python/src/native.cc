@@ -37,8 +37,15 @@ namespace {
 /// Raise the Python exception for a failed status; the engine's message is kept as is.
 /// InvalidArgument, NotFound, AlreadyExists -> ValueError (as LanceDB: invalid input, missing
 /// table or column, schema mismatch); NotSupported -> NotImplementedError; IOError -> OSError;
-/// everything else -> RuntimeError.
+/// CommitConflict -> lancedb_cpp.exceptions.CommitConflictError (an OSError, as LanceDB's
+/// commit conflicts) with `retryable`; everything else -> RuntimeError.
 [[noreturn]] void ThrowStatus(const Status& status) {
+  if (status.IsCommitConflict()) {
+    nb::object cls = nb::module_::import_("lancedb_cpp.exceptions").attr("CommitConflictError");
+    nb::object error = cls(status.message(), status.IsRetryable());
+    PyErr_SetObject(cls.ptr(), error.ptr());
+    throw nb::python_error();
+  }
   PyObject* type = PyExc_RuntimeError;
   switch (status.code()) {
     case StatusCode::kInvalidArgument:
