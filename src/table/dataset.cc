@@ -104,8 +104,13 @@ Result<DatasetPtr> Dataset::Open(io::FileSystemPtr fs, std::string path,
       if (!manifest.status().IsNotFound()) return manifest.status();
     }
   }
+  if (!version) {
+    LANCEDB_ASSIGN_OR_RETURN(auto latest, FindLatestVersion(*fs, path));
+    LANCEDB_ASSIGN_OR_RETURN(auto manifest, ReadManifest(*fs, path, latest.first, latest.second));
+    return MakeDataset(std::move(fs), std::move(path), manifest, latest.second);
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListExisting(*fs, path));
-  uint64_t target = version.value_or(listing.versions.back());
+  uint64_t target = *version;
   auto manifest = ReadManifest(*fs, path, target, listing.naming);
   if (!manifest.ok()) {
     if (manifest.status().IsNotFound() && version) {
@@ -157,8 +162,8 @@ Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
 }
 
 Result<uint64_t> Dataset::LatestVersion() const {
-  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListExisting(*impl_->fs, impl_->path));
-  return listing.versions.back();
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, FindLatestVersion(*impl_->fs, impl_->path));
+  return latest.first;
 }
 
 }  // namespace lancedb::table

@@ -30,6 +30,28 @@ DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, int64_t 
   return ds.ok() ? *ds : nullptr;
 }
 
+TEST(Dataset, LatestVersionFollowsAStaleHintAndSurvivesABadOne) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("hint");
+  auto v1 = Create(fs, path, 10);
+  ASSERT_NE(v1, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    auto more = TestReader(10 + i, 1);
+    ASSERT_OK(v1->Append(more.get()).status());
+  }
+  const std::string hint = path + "/_versions/latest_version_hint.json";
+  for (std::string_view text : {"{\"version\":2}", "{\"version\":99}", "garbage", ""}) {
+    ASSERT_OK(fs->WriteFile(hint, text));  // stale, ahead of the manifests, unreadable
+    ASSERT_OK_AND_ASSIGN(auto latest, v1->LatestVersion());
+    EXPECT_EQ(latest, 4u) << text;
+    ASSERT_OK_AND_ASSIGN(auto opened, Dataset::Open(fs, path));
+    EXPECT_EQ(opened->version(), 4u) << text;
+  }
+  ASSERT_OK(fs->DeleteFile(hint));
+  ASSERT_OK_AND_ASSIGN(auto latest, v1->LatestVersion());
+  EXPECT_EQ(latest, 4u);
+}
+
 TEST(Dataset, CreateScanCount) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("create");

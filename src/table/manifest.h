@@ -69,6 +69,12 @@ struct VersionListing {
 /// Corruption when the directory mixes both naming schemes.
 Result<VersionListing> ListVersionFiles(io::FileSystem& fs, const std::string& root);
 
+/// The newest version of the dataset at `root` and its naming, found without listing
+/// `_versions/` where it can be: from the version hint, probing the manifests after it until
+/// one is missing; by listing when there is no usable hint. NotFound when there is no dataset.
+Result<std::pair<uint64_t, ManifestNaming>> FindLatestVersion(io::FileSystem& fs,
+                                                              const std::string& root);
+
 class Manifest {
  public:
   /// Parse the bytes of a manifest file. Corruption (naming `name`) for a bad footer, bad
