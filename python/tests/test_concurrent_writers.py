@@ -80,7 +80,11 @@ def test_processes_of_lancedb_cpp_and_lancedb(tmp_path):
                     seconds=SECONDS)
     summary = wh.check("lancedb_cpp", uri, events)
     assert summary["rows"] == summary["expected"]
-    assert failed(events, "append", "delete", "update", "merge") == []
+    # lancedb-cpp's writes never fail; LanceDB's own may give up under this contention ("Failed
+    # to commit the transaction after 20 retries", "Too many concurrent writers"): the oracle
+    # has checked that they left no trace.
+    ours = [e for e in events if e.exact]
+    assert ours and failed(ours, "append", "delete", "update", "merge") == []
     # Each engine reads what the other wrote, at every version it lists.
     import lancedb
 

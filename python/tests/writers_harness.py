@@ -344,7 +344,8 @@ def check(engine, uri, events, name="t"):
         "versions": len(versions),
         "acknowledged": dict(Counter(e.kind for e in events if e.ok)),
         "failed": dict(failures),
-        "errors": sorted({e.error for e in events if not e.ok})[:5],
+        "errors": {k: sorted({e.error[:300] for e in events if not e.ok and e.kind == k})[:3]
+                   for k in failures},
     }
 
 

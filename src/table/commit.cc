@@ -123,27 +123,28 @@ Result<ManifestPtr> TryCommit(io::FileSystem& fs, const std::string& root, Manif
 }
 
 /// Check `ours` against the transaction of every version after `checked` that exists; versions
-/// up to `until` must. Returns the newest manifest checked (nullptr when there is none).
+/// up to `until` must. Only transactions are decoded on the way; returns the newest manifest
+/// (nullptr when there is no newer version).
 Result<ManifestPtr> CheckNewer(io::FileSystem& fs, const std::string& root, ManifestNaming naming,
                                const pb::Transaction& ours, std::string_view name, uint64_t checked,
                                uint64_t until) {
-  ManifestPtr newest;
+  uint64_t last = checked;
   for (uint64_t v = checked + 1;; ++v) {
-    auto theirs_manifest = ReadManifest(fs, root, v, naming);
-    if (!theirs_manifest.ok()) {
-      if (theirs_manifest.status().IsNotFound() && v > until) return newest;
-      return theirs_manifest.status();
-    }
-    auto theirs = ReadTransaction(fs, root, **theirs_manifest);
+    auto theirs = ReadVersionTransaction(fs, root, v, naming);
     if (!theirs.ok()) {
+      if (theirs.status().IsNotFound() && v > until) break;
+      return theirs.status();
+    }
+    if (!theirs->has_value()) {
       return Status::RetryableCommitConflict(
           std::string(name) + " cannot be rebased over version " + std::to_string(v) +
-          ": its transaction cannot be read (" + theirs.status().ToString() +
-          "); retry on the new version");
+          ": it records no transaction; retry on the new version");
     }
-    LANCEDB_RETURN_NOT_OK(CheckRebase(ours, *theirs, v));
-    newest = *std::move(theirs_manifest);
+    LANCEDB_RETURN_NOT_OK(CheckRebase(ours, **theirs, v));
+    last = v;
   }
+  if (last == checked) return ManifestPtr();
+  return ReadManifest(fs, root, last, naming);
 }
 
 }  // namespace
@@ -194,6 +195,7 @@ Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::strin
     const uint64_t version = attempt.manifest.version();
     auto committed = TryCommit(*fs, root, naming, &attempt);
     if (committed.ok()) {
+      lock.unlock();
       WriteVersionHint(*fs, root, version);
       return MakeDataset(fs, root, *committed, naming);
     }

@@ -160,6 +160,21 @@ array::RecordBatchPtr IdsOnly(const array::SchemaPtr& schema, const std::vector<
   return batch.ok() ? *batch : nullptr;
 }
 
+TEST(Fixtures, LanceTransactionsReadWithoutTheManifestEqualTheFullRead) {
+  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  auto fs = io::LocalFileSystem();
+  const std::string root = FixturesDir() + "/ops.lance";
+  ASSERT_OK_AND_ASSIGN(auto listing, ListVersionFiles(*fs, root));
+  ASSERT_GE(listing.versions.size(), 10u);
+  for (uint64_t v : listing.versions) {
+    ASSERT_OK_AND_ASSIGN(auto manifest, ReadManifest(*fs, root, v, listing.naming));
+    ASSERT_OK_AND_ASSIGN(auto full, ReadTransaction(*fs, root, *manifest));
+    ASSERT_OK_AND_ASSIGN(auto quick, ReadVersionTransaction(*fs, root, v, listing.naming));
+    ASSERT_TRUE(quick.has_value()) << v;
+    EXPECT_EQ(quick->SerializeAsString(), full.SerializeAsString()) << v;
+  }
+}
+
 TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
   LANCEDB_SKIP_WITHOUT_FIXTURES();
   testing::TempDir dir;

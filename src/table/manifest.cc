@@ -5,6 +5,9 @@
 
 #include "table/manifest.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -343,6 +346,72 @@ Result<std::pair<uint64_t, ManifestNaming>> FindLatestVersion(io::FileSystem& fs
     return Status::NotFound("Dataset '" + root + "' not found (no manifests under _versions/)");
   }
   return std::make_pair(listing.versions.back(), listing.naming);
+}
+
+Result<std::optional<pb::Transaction>> ReadVersionTransaction(io::FileSystem& fs,
+                                                              const std::string& root,
+                                                              uint64_t version,
+                                                              ManifestNaming naming) {
+  const std::string name = ManifestFileName(version, naming);
+  auto read = fs.ReadFile(io::JoinPath(io::JoinPath(root, "_versions"), name));
+  if (!read.ok()) {
+    if (read.status().IsNotFound()) {
+      return Status::NotFound("Version " + std::to_string(version) + " of dataset '" + root +
+                              "' not found");
+    }
+    return read.status();
+  }
+  const Buffer& file = **read;
+  const uint64_t size = static_cast<uint64_t>(file.size());
+  if (size < kFooterSize + 4 || std::memcmp(file.data() + size - 4, kMagic, 4) != 0) {
+    return Status::Corruption("Manifest '" + name + "' is truncated or lacks the LANC magic");
+  }
+  const uint64_t limit = size - kFooterSize;
+  const uint64_t pos = LoadU64(file.data() + size - kFooterSize);
+  if (pos > limit || limit - pos < 4) {
+    return Status::Corruption("Manifest '" + name + "': manifest position is out of bounds");
+  }
+  // Walk the manifest's fields (lance-format.md §1.2), skipping all but the two we need.
+  google::protobuf::io::CodedInputStream in(file.data() + pos + 4,
+                                            static_cast<int>(limit - pos - 4));
+  std::optional<uint64_t> section;
+  std::string txn_file;
+  uint64_t found_version = 0;
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    using WFL = google::protobuf::internal::WireFormatLite;
+    const int field = WFL::GetTagFieldNumber(tag);
+    if (field == pb::Manifest::kTransactionSectionFieldNumber &&
+        WFL::GetTagWireType(tag) == WFL::WIRETYPE_VARINT) {
+      uint64_t v = 0;
+      if (!in.ReadVarint64(&v)) break;
+      section = v;
+    } else if (field == pb::Manifest::kVersionFieldNumber &&
+               WFL::GetTagWireType(tag) == WFL::WIRETYPE_VARINT) {
+      if (!in.ReadVarint64(&found_version)) break;
+    } else if (field == pb::Manifest::kTransactionFileFieldNumber &&
+               WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WFL::ReadString(&in, &txn_file)) break;
+    } else if (!WFL::SkipField(&in, tag)) {
+      return Status::Corruption("Manifest '" + name + "': cannot decode the manifest");
+    }
+  }
+  if (found_version != version) {
+    return Status::Corruption("Manifest '" + name + "' holds version " +
+                              std::to_string(found_version) + ", expected " +
+                              std::to_string(version));
+  }
+  pb::Transaction txn;
+  if (section) {
+    LANCEDB_RETURN_NOT_OK(ParseSection(file, *section, pos, "transaction", name, &txn));
+    return std::optional<pb::Transaction>(std::move(txn));
+  }
+  if (txn_file.empty()) return std::optional<pb::Transaction>();
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto bytes, fs.ReadFile(io::JoinPath(io::JoinPath(root, "_transactions"), txn_file)));
+  if (!txn.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) {
+    return Status::Corruption("Transaction file '" + txn_file + "' cannot be decoded");
+  }
+  return std::optional<pb::Transaction>(std::move(txn));
 }
 
 void WriteVersionHint(io::FileSystem& fs, const std::string& root, uint64_t version) {

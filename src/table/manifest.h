@@ -136,6 +136,14 @@ Result<ManifestPtr> ReadManifest(io::FileSystem& fs, const std::string& root, ui
 /// when neither exists.
 Result<pb::Transaction> ReadTransaction(io::FileSystem& fs, const std::string& root,
                                         const Manifest& manifest);
+/// The transaction that produced `version`, without decoding the rest of its manifest (the
+/// fragment list): the manifest's fields are skipped on the wire up to its transaction section
+/// or transaction file name. NotFound when the version does not exist; nullopt when it records
+/// no transaction.
+Result<std::optional<pb::Transaction>> ReadVersionTransaction(io::FileSystem& fs,
+                                                              const std::string& root,
+                                                              uint64_t version,
+                                                              ManifestNaming naming);
 /// Rewrite `_versions/latest_version_hint.json` ({"version":N}); best effort, errors ignored.
 void WriteVersionHint(io::FileSystem& fs, const std::string& root, uint64_t version);
 

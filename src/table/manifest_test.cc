@@ -97,6 +97,49 @@ TEST(Manifest, ContainerRoundTripWithTransactionAndIndices) {
   EXPECT_EQ(parsed->proto().writer_version().library(), "lancedb-cpp");
 }
 
+TEST(Manifest, TransactionIsReadWithoutDecodingTheFragments) {
+  auto fs = io::MemoryFileSystem();
+  const std::string root = "memory://txn-only";
+  pb::Transaction txn;
+  txn.set_read_version(2);
+  txn.set_uuid("inline");
+  txn.mutable_delete_()->add_deleted_fragment_ids(7);
+  // Version 3: inline transaction; version 4: only a _transactions/ file; version 5: none.
+  pb::Manifest m = SampleManifest();
+  for (int i = 0; i < 1000; ++i) *m.add_fragments() = m.fragments(0);  // a long fragment list
+  ASSERT_OK_AND_ASSIGN(auto v3, Manifest::Make(m, {}));
+  ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(3, ManifestNaming::kV2),
+                          std::string_view(v3->Serialize(&txn))));
+  m.set_version(4);
+  m.set_transaction_file("3-file.txn");
+  pb::Transaction file_txn = txn;
+  file_txn.set_uuid("file");
+  ASSERT_OK(fs->WriteFile(root + "/_transactions/3-file.txn",
+                          std::string_view(file_txn.SerializeAsString())));
+  ASSERT_OK_AND_ASSIGN(auto v4, Manifest::Make(m, {}));
+  ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(4, ManifestNaming::kV2),
+                          std::string_view(v4->Serialize(nullptr))));
+  m.set_version(5);
+  m.clear_transaction_file();
+  ASSERT_OK_AND_ASSIGN(auto v5, Manifest::Make(m, {}));
+  ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(5, ManifestNaming::kV2),
+                          std::string_view(v5->Serialize(nullptr))));
+
+  ASSERT_OK_AND_ASSIGN(auto t3, ReadVersionTransaction(*fs, root, 3, ManifestNaming::kV2));
+  ASSERT_TRUE(t3.has_value());
+  EXPECT_EQ(t3->SerializeAsString(), txn.SerializeAsString());
+  ASSERT_OK_AND_ASSIGN(auto t4, ReadVersionTransaction(*fs, root, 4, ManifestNaming::kV2));
+  ASSERT_TRUE(t4.has_value());
+  EXPECT_EQ(t4->uuid(), "file");
+  ASSERT_OK_AND_ASSIGN(auto t5, ReadVersionTransaction(*fs, root, 5, ManifestNaming::kV2));
+  EXPECT_FALSE(t5.has_value());
+  EXPECT_TRUE(ReadVersionTransaction(*fs, root, 6, ManifestNaming::kV2).status().IsNotFound());
+  // A manifest stored under another version's name is Corruption.
+  ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(6, ManifestNaming::kV2),
+                          std::string_view(v5->Serialize(nullptr))));
+  EXPECT_TRUE(ReadVersionTransaction(*fs, root, 6, ManifestNaming::kV2).status().IsCorruption());
+}
+
 TEST(Manifest, TruncatedOrCorruptedIsCorruption) {
   ASSERT_OK_AND_ASSIGN(auto manifest, Manifest::Make(SampleManifest(), {}));
   std::string bytes = manifest->Serialize(nullptr);
