@@ -72,9 +72,14 @@ FileSystemPtr LocalFileSystem();
 /// The process-wide in-memory store used for memory:// URIs.
 FileSystemPtr MemoryFileSystem();
 
-/// Resolve a URI ("/abs/dir", "rel/dir", "file:///abs", "memory://name") to a file system and a
-/// path within it. NotSupported for other schemes (object stores come later).
+/// Resolve a URI ("/abs/dir", "rel/dir", "file:///abs", "memory://name", or a scheme given to
+/// RegisterFileSystem) to a file system and a path within it. NotSupported for other schemes.
 Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path);
+
+/// Serve URIs "{scheme}://{path}" from `fs`, at path "/{path}" (an application's own storage,
+/// or a test's fault-injecting one). Replaces an earlier registration of the scheme; `fs` null
+/// removes it. InvalidArgument for an empty scheme or one of the built-in ones (file, memory).
+Status RegisterFileSystem(const std::string& scheme, FileSystemPtr fs);
 
 /// Join path components with '/'.
 std::string JoinPath(std::string_view base, std::string_view name);

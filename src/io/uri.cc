@@ -1,9 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 
+#include <map>
+#include <mutex>
+
 #include "io/file_system.h"
 
 namespace lancedb::io {
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, FileSystemPtr, std::less<>> schemes;
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = new Registry();  // never destroyed: used until exit
+  return *registry;
+}
+
+}  // namespace
+
+Status RegisterFileSystem(const std::string& scheme, FileSystemPtr fs) {
+  if (scheme.empty() || scheme == "file" || scheme == "memory") {
+    return Status::InvalidArgument("Cannot register a file system for scheme '" + scheme + "'");
+  }
+  Registry& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  if (fs) {
+    r.schemes[scheme] = std::move(fs);
+  } else {
+    r.schemes.erase(scheme);
+  }
+  return Status::OK();
+}
 
 Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) {
   if (uri.empty()) return Status::InvalidArgument("URI must not be empty");
@@ -22,6 +53,16 @@ Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) 
   }
   size_t scheme = uri.find("://");
   if (scheme != std::string::npos) {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mu);
+    auto it = r.schemes.find(std::string_view(uri).substr(0, scheme));
+    if (it != r.schemes.end()) {
+      *fs = it->second;
+      std::string rest = uri.substr(scheme + 3);
+      *path = rest.rfind('/', 0) == 0 ? rest : "/" + rest;
+      while (path->size() > 1 && path->back() == '/') path->pop_back();
+      return Status::OK();
+    }
     return Status::NotSupported("URI scheme '" + uri.substr(0, scheme) + "' of '" + uri +
                                 "' is not supported yet; use a local path or memory://");
   }

@@ -155,9 +155,9 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
     return TaggedOldVersionsError(tags, in.tagged_old);
   }
   RemovalStats stats;
-  for (const char* dir : {"data", "_deletions", "_indices", "_transactions"}) {
-    LANCEDB_RETURN_NOT_OK(RemoveUnreferenced(fs, root, dir, in, options, now, &stats));
-  }
+  // Manifests first, oldest first, then the files: interrupted at any point (a crash, a failed
+  // delete), every version still listed has all its files; what is left is garbage for the
+  // next cleanup.
   for (uint64_t v : in.removed) {
     const std::string path =
         io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.naming));
@@ -165,6 +165,9 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
     if (size.ok()) stats.bytes_removed += static_cast<uint64_t>(*size);
     LANCEDB_RETURN_NOT_OK(fs.DeleteFile(path));
     ++stats.old_versions_removed;
+  }
+  for (const char* dir : {"data", "_deletions", "_indices", "_transactions"}) {
+    LANCEDB_RETURN_NOT_OK(RemoveUnreferenced(fs, root, dir, in, options, now, &stats));
   }
   return stats;
 }
