@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 namespace lancedb::table {
 
@@ -321,23 +322,18 @@ Result<std::pair<uint64_t, ManifestNaming>> FindLatestVersion(io::FileSystem& fs
   const std::string dir = io::JoinPath(root, "_versions");
   auto hint = fs.ReadFile(io::JoinPath(dir, "latest_version_hint.json"));
   if (hint.ok()) {
-    std::string_view text = (*hint)->view();
-    size_t pos = text.find_first_of("0123456789", text.find("\"version\""));
-    uint64_t version = 0;
-    bool parsed = pos != std::string_view::npos;
-    for (; parsed && pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos) {
-      version = version * 10 + static_cast<uint64_t>(text[pos] - '0');
-    }
+    auto j = nlohmann::json::parse((*hint)->view(), nullptr, /*allow_exceptions=*/false);
+    const bool parsed = j.is_object() && j.contains("version") && j["version"].is_number_unsigned();
+    const uint64_t version = parsed ? j["version"].get<uint64_t>() : 0;
     for (ManifestNaming naming : {ManifestNaming::kV2, ManifestNaming::kV1}) {
       if (!parsed || version == 0) break;
       auto exists = fs.Exists(io::JoinPath(dir, ManifestFileName(version, naming)));
       if (!exists.ok() || !*exists) continue;
       // The hint may lag (it is written after the commit, best effort): probe forward.
-      while (true) {
-        LANCEDB_ASSIGN_OR_RETURN(
-            bool next, fs.Exists(io::JoinPath(dir, ManifestFileName(version + 1, naming))));
-        if (!next) return std::make_pair(version, naming);
-        ++version;
+      for (uint64_t v = version;; ++v) {
+        LANCEDB_ASSIGN_OR_RETURN(bool next,
+                                 fs.Exists(io::JoinPath(dir, ManifestFileName(v + 1, naming))));
+        if (!next) return std::make_pair(v, naming);
       }
     }
   }
@@ -415,7 +411,7 @@ Result<std::optional<pb::Transaction>> ReadVersionTransaction(io::FileSystem& fs
 }
 
 void WriteVersionHint(io::FileSystem& fs, const std::string& root, uint64_t version) {
-  std::string json = "{\"version\":" + std::to_string(version) + "}";
+  std::string json = nlohmann::json{{"version", version}}.dump();
   (void)fs.WriteFile(io::JoinPath(io::JoinPath(root, "_versions"), "latest_version_hint.json"),
                      std::string_view(json));
 }

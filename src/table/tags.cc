@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "table/manifest.h"
 
@@ -34,82 +35,6 @@ std::string NowRfc3339() {
   char frac[16];
   std::snprintf(frac, sizeof(frac), ".%09lldZ", static_cast<long long>(ns % 1000000000));
   return std::string(buf) + frac;
-}
-
-/// A scanner over one flat JSON object (values: strings, numbers, null, booleans, objects).
-class JsonScanner {
- public:
-  explicit JsonScanner(std::string_view s) : s_(s) {}
-  void SkipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-  bool Consume(char c) {
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool String(std::string* out) {
-    if (!Consume('"')) return false;
-    out->clear();
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) ++pos_;
-      out->push_back(s_[pos_++]);
-    }
-    return Consume('"');
-  }
-  /// Any value, returned as its raw text (strings unquoted).
-  bool Value(std::string* out) {
-    SkipSpace();
-    if (pos_ >= s_.size()) return false;
-    if (s_[pos_] == '"') return String(out);
-    size_t start = pos_;
-    if (s_[pos_] == '{' || s_[pos_] == '[') {
-      int depth = 0;
-      bool in_string = false;
-      for (; pos_ < s_.size(); ++pos_) {
-        char c = s_[pos_];
-        if (in_string) {
-          if (c == '\\')
-            ++pos_;
-          else if (c == '"')
-            in_string = false;
-        } else if (c == '"') {
-          in_string = true;
-        } else if (c == '{' || c == '[') {
-          ++depth;
-        } else if ((c == '}' || c == ']') && --depth == 0) {
-          ++pos_;
-          break;
-        }
-      }
-    } else {
-      while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '}' &&
-             !std::isspace(static_cast<unsigned char>(s_[pos_]))) {
-        ++pos_;
-      }
-    }
-    *out = std::string(s_.substr(start, pos_ - start));
-    return !out->empty();
-  }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-};
-
-Result<uint64_t> ParseU64(const std::string& s, const std::string& what) {
-  if (s.empty() || s.size() > 20) return Status::Corruption(what + " is not a number: " + s);
-  uint64_t v = 0;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) {
-      return Status::Corruption(what + " is not a number: " + s);
-    }
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
 }
 
 /// The size of the manifest of `version`; NotFound when the version does not exist.
@@ -155,38 +80,41 @@ Status ValidateTagName(const std::string& name) {
 }
 
 std::string TagToJson(const TagContents& tag) {
-  return "{\n  \"branch\": null,\n  \"version\": " + std::to_string(tag.version) +
-         ",\n  \"createdAt\": \"" + tag.created_at + "\",\n  \"updatedAt\": \"" + tag.updated_at +
-         "\",\n  \"manifestSize\": " + std::to_string(tag.manifest_size) +
-         ",\n  \"metadata\": {}\n}";
+  // Lance's key order and layout (serde_json's pretty printer: two-space indent).
+  nlohmann::ordered_json j;
+  j["branch"] = nullptr;
+  j["version"] = tag.version;
+  j["createdAt"] = tag.created_at;
+  j["updatedAt"] = tag.updated_at;
+  j["manifestSize"] = tag.manifest_size;
+  j["metadata"] = nlohmann::ordered_json::object();
+  return j.dump(2);
 }
 
 Result<TagContents> TagFromJson(std::string_view json, const std::string& name) {
   const std::string who = "Tag file of '" + name + "'";
-  JsonScanner scan(json);
-  if (!scan.Consume('{')) return Status::Corruption(who + " is not a JSON object");
+  auto j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Corruption(who + " is not valid JSON");
+  if (!j.is_object()) return Status::Corruption(who + " is not a JSON object");
   TagContents tag;
-  bool has_version = false;
-  if (!scan.Consume('}')) {
-    do {
-      std::string key, value;
-      if (!scan.String(&key) || !scan.Consume(':') || !scan.Value(&value)) {
-        return Status::Corruption(who + " is not valid JSON");
-      }
-      if (key == "version") {
-        LANCEDB_ASSIGN_OR_RETURN(tag.version, ParseU64(value, who + ": version"));
-        has_version = true;
-      } else if (key == "manifestSize") {
-        LANCEDB_ASSIGN_OR_RETURN(tag.manifest_size, ParseU64(value, who + ": manifestSize"));
-      } else if (key == "createdAt") {
-        tag.created_at = value;
-      } else if (key == "updatedAt") {
-        tag.updated_at = value;
-      }
-    } while (scan.Consume(','));
-    if (!scan.Consume('}')) return Status::Corruption(who + " is not valid JSON");
+  auto version = j.find("version");
+  if (version == j.end() || version->is_null()) return Status::Corruption(who + " has no version");
+  if (!version->is_number_unsigned()) {
+    return Status::Corruption(who + ": version is not a number: " + version->dump());
   }
-  if (!has_version) return Status::Corruption(who + " has no version");
+  tag.version = version->get<uint64_t>();
+  auto size = j.find("manifestSize");
+  if (size != j.end() && !size->is_null()) {
+    if (!size->is_number_unsigned()) {
+      return Status::Corruption(who + ": manifestSize is not a number: " + size->dump());
+    }
+    tag.manifest_size = size->get<uint64_t>();
+  }
+  for (auto [key, out] :
+       {std::pair{"createdAt", &tag.created_at}, std::pair{"updatedAt", &tag.updated_at}}) {
+    auto it = j.find(key);
+    if (it != j.end() && it->is_string()) *out = it->get<std::string>();
+  }
   return tag;
 }
 
