@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -207,6 +208,84 @@ TEST(ConcurrentWriters, AppendsDeletesUpdatesAndCompactionsMatchTheAcknowledgedW
   for (int i = 1; i <= 6; ++i) threads.emplace_back([&, i] { writers.Run(i, deadline); });
   for (auto& th : threads) th.join();
   writers.Check();
+  std::filesystem::remove_all(dir);
+}
+
+/// Readers on handles shared with writers (and refreshing before every read) see whole
+/// commits: writers append ids in blocks of 5 and delete whole blocks, so every read must hold
+/// complete blocks only.
+TEST(ConcurrentWriters, ReadersSeeWholeCommitsWhileOthersWrite) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("lancedb_readers_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ConnectOptions options;
+  options.read_consistency_interval = std::chrono::milliseconds(0);
+  auto db = Connect(dir.string(), options);
+  ASSERT_TRUE(db.ok());
+  ArrowArrayStream empty = Rows({});
+  auto created = (*db)->CreateTable("t", &empty);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto table = *created;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  std::atomic<int64_t> reads{0};
+  std::vector<std::string> errors;
+  std::mutex mu;
+  auto fail = [&](const std::string& e) {
+    std::lock_guard lock(mu);
+    errors.push_back(e);
+  };
+  std::vector<std::thread> threads;
+  for (int w = 1; w <= 2; ++w) {
+    threads.emplace_back([&, w] {
+      for (int64_t block = 0; std::chrono::steady_clock::now() < deadline; ++block) {
+        const int64_t base = (int64_t{w} << 32) + block * 5;
+        std::vector<int64_t> ids = {base, base + 1, base + 2, base + 3, base + 4};
+        ArrowArrayStream s = Rows(ids);
+        auto added = table->Add(&s);
+        if (!added.ok()) fail(added.status().ToString());
+        if (block % 3 == 2) {
+          const int64_t gone = base - 10;  // the block appended two blocks ago
+          auto deleted = table->Delete("id >= " + std::to_string(gone) + " AND id < " +
+                                       std::to_string(gone + 5));
+          if (!deleted.ok()) fail(deleted.status().ToString());
+        }
+      }
+    });
+  }
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&] {
+      while (std::chrono::steady_clock::now() < deadline) {
+        ArrowArrayStream out;
+        Status st = table->Query().Execute(&out);
+        if (!st.ok()) {
+          fail(st.ToString());
+          continue;
+        }
+        auto reader = la::ImportArrayStream(&out);
+        std::map<int64_t, int> blocks;
+        while (reader.ok()) {
+          auto batch = (*reader)->Next();
+          if (!batch.ok()) {
+            fail(batch.status().ToString());
+            break;
+          }
+          if (!*batch) break;
+          const int64_t* ids = (*batch)->column(0)->GetValues<int64_t>(1);
+          for (int64_t i = 0; i < (*batch)->num_rows(); ++i) {
+            ++blocks[((ids[i] >> 32) << 32) + (ids[i] & 0xFFFFFFFF) / 5];
+          }
+        }
+        for (const auto& [block, n] : blocks) {
+          if (n != 5)
+            fail("a read saw " + std::to_string(n) + " rows of block " + std::to_string(block));
+        }
+        ++reads;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_GT(reads.load(), 10);
   std::filesystem::remove_all(dir);
 }
 

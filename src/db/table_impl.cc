@@ -3,6 +3,7 @@
 
 #include "db/table_impl.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "array/c_bridge.h"
@@ -33,26 +34,39 @@ LocalTable::LocalTable(std::string name, table::DatasetPtr dataset,
       last_refresh_(std::chrono::steady_clock::now()),
       pinned_version_(pinned_version) {}
 
-std::string LocalTable::uri() const {
-  std::lock_guard lock(mu_);
-  return dataset_->path();
+std::string LocalTable::uri() const { return Current()->path(); }
+
+table::DatasetPtr LocalTable::Current() const {
+  MutexLock lock(&mu_);
+  return dataset_;
 }
 
 Result<table::DatasetPtr> LocalTable::Snapshot() const {
-  std::lock_guard lock(mu_);
-  if (pinned_version_ || !read_consistency_interval_) return dataset_;
-  auto now = std::chrono::steady_clock::now();
-  if (now - last_refresh_ < *read_consistency_interval_) return dataset_;
-  LANCEDB_ASSIGN_OR_RETURN(uint64_t latest, dataset_->LatestVersion());
-  if (latest != dataset_->version()) {
-    LANCEDB_ASSIGN_OR_RETURN(dataset_, table::Dataset::Open(dataset_->fs(), dataset_->path()));
+  table::DatasetPtr current;
+  const auto now = std::chrono::steady_clock::now();
+  {
+    MutexLock lock(&mu_);
+    if (pinned_version_ || !read_consistency_interval_ ||
+        now - last_refresh_ < *read_consistency_interval_) {
+      return dataset_;
+    }
+    current = dataset_;
   }
-  last_refresh_ = now;
+  // Storage I/O without the lock: readers of this handle never wait for each other's refresh.
+  LANCEDB_ASSIGN_OR_RETURN(uint64_t latest, current->LatestVersion());
+  table::DatasetPtr newer;
+  if (latest != current->version()) {
+    LANCEDB_ASSIGN_OR_RETURN(newer, table::Dataset::Open(current->fs(), current->path()));
+  }
+  MutexLock lock(&mu_);
+  if (pinned_version_) return dataset_;  // checked out meanwhile
+  if (newer && newer->version() > dataset_->version()) dataset_ = std::move(newer);
+  last_refresh_ = std::max(last_refresh_, now);
   return dataset_;
 }
 
 Status LocalTable::CheckWritable() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (pinned_version_) {
     return Status::NotSupported("Cannot mutate table reference fixed at version " +
                                 std::to_string(*pinned_version_) + "; call CheckoutLatest() first");
@@ -61,16 +75,12 @@ Status LocalTable::CheckWritable() const {
 }
 
 Result<table::DatasetPtr> LocalTable::LatestForWrite() const {
-  table::DatasetPtr current;
-  {
-    std::lock_guard lock(mu_);
-    current = dataset_;
-  }
+  table::DatasetPtr current = Current();
   return table::Dataset::Open(current->fs(), current->path());
 }
 
 void LocalTable::Publish(const table::DatasetPtr& dataset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!pinned_version_ && dataset->version() > dataset_->version()) dataset_ = dataset;
 }
 
@@ -130,26 +140,18 @@ Result<std::vector<TableVersion>> LocalTable::ListVersions() const {
 }
 
 Status LocalTable::Checkout(uint64_t version) {
-  table::DatasetPtr current;
-  {
-    std::lock_guard lock(mu_);
-    current = dataset_;
-  }
+  table::DatasetPtr current = Current();
   LANCEDB_ASSIGN_OR_RETURN(auto ds, table::Dataset::Open(current->fs(), current->path(), version));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   dataset_ = std::move(ds);
   pinned_version_ = version;
   return Status::OK();
 }
 
 Status LocalTable::CheckoutLatest() {
-  table::DatasetPtr current;
-  {
-    std::lock_guard lock(mu_);
-    current = dataset_;
-  }
+  table::DatasetPtr current = Current();
   LANCEDB_ASSIGN_OR_RETURN(auto ds, table::Dataset::Open(current->fs(), current->path()));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   dataset_ = std::move(ds);
   pinned_version_.reset();
   last_refresh_ = std::chrono::steady_clock::now();
@@ -157,13 +159,9 @@ Status LocalTable::CheckoutLatest() {
 }
 
 Status LocalTable::Restore() {
-  table::DatasetPtr current;
-  {
-    std::lock_guard lock(mu_);
-    current = dataset_;
-  }
+  table::DatasetPtr current = Current();
   LANCEDB_ASSIGN_OR_RETURN(auto restored, current->Restore());
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   dataset_ = std::move(restored);
   pinned_version_.reset();
   return Status::OK();

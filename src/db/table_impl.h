@@ -3,16 +3,17 @@
 //
 // LocalTable: the Table implementation over a Lance dataset on a FileSystem.
 // Thread-safety: internally synchronized. The current snapshot (a shared immutable Dataset) is
-// swapped under a mutex; writes run without holding it and rely on the table layer's
-// optimistic commit to serialize with every other writer (threads, processes, LanceDB).
+// swapped under a mutex that is never held during storage I/O; writes run without holding it
+// and rely on the table layer's optimistic commit to serialize with every other writer
+// (threads, processes, LanceDB).
 
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <optional>
 
 #include "array/array.h"
+#include "common/mutex.h"
 #include "lancedb/table.h"
 #include "table/dataset.h"
 
@@ -79,14 +80,16 @@ class LocalTable : public Table {
   Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
                                   const std::vector<std::pair<std::string, std::string>>& updates);
   Result<table::DatasetPtr> LatestForWrite() const;
-  void Publish(const table::DatasetPtr& dataset);
+  void Publish(const table::DatasetPtr& dataset) LANCEDB_EXCLUDES(mu_);
+  /// The current snapshot, without refreshing it.
+  table::DatasetPtr Current() const LANCEDB_EXCLUDES(mu_);
 
   const std::string name_;
   const std::optional<std::chrono::milliseconds> read_consistency_interval_;
-  mutable std::mutex mu_;
-  mutable table::DatasetPtr dataset_;
-  mutable std::chrono::steady_clock::time_point last_refresh_;
-  std::optional<uint64_t> pinned_version_;
+  mutable Mutex mu_;
+  mutable table::DatasetPtr dataset_ LANCEDB_GUARDED_BY(mu_);
+  mutable std::chrono::steady_clock::time_point last_refresh_ LANCEDB_GUARDED_BY(mu_);
+  std::optional<uint64_t> pinned_version_ LANCEDB_GUARDED_BY(mu_);
 };
 
 /// Check a table name: non-empty, only letters, digits, '_', '-' and '.', not "." or "..".
