@@ -94,6 +94,27 @@ class [[nodiscard]] Status {
   std::shared_ptr<const State> state_;
 };
 
+namespace internal {
+/// Print `what` and `status` to stderr and abort.
+[[noreturn]] void Die(const char* what, const Status& status);
+}  // namespace internal
+
+#ifndef NDEBUG
+/// Abort when `condition` does not hold: internal invariants only, never user input. Compiled
+/// out of release builds (the ASan/UBSan build of CI checks them).
+#define LANCEDB_DCHECK(condition)                                                      \
+  ((condition) ? void(0)                                                               \
+               : ::lancedb::internal::Die("Check failed: " #condition " at " __FILE__, \
+                                          ::lancedb::Status::OK()))
+#define LANCEDB_DCHECK_OK(result) \
+  ((result).ok()                  \
+       ? void(0)                  \
+       : ::lancedb::internal::Die("Result used without a value at " __FILE__, (result).status()))
+#else
+#define LANCEDB_DCHECK(condition) ((void)0)
+#define LANCEDB_DCHECK_OK(result) ((void)0)
+#endif
+
 /// Either a value of type T or an error Status.
 template <typename T>
 class [[nodiscard]] Result {
@@ -109,10 +130,25 @@ class [[nodiscard]] Result {
   /// The error, or OK when a value is held.
   Status status() const { return ok() ? Status::OK() : std::get<Status>(repr_); }
 
-  /// REQUIRES: ok().
-  const T& ValueUnsafe() const& { return std::get<T>(repr_); }
-  T& ValueUnsafe() & { return std::get<T>(repr_); }
-  T MoveValueUnsafe() { return std::move(std::get<T>(repr_)); }
+  /// REQUIRES: ok() (checked in debug builds).
+  const T& ValueUnsafe() const& {
+    LANCEDB_DCHECK_OK(*this);
+    return *std::get_if<T>(&repr_);
+  }
+  T& ValueUnsafe() & {
+    LANCEDB_DCHECK_OK(*this);
+    return *std::get_if<T>(&repr_);
+  }
+  T MoveValueUnsafe() {
+    LANCEDB_DCHECK_OK(*this);
+    return std::move(*std::get_if<T>(&repr_));
+  }
+  /// Return the value, or abort the process printing the error (tools and tests only: the
+  /// library never calls it).
+  T ValueOrDie() && {
+    if (!ok()) internal::Die("Result::ValueOrDie on an error", std::get<Status>(repr_));
+    return std::move(*std::get_if<T>(&repr_));
+  }
   const T& operator*() const& { return ValueUnsafe(); }
   T& operator*() & { return ValueUnsafe(); }
   const T* operator->() const { return &ValueUnsafe(); }

@@ -3,6 +3,9 @@
 
 #include "lancedb/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace lancedb {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -66,5 +69,14 @@ Status Status::WithContext(std::string_view context) const {
   st.state_ = std::make_shared<const State>(State{code(), std::move(msg), IsRetryable()});
   return st;
 }
+
+namespace internal {
+
+void Die(const char* what, const Status& status) {
+  std::fprintf(stderr, "lancedb-cpp: %s: %s\n", what, status.ToString().c_str());
+  std::abort();
+}
+
+}  // namespace internal
 
 }  // namespace lancedb

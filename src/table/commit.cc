@@ -191,6 +191,7 @@ Result<DatasetPtr> CommitOperation(const io::FileSystemPtr& fs, const std::strin
       base = *newest;
       DeleteQuietly(*fs, attempt.written_files);
     }
+    LANCEDB_DCHECK(!base || base->version() >= (read ? read->version() : 0));
     if (base) checked = std::max(checked, base->version());
     const uint64_t version = attempt.manifest.version();
     auto committed = TryCommit(*fs, root, naming, &attempt);

@@ -116,6 +116,7 @@ Status DeleteOperation::Build(CommitAttempt* a) {
       continue;
     }
     ++found;
+    LANCEDB_DCHECK(std::is_sorted(it->second.begin(), it->second.end()));
     LANCEDB_ASSIGN_OR_RETURN(auto existing, ReadDeletions(*a->fs, a->root, base, frag));
     const pb::DataFragment* before = rebased ? FindFragment(a->read->proto(), frag.id()) : nullptr;
     if (rebased && before != nullptr && !SameDataFiles(*before, frag)) {

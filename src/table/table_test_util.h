@@ -16,22 +16,11 @@
 #include <vector>
 
 #include "array/builder.h"
+#include "common/test_util.h"
 #include "table/dataset.h"
 #include "table/manifest.h"
 
 namespace lancedb::table::testing {
-
-#define ASSERT_OK(expr)                      \
-  do {                                       \
-    ::lancedb::Status _st = (expr);          \
-    ASSERT_TRUE(_st.ok()) << _st.ToString(); \
-  } while (false)
-
-#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                      \
-  auto LANCEDB_CONCAT(_res_, __LINE__) = (rexpr);             \
-  ASSERT_TRUE(LANCEDB_CONCAT(_res_, __LINE__).ok())           \
-      << LANCEDB_CONCAT(_res_, __LINE__).status().ToString(); \
-  lhs = LANCEDB_CONCAT(_res_, __LINE__).MoveValueUnsafe()
 
 /// Schema of the test tables: id int64, x float64, s utf8.
 inline array::SchemaPtr TestSchema() {
