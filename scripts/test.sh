@@ -4,12 +4,15 @@
 #
 # Set everything up on a fresh machine and run all the tests:
 #   1. install dependencies (scripts/setup.sh),
-#   2. release build with warnings as errors; fast C++ tests (ctest -L fast),
+#   2. release build with warnings as errors; all C++ tests (ctest: labels fast and slow),
 #   3. Python compatibility tests against pylance/pyarrow (pytest tests/),
-#      the lancedb_cpp package (pip install ./python, reusing the release build) and its tests,
+#      the lancedb_cpp package (pip install ./python, reusing the release build) and its tests
+#      (concurrent writers of both engines, 200 SIGKILLs of a writer, ...),
 #   4. ASan+UBSan build of the C++ tests; fast C++ tests again,
-#   5. the libFuzzer targets, each for a bounded number of executions (scripts/fuzz.sh).
-# Set LANCEDB_SKIP_SANITIZE=1 / LANCEDB_SKIP_FUZZ=1 to skip step 4 / 5 locally.
+#   5. ThreadSanitizer build (Clang, with -Wthread-safety) of the concurrency tests,
+#   6. the libFuzzer targets, each for a bounded number of executions (scripts/fuzz.sh).
+# Set LANCEDB_SKIP_SANITIZE=1 / LANCEDB_SKIP_TSAN=1 / LANCEDB_SKIP_FUZZ=1 to skip step 4 / 5 / 6
+# locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${LANCEDB_JOBS:-$(nproc)}"
@@ -22,7 +25,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLANCEDB_WERROR=ON -DLA
 cmake --build build -j "$JOBS"
 
 echo "== C++ tests (release)"
-ctest --test-dir build -L fast --output-on-failure -j "$JOBS"
+ctest --test-dir build --output-on-failure -j "$JOBS"
 
 echo "== find_package(lancedb) from an installed tree"
 rm -rf build/install build/consumer
@@ -54,6 +57,17 @@ if [ "${LANCEDB_SKIP_SANITIZE:-0}" != "1" ]; then
     -DLANCEDB_BUILD_TOOLS=OFF >/dev/null
   cmake --build build-asan -j "$JOBS"
   ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -L fast --output-on-failure -j "$JOBS"
+fi
+if [ "${LANCEDB_SKIP_TSAN:-0}" != "1" ]; then
+  echo "== concurrency tests (ThreadSanitizer; Clang checks the thread-safety annotations)"
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLANCEDB_TSAN=ON -DLANCEDB_WERROR=ON -DLANCEDB_BUILD_TOOLS=OFF >/dev/null
+  cmake --build build-tsan -j "$JOBS" --target db_test table_test
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+  ./build-tsan/src/table/table_test --gtest_filter='Commit*:CompactionRace*:Dataset*'
+  ./build-tsan/src/db/db_test \
+    --gtest_filter='ConcurrentWriters*:TableQuery.Concurrent*:*EightThreads*:*ReadConsistency*'
+  unset TSAN_OPTIONS
 fi
 if [ "${LANCEDB_SKIP_FUZZ:-0}" != "1" ]; then
   echo "== fuzz targets (libFuzzer, bounded)"

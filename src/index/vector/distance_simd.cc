@@ -8,7 +8,9 @@
 // GCC 12's AVX-512 headers read deliberately undefined registers (_mm512_undefined_*) inside
 // reductions and conversions; the resulting -Wuninitialized reports are about the headers.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <immintrin.h>
 
