@@ -60,7 +60,7 @@ if [ "${LANCEDB_SKIP_SANITIZE:-0}" != "1" ]; then
 fi
 if [ "${LANCEDB_SKIP_TSAN:-0}" != "1" ]; then
   echo "== concurrency tests (ThreadSanitizer; Clang checks the thread-safety annotations)"
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DLANCEDB_TSAN=ON -DLANCEDB_WERROR=ON -DLANCEDB_BUILD_TOOLS=OFF >/dev/null
   cmake --build build-tsan -j "$JOBS" --target db_test table_test
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
