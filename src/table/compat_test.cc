@@ -107,9 +107,6 @@ TEST(TableCompat, ReadTableFromPylance) {
   options.columns = {"id"};
   ASSERT_OK_AND_ASSIGN(auto reader, ds->Scan(options));
   auto batches = reader->ReadAll();
-  if (!batches.ok() && batches.status().IsNotSupported()) {
-    GTEST_SKIP() << "pylance's encodings are not decodable yet: " << batches.status().ToString();
-  }
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   int64_t scanned = 0;
   for (const auto& b : *batches) scanned += b->num_rows();

@@ -216,7 +216,7 @@ TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
   EXPECT_EQ(rows, 6437);
 }
 
-TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
+TEST(Fixtures, ScanDenseDelIds) {
   LANCEDB_SKIP_WITHOUT_FIXTURES();
   auto fs = io::LocalFileSystem();
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, FixturesDir() + "/dense_del.lance"));
@@ -224,9 +224,6 @@ TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
   options.columns = {"id"};
   ASSERT_OK_AND_ASSIGN(auto reader, ds->Scan(options));
   auto batches = reader->ReadAll();
-  if (!batches.ok() && batches.status().IsNotSupported()) {
-    GTEST_SKIP() << "column encoding not decodable yet: " << batches.status().ToString();
-  }
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   // LanceDB wrote `id` as float64 (JavaScript numbers).
   ASSERT_EQ(ds->schema()->field(0)->type()->id(), array::TypeId::kFloat64);
