@@ -14,18 +14,18 @@
 #include <random>
 
 #include "array/ipc.h"
+#include "common/test_dirs.h"
 #include "format/file_reader.h"
 #include "io/file_system.h"
 
 namespace lancedb::format {
 namespace {
 
+/// The data file of a fixture table (each holds one), or "" when there is none.
 std::string FixtureDataFile(const std::string& table) {
-  const char* src = std::getenv("LANCEDB_SOURCE_DIR");
-  std::filesystem::path dir = std::filesystem::path(src ? src : "/work/main") / ".." / "shared" /
-                              "fixtures" / "lancedb-0.39" / table / "data";
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(testdirs::LanceDbFixturesDir() / table / "data", ec)) {
     if (entry.path().extension() == ".lance") return entry.path().string();
   }
   return "";
@@ -33,8 +33,9 @@ std::string FixtureDataFile(const std::string& table) {
 
 /// Every column of the fixture's data file decodes; the file has exactly `columns`.
 void SmokeRead(const std::string& table, const std::vector<std::string>& columns) {
+  LANCEDB_REQUIRE_FIXTURE_PATH(testdirs::LanceDbFixturesDir() / table);
   const std::string path = FixtureDataFile(table);
-  if (path.empty()) GTEST_SKIP() << "fixture " << table << " not found";
+  ASSERT_FALSE(path.empty()) << "no data file in fixture " << table;
   auto fs = io::LocalFileSystem();
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -78,8 +79,9 @@ TEST(FixtureSmoke, ReadsEveryColumnOfLanceDb20File) {
 
 /// Take random rows of every column of a fixture and compare with a full read and select.
 void TakeEqualsReadAndSelect(const std::string& table) {
+  LANCEDB_REQUIRE_FIXTURE_PATH(testdirs::LanceDbFixturesDir() / table);
   const std::string path = FixtureDataFile(table);
-  if (path.empty()) GTEST_SKIP() << "fixture " << table << " not found";
+  ASSERT_FALSE(path.empty()) << "no data file in fixture " << table;
   auto reader = FileReader::Open(io::LocalFileSystem(), path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   std::mt19937 rng(7);
