@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "lancedb-0.39"
+from conftest import fixtures_dir
 
 lance = pytest.importorskip("lance")
 
@@ -79,11 +79,11 @@ def _scan_or_none(tool, db, name, *flags):
 
 @pytest.fixture(scope="module")
 def fixtures_unchanged():
-    if not FIXTURES.exists():
-        pytest.skip(f"{FIXTURES} is absent")
-    before = _snapshot(FIXTURES)
-    yield
-    assert _snapshot(FIXTURES) == before, "reading the fixtures wrote into them"
+    """The fixtures directory; checks that the module's tests wrote nothing into it."""
+    fixtures = fixtures_dir()
+    before = _snapshot(fixtures)
+    yield fixtures
+    assert _snapshot(fixtures) == before, "reading the fixtures wrote into them"
 
 
 def _compare_row_ids(actual: pa.Table, expected: pa.Table):
@@ -93,22 +93,22 @@ def _compare_row_ids(actual: pa.Table, expected: pa.Table):
 
 @pytest.mark.parametrize("name", FIXTURE_TABLES)
 def test_fixture_reads_like_pylance(tool, fixtures_unchanged, name):
-    path = FIXTURES / f"{name}.lance"
-    if not path.exists():
-        pytest.skip(f"{path} is absent")
+    fixtures = fixtures_unchanged
+    path = fixtures / f"{name}.lance"
+    assert path.is_dir(), f"{path} is missing from the fixtures"
     expected = lance.dataset(str(path)).to_table(with_row_id=True)
     data = expected.drop_columns(["_rowid"])
-    actual, err = _scan_or_none(tool, FIXTURES, name)
+    actual, err = _scan_or_none(tool, fixtures, name)
     if actual is not None:
         _compare_tables(actual, data)
-        with_ids, _ = _scan_or_none(tool, FIXTURES, name, "--with-row-id")
+        with_ids, _ = _scan_or_none(tool, fixtures, name, "--with-row-id")
         _compare_row_ids(with_ids, expected)
         _check_nullability(actual, data)
         return
     # Some column is not decodable yet: compare column by column, xfail on the rest.
     unsupported = {}
     for column in data.schema.names:
-        got, err = _scan_or_none(tool, FIXTURES, name, "--columns", column)
+        got, err = _scan_or_none(tool, fixtures, name, "--columns", column)
         if got is None:
             unsupported[column] = err
             continue
