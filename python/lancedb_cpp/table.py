@@ -98,32 +98,6 @@ def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
     )
 
 
-def _slice_reader(
-    reader: pa.RecordBatchReader, offset: int, limit: Optional[int]
-) -> pa.RecordBatchReader:
-    """Skip `offset` rows, then return at most `limit` rows (zero-copy slices)."""
-    if offset == 0 and limit is None:
-        return reader
-
-    def gen():
-        skip, left = offset, limit
-        for batch in reader:
-            if skip >= batch.num_rows:
-                skip -= batch.num_rows
-                continue
-            batch = batch.slice(skip)
-            skip = 0
-            if left is not None:
-                batch = batch.slice(0, left)
-                left -= batch.num_rows
-            if batch.num_rows:
-                yield batch
-            if left == 0:
-                return
-
-    return pa.RecordBatchReader.from_batches(reader.schema, gen())
-
-
 class Table(IndexMixin):
     """A LanceDB table (a Lance dataset). Obtain one from ``DBConnection.create_table`` or
     ``DBConnection.open_table``."""
@@ -374,29 +348,10 @@ class Table(IndexMixin):
         )
 
     def _execute(self, request: Dict[str, Any]) -> pa.RecordBatchReader:
-        try:
-            return _stream_to_reader(self._inner.query(**self._native_query_args(request)))
-        except NotImplementedError:
-            plain = (
-                request["filter"] is None
-                and not isinstance(request["columns"], dict)
-                and request.get("take_offsets") is None
-                and request.get("take_row_ids") is None
-            )
-            if not plain:
-                raise
-        # An engine without the SQL layer still serves plain scans: project, then slice here.
-        columns = request["columns"] or []
-        reader = _stream_to_reader(
-            self._inner.scan(columns, request["with_row_id"], request["max_batch_length"] or 1024)
-        )
-        return _slice_reader(reader, request["offset"], request["limit"])
+        return _stream_to_reader(self._inner.query(**self._native_query_args(request)))
 
     def _output_schema(self, request: Dict[str, Any]) -> pa.Schema:
-        try:
-            return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
-        except NotImplementedError:
-            return self._execute(request).schema
+        return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
 
     # Versions -------------------------------------------------------------------------------
 
