@@ -4,7 +4,7 @@
 # lancedb_add_layer(<layer> DEPS <targets...>)
 #   Builds src/<layer>/*.cc (tests, benchmarks and fuzz targets excluded) into the static
 #   library lancedb_<layer>, and src/<layer>/*_test.cc into one GoogleTest binary
-#   <layer>_test registered with ctest under the label "fast".
+#   <layer>_test registered with ctest under the label "fast" (see lancedb_add_test).
 function(lancedb_add_layer layer)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB _all CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
@@ -31,12 +31,22 @@ function(lancedb_add_layer layer)
   target_link_libraries(lancedb_${layer} PUBLIC ${ARG_DEPS})
   if(LANCEDB_BUILD_TESTS AND _tests)
     add_executable(${layer}_test ${_tests})
-    target_link_libraries(${layer}_test PRIVATE lancedb_${layer} ${ARG_TEST_DEPS} GTest::gtest
-                          GTest::gtest_main)
-    add_test(NAME ${layer}_test COMMAND ${layer}_test)
-    set_tests_properties(${layer}_test PROPERTIES LABELS fast
-      ENVIRONMENT "LANCEDB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    target_link_libraries(${layer}_test PRIVATE lancedb_${layer} ${ARG_TEST_DEPS})
+    lancedb_add_test(${layer}_test fast)
   endif()
+endfunction()
+
+# lancedb_add_test(<executable target> <label>)
+#   Link GoogleTest into a test binary, register it with ctest under <label>, and compile in
+#   where it finds the sources and the LanceDB fixtures (src/common/test_dirs.h); the
+#   environment variables LANCEDB_SOURCE_DIR and LANCEDB_FIXTURES_DIR override both at run time.
+function(lancedb_add_test target label)
+  target_link_libraries(${target} PRIVATE GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${target} PRIVATE
+    LANCEDB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LANCEDB_TEST_FIXTURES_DIR="${LANCEDB_FIXTURES_DIR}")
+  add_test(NAME ${target} COMMAND ${target})
+  set_tests_properties(${target} PROPERTIES LABELS ${label})
 endfunction()
 
 # lancedb_add_protos(<target> <proto files relative to src/>...)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _native, exceptions
+from ._unsupported import reject_unsupported
 from .db import DBConnection, LanceDBConnection, ListTablesResponse
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
@@ -40,8 +41,19 @@ __all__ = [
 def connect(
     uri: Union[str, "os.PathLike[str]"],
     *,
+    api_key: Optional[str] = None,
+    region: str = "us-east-1",
+    host_override: Optional[str] = None,
+    sql_host_override: Optional[str] = None,
     read_consistency_interval: Optional[timedelta] = None,
+    request_thread_pool: Any = None,
+    client_config: Any = None,
     storage_options: Optional[Dict[str, str]] = None,
+    session: Any = None,
+    manifest_enabled: bool = False,
+    namespace_client_impl: Optional[str] = None,
+    namespace_client_properties: Optional[Dict[str, str]] = None,
+    namespace_client_pushdown_operations: Optional[List[str]] = None,
     **kwargs: Any,
 ) -> DBConnection:
     """Connect to a LanceDB database.
@@ -55,7 +67,13 @@ def connect(
         ``checkout_latest()``; ``timedelta(0)``: before every read; otherwise at most that
         often.
     storage_options: dict, optional
-        Storage options (object-store keys and LanceDB's ``new_table_*`` keys).
+        LanceDB's ``new_table_*`` keys (``new_table_enable_stable_row_ids``,
+        ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``); other
+        keys raise NotImplementedError.
+
+    The other parameters of ``lancedb.connect`` (LanceDB Cloud, sessions, namespaces) are not
+    supported: anything but their defaults raises NotImplementedError. Unknown keyword
+    arguments raise ValueError, as in LanceDB.
 
     Returns
     -------
@@ -64,9 +82,22 @@ def connect(
     uri = os.fspath(uri)
     if uri.startswith("db://"):
         raise NotImplementedError("LanceDB Cloud (db://) connections are not supported")
-    for key in ("api_key", "host_override", "client_config", "namespace_client_impl"):
-        if kwargs.get(key) is not None:
-            raise NotImplementedError(f"connect({key}=...) is not supported")
+    reject_unsupported(
+        "connect",
+        api_key=(api_key, None),
+        region=(region, "us-east-1"),
+        host_override=(host_override, None),
+        sql_host_override=(sql_host_override, None),
+        request_thread_pool=(request_thread_pool, None),
+        client_config=(client_config, None),
+        session=(session, None),
+        manifest_enabled=(manifest_enabled, False),
+        namespace_client_impl=(namespace_client_impl, None),
+        namespace_client_properties=(namespace_client_properties, None),
+        namespace_client_pushdown_operations=(namespace_client_pushdown_operations, None),
+    )
+    if kwargs:
+        raise ValueError(f"Unknown keyword arguments: {kwargs}")
     return DBConnection(
         uri,
         read_consistency_interval=read_consistency_interval,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from . import _data
 from . import _native
+from ._unsupported import reject_unsupported
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import Table
@@ -68,7 +69,9 @@ class LanceMergeInsertBuilder:
         return self
 
     def use_index(self, use_index: bool) -> "LanceMergeInsertBuilder":
-        """Accepted for compatibility; the merge always hashes the new data."""
+        """Whether the merge may use an index on the key (LanceDB's default, True, uses one
+        when there is one). Both give the same result here: the merge always hashes the new
+        data and scans the key column, which is what ``use_index(False)`` asks for."""
         return self
 
     def execute(
@@ -320,25 +323,51 @@ class OptimizeStats:
 
 def compact_files(
     table: "Table",
-    target_rows_per_fragment: int = 1024 * 1024,
-    max_rows_per_group: int = 1024,
-    materialize_deletions: bool = True,
-    materialize_deletions_threshold: float = 0.1,
+    *,
+    target_rows_per_fragment: Optional[int] = None,
+    max_rows_per_group: Optional[int] = None,
+    max_bytes_per_file: Optional[int] = None,
+    materialize_deletions: Optional[bool] = None,
+    materialize_deletions_threshold: Optional[float] = None,
+    defer_index_remap: Optional[bool] = None,
     num_threads: Optional[int] = None,
-    **_: Any,
+    batch_size: Optional[int] = None,
+    compaction_mode: Optional[str] = None,
+    binary_copy_read_batch_bytes: Optional[int] = None,
+    max_source_fragments: Optional[int] = None,
+    max_source_rows: Optional[int] = None,
+    max_source_bytes: Optional[int] = None,
+    excluded_fragment_ids: Optional[List[int]] = None,
 ) -> CompactionStats:
-    """See ``Table.compact_files``."""
+    """See ``Table.compact_files``; the options of ``lance.dataset.DatasetOptimizer
+    .compact_files``, None meaning Lance's default."""
+    reject_unsupported(
+        "compact_files",
+        max_bytes_per_file=(max_bytes_per_file, None),
+        defer_index_remap=(defer_index_remap, None),
+        batch_size=(batch_size, None),
+        compaction_mode=(compaction_mode, None),
+        binary_copy_read_batch_bytes=(binary_copy_read_batch_bytes, None),
+        max_source_fragments=(max_source_fragments, None),
+        max_source_rows=(max_source_rows, None),
+        max_source_bytes=(max_source_bytes, None),
+        excluded_fragment_ids=(excluded_fragment_ids, None),
+    )
     table._check_writable()
     return CompactionStats(
         *_native.compact(
             table._inner,
-            int(target_rows_per_fragment),
-            int(max_rows_per_group),
-            bool(materialize_deletions),
-            float(materialize_deletions_threshold),
+            int(_default(target_rows_per_fragment, 1024 * 1024)),
+            int(_default(max_rows_per_group, 1024)),
+            bool(_default(materialize_deletions, True)),
+            float(_default(materialize_deletions_threshold, 0.1)),
             num_threads,
         )
     )
+
+
+def _default(value: Any, default: Any) -> Any:
+    return default if value is None else value
 
 
 def _seconds(value: Any) -> Optional[float]:

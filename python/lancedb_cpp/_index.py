@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any, Callable, Iterable, List, Optional, Union
 
 from . import _native
+from ._unsupported import reject_unsupported
 from .index import IndexConfig, IndexStatistics
 
 _METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
@@ -39,6 +40,16 @@ def _progress_callback(progress: Any) -> Optional[Callable[[str, float], None]]:
             bar.close()
 
     return update
+
+
+def _legacy_num_bits(kind: str, num_bits: int) -> Optional[int]:
+    """The legacy form's `num_bits` (default 8) for the engine: PQ's code width; for IVF_RQ only
+    when given (its codes have 1 bit; the engine rejects other widths); None otherwise."""
+    if kind in ("IVF_PQ", "IVF_HNSW_PQ"):
+        return num_bits
+    if kind == "IVF_RQ" and num_bits != 8:
+        return num_bits
+    return None
 
 
 class IndexMixin:
@@ -73,8 +84,20 @@ class IndexMixin:
         ``create_index("vector", config=IvfPq(num_partitions=256))`` or the legacy form
         ``create_index(metric="cosine", num_partitions=256, num_sub_vectors=16,
         vector_column_name="vector", index_type="IVF_PQ")``. The name defaults to
-        "{column}_idx"; ``replace=False`` makes an existing name an error.
+        "{column}_idx"; ``replace=False`` makes an existing name an error. The index is built
+        before this returns. Not supported (NotImplementedError unless None): `accelerator`
+        (also in a config), `index_cache_size` and `wait_timeout`.
         """
+        reject_unsupported(
+            "create_index",
+            accelerator=(accelerator, None),
+            index_cache_size=(index_cache_size, None),
+            wait_timeout=(wait_timeout, None),
+        )
+        if config is not None:
+            reject_unsupported(
+                "create_index", accelerator=(getattr(config, "accelerator", None), None)
+            )
         self._check_writable()
         column = vector_column_name
         if metric is not None and str(metric).lower() not in _METRICS:
@@ -103,7 +126,7 @@ class IndexMixin:
                 m=getattr(config, "m", 20),
                 ef_construction=getattr(config, "ef_construction", 300),
                 seed=getattr(config, "seed", None) if seed is None else seed,
-                accelerator=getattr(config, "accelerator", None),
+                accelerator=None,
             )
         else:
             kind = str(index_type).upper()
@@ -113,13 +136,13 @@ class IndexMixin:
                 num_partitions=num_partitions,
                 target_partition_size=target_partition_size,
                 num_sub_vectors=num_sub_vectors,
-                num_bits=num_bits if kind in ("IVF_PQ", "IVF_HNSW_PQ") else None,
+                num_bits=_legacy_num_bits(kind, num_bits),
                 max_iterations=max_iterations,
                 sample_rate=sample_rate,
                 m=m,
                 ef_construction=ef_construction,
                 seed=seed,
-                accelerator=accelerator,
+                accelerator=None,
             )
         _native.create_index(
             self._inner,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 import pyarrow as pa
 
-from .query import LanceQueryBuilder, _combine_where
+from .query import LanceQueryBuilder, _check_timeout, _combine_where
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import Table
@@ -184,6 +184,7 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
         """Run the query and stream the results as a pyarrow RecordBatchReader."""
+        _check_timeout("to_batches", timeout)
         from . import _native
         from .table import _stream_to_reader
 

@@ -10,7 +10,15 @@ from datetime import timedelta
 from typing import Any, Dict, Iterator, List, Optional
 
 from . import _data, _native
+from ._unsupported import reject_unsupported
 from .table import Table
+
+# The storage options the engine honours; local and memory:// storage take no others.
+_STORAGE_OPTIONS = (
+    "new_table_enable_stable_row_ids",
+    "new_table_data_storage_version",
+    "new_table_enable_v2_manifest_paths",
+)
 
 
 @dataclass
@@ -24,6 +32,17 @@ class ListTablesResponse:
 def _check_namespace(namespace_path: Optional[List[str]]) -> None:
     if namespace_path:
         raise NotImplementedError("namespaces other than the root namespace are not supported")
+
+
+def _storage_options(options: Optional[Dict[str, Any]]) -> Dict[str, str]:
+    """The options as strings; NotImplementedError for a key the engine does not honour."""
+    for key in options or {}:
+        if key not in _STORAGE_OPTIONS:
+            raise NotImplementedError(
+                f"storage option {key!r} is not supported by lancedb_cpp (local and memory:// "
+                f"storage take only {', '.join(_STORAGE_OPTIONS)})"
+            )
+    return {str(k): str(v) for k, v in (options or {}).items()}
 
 
 class DBConnection:
@@ -46,7 +65,7 @@ class DBConnection:
             if read_consistency_interval is None
             else read_consistency_interval.total_seconds()
         )
-        options = {str(k): str(v) for k, v in (storage_options or {}).items()}
+        options = _storage_options(storage_options)
         self._inner = _native.connect(uri, seconds, options)
         self._uri = uri
         self._read_consistency_interval = read_consistency_interval
@@ -131,14 +150,16 @@ class DBConnection:
         *,
         namespace_path: Optional[List[str]] = None,
         storage_options: Optional[Dict[str, str]] = None,
-        **kwargs: Any,
+        data_storage_version: Optional[str] = None,
+        enable_v2_manifest_paths: Optional[bool] = None,
     ) -> Table:
         """Create a table from `data` (list of dicts, DataFrame, Arrow data ...) and/or a
         `schema`. mode "create" fails if the table exists (unless `exist_ok`, which opens
         it); "overwrite" replaces its content. `storage_options` override the connection's for
         this table; their ``new_table_*`` keys (``new_table_enable_stable_row_ids``,
         ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``) set how a
-        new table is created and are not passed on to storage."""
+        new table is created and are not passed on to storage. `data_storage_version` and
+        `enable_v2_manifest_paths` are LanceDB's older spellings of the last two."""
         _check_namespace(namespace_path)
         if embedding_functions:
             raise NotImplementedError("embedding functions are not supported yet")
@@ -148,7 +169,25 @@ class DBConnection:
             raise ValueError("Either data or schema must be provided")
         native_mode = "exist_ok" if (mode == "create" and exist_ok) else mode
         target = None if schema is None else _data.to_schema(schema)
-        options = {str(k): str(v) for k, v in (storage_options or {}).items()}
+        options = _storage_options(storage_options)
+        if data_storage_version is not None:
+            warnings.warn(
+                "setting data_storage_version directly on create_table is deprecated; use "
+                "storage_options={'new_table_data_storage_version': ...}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            options["new_table_data_storage_version"] = str(data_storage_version)
+        if enable_v2_manifest_paths is not None:
+            warnings.warn(
+                "setting enable_v2_manifest_paths directly on create_table is deprecated; use "
+                "storage_options={'new_table_enable_v2_manifest_paths': ...}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            options["new_table_enable_v2_manifest_paths"] = (
+                "true" if enable_v2_manifest_paths else "false"
+            )
         if data is None:
             inner = self._inner.create_empty_table(name, target, native_mode, options)
         else:
@@ -163,11 +202,19 @@ class DBConnection:
         namespace_path: Optional[List[str]] = None,
         storage_options: Optional[Dict[str, str]] = None,
         index_cache_size: Optional[int] = None,
+        branch: Optional[str] = None,
         version: Optional[int] = None,
-        **kwargs: Any,
     ) -> Table:
-        """Open a table at its latest version, or read-only at `version`."""
+        """Open a table at its latest version, or read-only at `version`. Not supported
+        (NotImplementedError unless None): `storage_options` (a table is opened with its
+        connection's), `index_cache_size` and `branch`."""
         _check_namespace(namespace_path)
+        reject_unsupported(
+            "open_table",
+            storage_options=(storage_options or None, None),
+            index_cache_size=(index_cache_size, None),
+            branch=(branch, None),
+        )
         table = Table(self, self._inner.open_table(name, version))
         if version is not None:
             table._pinned = int(version)

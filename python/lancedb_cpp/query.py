@@ -5,7 +5,8 @@ projection, limit and offset) and ``table.take_offsets`` / ``table.take_row_ids`
 
 A builder is a value: each method records an option and returns the builder; ``to_arrow``,
 ``to_batches`` and friends run it. Results come back from the engine as an Arrow stream
-imported zero-copy into pyarrow.
+imported zero-copy into pyarrow. Queries run to completion: a `timeout` other than None raises
+NotImplementedError.
 """
 
 from __future__ import annotations
@@ -15,11 +16,17 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 import pyarrow as pa
 
+from ._unsupported import reject_unsupported
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import polars as pl
 
     from .table import Table
+
+
+def _check_timeout(function: str, timeout: Optional[timedelta]) -> None:
+    reject_unsupported(function, timeout=(timeout, None))
 
 
 def _combine_where(old: Optional[str], new: str) -> str:
@@ -70,7 +77,8 @@ class LanceQueryBuilder:
         return self
 
     def where(self, where: str, prefilter: bool = True) -> "LanceQueryBuilder":
-        """Keep rows where the SQL predicate is true; repeated calls combine with AND."""
+        """Keep rows where the SQL predicate is true; repeated calls combine with AND.
+        `prefilter` matters to vector queries only (as in LanceDB)."""
         self._where = _combine_where(self._where, where)
         return self
 
@@ -95,14 +103,17 @@ class LanceQueryBuilder:
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
         """Run the query and stream the results as a pyarrow RecordBatchReader."""
+        _check_timeout("to_batches", timeout)
         return self._table._execute(self._request(batch_size))
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query and return the results as a pyarrow Table."""
+        _check_timeout("to_arrow", timeout)
         return self.to_batches().read_all()
 
     def to_list(self, *, timeout: Optional[timedelta] = None) -> List[dict]:
         """Run the query and return a list of dicts, one per row."""
+        _check_timeout("to_list", timeout)
         return self.to_arrow().to_pylist()
 
     def to_pandas(
@@ -110,6 +121,7 @@ class LanceQueryBuilder:
     ) -> "pd.DataFrame":
         """Run the query and return a pandas DataFrame; `flatten` flattens struct columns
         (True: all levels, n: n levels)."""
+        _check_timeout("to_pandas", timeout)
         table = self.to_arrow()
         if flatten is True:
             while any(pa.types.is_struct(f.type) for f in table.schema):
@@ -125,6 +137,7 @@ class LanceQueryBuilder:
 
     def to_polars(self, *, timeout: Optional[timedelta] = None) -> "pl.DataFrame":
         """Run the query and return a polars DataFrame (requires polars)."""
+        _check_timeout("to_polars", timeout)
         import polars as pl
 
         return pl.from_arrow(self.to_arrow())

@@ -19,6 +19,7 @@ import pyarrow as pa
 from . import _data
 from ._index import IndexMixin
 from . import _evolution
+from ._unsupported import reject_unsupported
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 
@@ -98,30 +99,11 @@ def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
     )
 
 
-def _slice_reader(
-    reader: pa.RecordBatchReader, offset: int, limit: Optional[int]
-) -> pa.RecordBatchReader:
-    """Skip `offset` rows, then return at most `limit` rows (zero-copy slices)."""
-    if offset == 0 and limit is None:
-        return reader
+_BLOB_MODES = ("lazy", "bytes", "descriptions")
 
-    def gen():
-        skip, left = offset, limit
-        for batch in reader:
-            if skip >= batch.num_rows:
-                skip -= batch.num_rows
-                continue
-            batch = batch.slice(skip)
-            skip = 0
-            if left is not None:
-                batch = batch.slice(0, left)
-                left -= batch.num_rows
-            if batch.num_rows:
-                yield batch
-            if left == 0:
-                return
 
-    return pa.RecordBatchReader.from_batches(reader.schema, gen())
+def _has_blob_field(schema: pa.Schema) -> bool:
+    return any((f.metadata or {}).get(b"lance-encoding:blob") == b"true" for f in schema)
 
 
 class Table(IndexMixin):
@@ -174,16 +156,26 @@ class Table(IndexMixin):
         """All rows of the current version as a pyarrow Table (zero-copy from the engine)."""
         return _stream_to_reader(self._inner.scan()).read_all()
 
-    def to_pandas(self, **kwargs: Any) -> "pd.DataFrame":
-        """All rows as a pandas DataFrame."""
-        kwargs.pop("blob_mode", None)
+    def to_pandas(self, blob_mode: str = "lazy", **kwargs: Any) -> "pd.DataFrame":
+        """All rows as a pandas DataFrame; `kwargs` go to ``pyarrow.Table.to_pandas``.
+        `blob_mode` only matters for Lance blob columns, which are not supported: on a table
+        with one, a `blob_mode` other than "lazy" raises NotImplementedError."""
+        if blob_mode not in _BLOB_MODES:
+            modes = ", ".join(repr(mode) for mode in _BLOB_MODES)
+            raise ValueError(f"blob_mode must be one of {modes}, got {blob_mode!r}")
+        if blob_mode != "lazy" and _has_blob_field(self.schema):
+            raise NotImplementedError(
+                "to_pandas(blob_mode=...) is not supported: blob columns are read as stored"
+            )
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_polars(self, batch_size: Optional[int] = None) -> "pl.LazyFrame":
-        """All rows as a polars LazyFrame (requires polars)."""
+        """All rows as a polars LazyFrame (requires polars), read in batches of at most
+        `batch_size` rows."""
         import polars as pl
 
-        return pl.from_arrow(self.to_arrow()).lazy()
+        reader = self.search().to_batches(batch_size)
+        return pl.from_arrow(reader.read_all(), rechunk=False).lazy()
 
     # Writes ---------------------------------------------------------------------------------
 
@@ -202,9 +194,19 @@ class Table(IndexMixin):
         mode: str = "append",
         on_bad_vectors: str = "error",
         fill_value: float = 0.0,
-        **kwargs: Any,
+        progress: Any = None,
+        write_parallelism: Optional[int] = None,
+        allow_external_blob_outside_bases: bool = False,
     ) -> AddResult:
-        """Add rows (any supported input) with ``mode`` "append" or "overwrite"."""
+        """Add rows (any supported input) with ``mode`` "append" or "overwrite".
+        `progress`, `write_parallelism` and `allow_external_blob_outside_bases` are not
+        supported: anything but their defaults raises NotImplementedError."""
+        reject_unsupported(
+            "add",
+            progress=(progress, None),
+            write_parallelism=(write_parallelism, None),
+            allow_external_blob_outside_bases=(allow_external_blob_outside_bases, False),
+        )
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         self._check_writable()
@@ -297,7 +299,8 @@ class Table(IndexMixin):
         (default 7 days; never the latest version), then index unindexed rows. A tagged
         version older than the cutoff raises ValueError unless `error_if_tagged_old_versions`
         is False, which keeps it. Unreferenced files are removed once 7 days old, or at once
-        with `delete_unverified` (unsafe while others write)."""
+        with `delete_unverified` (unsafe while others write). `retrain` is unused, as in
+        LanceDB 0.39, which deprecated it: indices are extended, never retrained."""
         return _evolution.optimize(
             self,
             cleanup_older_than=cleanup_older_than,
@@ -308,7 +311,9 @@ class Table(IndexMixin):
 
     def compact_files(self, **options: Any) -> "_evolution.CompactionStats":
         """Compact fragments (``target_rows_per_fragment``, ``max_rows_per_group``,
-        ``materialize_deletions``, ``materialize_deletions_threshold``, ``num_threads``)."""
+        ``materialize_deletions``, ``materialize_deletions_threshold``, ``num_threads``; the
+        other options of ``lance.dataset.DatasetOptimizer.compact_files`` raise
+        NotImplementedError unless None)."""
         return _evolution.compact_files(self, **options)
 
     def cleanup_old_versions(
@@ -338,7 +343,13 @@ class Table(IndexMixin):
         fts_columns: Optional[Union[str, List[str]]] = None,
     ) -> LanceQueryBuilder:
         """Start a query. Without `query`, a plain scan with where/select/limit/offset; with a
-        vector (list, numpy array) or a list of vectors, a nearest-neighbour query."""
+        vector (list, numpy array) or a list of vectors, a nearest-neighbour query.
+        Full-text search (`fts_columns`, `ordering_field_name`) is not supported."""
+        reject_unsupported(
+            "search",
+            ordering_field_name=(ordering_field_name, None),
+            fts_columns=(fts_columns, None),
+        )
         if query is None:
             return LanceEmptyQueryBuilder(self)
         if isinstance(query, str) or query_type in ("fts", "hybrid"):
@@ -374,29 +385,10 @@ class Table(IndexMixin):
         )
 
     def _execute(self, request: Dict[str, Any]) -> pa.RecordBatchReader:
-        try:
-            return _stream_to_reader(self._inner.query(**self._native_query_args(request)))
-        except NotImplementedError:
-            plain = (
-                request["filter"] is None
-                and not isinstance(request["columns"], dict)
-                and request.get("take_offsets") is None
-                and request.get("take_row_ids") is None
-            )
-            if not plain:
-                raise
-        # An engine without the SQL layer still serves plain scans: project, then slice here.
-        columns = request["columns"] or []
-        reader = _stream_to_reader(
-            self._inner.scan(columns, request["with_row_id"], request["max_batch_length"] or 1024)
-        )
-        return _slice_reader(reader, request["offset"], request["limit"])
+        return _stream_to_reader(self._inner.query(**self._native_query_args(request)))
 
     def _output_schema(self, request: Dict[str, Any]) -> pa.Schema:
-        try:
-            return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
-        except NotImplementedError:
-            return self._execute(request).schema
+        return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
 
     # Versions -------------------------------------------------------------------------------
 

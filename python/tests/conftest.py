@@ -9,20 +9,6 @@ import pytest
 import lancedb_cpp
 
 
-
-def _has_sql() -> bool:
-    """Whether the engine runs SQL (filters, projections, take, delete, update) yet."""
-    table = lancedb_cpp.connect("memory://probe").create_table("p", [{"a": 1}], mode="overwrite")
-    try:
-        return table.count_rows("a > 0") == 1
-    except NotImplementedError:
-        return False
-
-
-HAS_SQL = _has_sql()
-requires_sql = pytest.mark.skipif(not HAS_SQL, reason="the SQL engine is not built yet")
-
-
 @pytest.fixture
 def db(tmp_path):
     return lancedb_cpp.connect(tmp_path / "cpp")

@@ -13,8 +13,6 @@ import pytest
 
 import lancedb_cpp
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures",
-                        "lancedb-0.39")
 
 
 def _frame(ids, seed):

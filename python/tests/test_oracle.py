@@ -11,7 +11,6 @@ import pyarrow as pa
 import pytest
 
 import lancedb_cpp
-from conftest import requires_sql
 
 INPUTS = {
     "scalars": [{"id": 1, "x": 1.5, "s": "a", "b": True}, {"id": 2, "x": 2.5, "s": None, "b": False}],
@@ -219,7 +218,6 @@ def test_plain_queries_match(both):
         ours.search().select(["nope"]).to_arrow()
 
 
-@requires_sql
 def test_sql_queries_match(both):
     data = [{"id": i, "v": float(i) / 2, "s": str(i), "vector": [float(i), 1.0]} for i in range(20)]
     ours, theirs = _pair(both, "t", data)
@@ -243,7 +241,6 @@ def test_sql_queries_match(both):
             t.count_rows("nope > 1")
 
 
-@requires_sql
 def test_writes_match(both):
     data = [{"id": i, "name": f"n{i}", "price": float(i)} for i in range(10)]
     ours, theirs = _pair(both, "t", data)

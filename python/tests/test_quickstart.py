@@ -5,10 +5,7 @@
 import pandas as pd
 import pyarrow as pa
 
-from conftest import requires_sql
 
-
-@requires_sql
 def test_quickstart(tmp_path):
     import lancedb_cpp as lancedb
 

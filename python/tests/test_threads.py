@@ -6,10 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
-from conftest import requires_sql
 
-
-@requires_sql
 def test_concurrent_deletes_from_eight_threads(db):
     t = db.create_table("t", [{"id": i} for i in range(8)])
     with ThreadPoolExecutor(8) as pool:

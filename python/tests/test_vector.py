@@ -7,9 +7,6 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from conftest import requires_sql
-
-pytestmark = requires_sql
 
 DIM = 16
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "array/builder.h"
+#include "common/test_dirs.h"
 
 namespace lancedb::array::ipc {
 namespace {
@@ -112,12 +113,9 @@ void WriteBytes(const fs::path& path, const Buffer& bytes) {
   out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-fs::path SourceDir() {
-  const char* dir = std::getenv("LANCEDB_SOURCE_DIR");
-  return dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path().parent_path();
+fs::path GoldenPath(const std::string& name) {
+  return testdirs::SourceDir() / "tests/data/ipc" / name;
 }
-
-fs::path GoldenPath(const std::string& name) { return SourceDir() / "tests/data/ipc" / name; }
 
 void ExpectSameBatches(const ReadResult& result, const SchemaPtr& schema,
                        const std::vector<RecordBatchPtr>& batches) {
@@ -311,9 +309,7 @@ TEST(IpcGolden, StreamReaderRejectsFileAndFileReaderRejectsStream) {
 
 // ---- Lance deletion files (lance-format.md §3) ----
 
-fs::path DeletionDir() {
-  return SourceDir().parent_path() / "shared/fixtures/lancedb-0.39/ops.lance/_deletions";
-}
+fs::path DeletionDir() { return testdirs::LanceDbFixturesDir() / "ops.lance/_deletions"; }
 
 /// Read a deletion file and return its row offsets after checking the Lance schema.
 std::vector<uint32_t> ReadDeletionFile(const fs::path& path) {
@@ -337,7 +333,7 @@ std::vector<uint32_t> ReadDeletionFile(const fs::path& path) {
 }
 
 TEST(IpcDeletionFile, ReadsLanceZstdFixtures) {
-  if (!fs::exists(DeletionDir())) GTEST_SKIP() << "fixtures not found at " << DeletionDir();
+  LANCEDB_REQUIRE_FIXTURE_PATH(DeletionDir());
   // Row counts as pyarrow reports them for each file of the fixture.
   const std::vector<std::pair<std::string, size_t>> expected = {
       {"0-3-16954255863853359143.arrow", 30},

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Runs the data-driven SQL case files tests/sql/*.test (found through LANCEDB_SOURCE_DIR).
+// Runs the data-driven SQL case files tests/sql/*.test (found through testdirs::SourceDir).
 // Format, one directive per line ('#' starts a comment):
 //   column: <name> <type>      a column of the input table (type as in CAST; `a.b int` makes
 //                              member b of struct column a; `list<T>` for lists; also
@@ -22,6 +22,7 @@
 
 #include "array/array.h"
 #include "array/builder.h"
+#include "common/test_dirs.h"
 #include "expr/evaluator.h"
 #include "expr/parser.h"
 
@@ -235,9 +236,7 @@ void RunFile(const std::filesystem::path& path, int* num_cases) {
 }
 
 TEST(SqlCases, AllCaseFilesPass) {
-  const char* root = std::getenv("LANCEDB_SOURCE_DIR");
-  if (root == nullptr) GTEST_SKIP() << "LANCEDB_SOURCE_DIR not set";
-  std::filesystem::path dir = std::filesystem::path(root) / "tests" / "sql";
+  const std::filesystem::path dir = testdirs::SourceDir() / "tests" / "sql";
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".test") files.push_back(entry.path());

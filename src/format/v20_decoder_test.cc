@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_dirs.h"
 #include "format/file_reader.h"
 #include "format/proto/file2.pb.h"
 #include "io/file_system.h"
@@ -173,19 +174,20 @@ TEST(V20Decoder, ErrorsForShortBuffersAndUnknownEncodings) {
   EXPECT_TRUE(DecodeV20Array(lz4, array::int32(), 2, page.Source()).status().IsCorruption());
 }
 
+/// The data file of a fixture table (each holds one), or "" when there is none.
 std::string FixtureFile(const std::string& table) {
-  const char* source = std::getenv("LANCEDB_SOURCE_DIR");
-  const std::filesystem::path dir = std::filesystem::path(source ? source : "/work/main") / ".." /
-                                    "shared" / "fixtures" / "lancedb-0.39" / (table + ".lance") /
-                                    "data";
-  if (!std::filesystem::exists(dir)) return "";
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) return entry.path().string();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           testdirs::LanceDbFixturesDir() / (table + ".lance") / "data", ec)) {
+    return entry.path().string();
+  }
   return "";
 }
 
 TEST(V20Reader, FixtureRangesMatchFullRead) {
+  LANCEDB_REQUIRE_FIXTURE_PATH(testdirs::LanceDbFixturesDir() / "types_20.lance");
   const std::string path = FixtureFile("types_20");
-  if (path.empty()) GTEST_SKIP() << "fixtures absent";
+  ASSERT_FALSE(path.empty()) << "no data file in fixture types_20";
   auto reader = FileReader::Open(io::LocalFileSystem(), path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->version().minor, 0);
@@ -206,8 +208,9 @@ TEST(V20Reader, FixtureRangesMatchFullRead) {
 }
 
 TEST(V20Reader, CorruptPageNamesFileColumnAndPage) {
+  LANCEDB_REQUIRE_FIXTURE_PATH(testdirs::LanceDbFixturesDir() / "types_20.lance");
   const std::string path = FixtureFile("types_20");
-  if (path.empty()) GTEST_SKIP() << "fixtures absent";
+  ASSERT_FALSE(path.empty()) << "no data file in fixture types_20";
   auto bytes = io::LocalFileSystem()->ReadFile(path);
   ASSERT_TRUE(bytes.ok());
   std::string data((*bytes)->view());

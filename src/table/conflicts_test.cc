@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/test_dirs.h"
+
 namespace lancedb::table {
 namespace {
 
@@ -197,9 +199,7 @@ TEST(Conflicts, MessagesNameBothOperationsAndTheFragment) {
 
 /// The table in docs/concurrency.md is the table in the code.
 TEST(Conflicts, DocumentedTableIsTheTableInTheCode) {
-  const char* source = std::getenv("LANCEDB_SOURCE_DIR");
-  ASSERT_NE(source, nullptr) << "LANCEDB_SOURCE_DIR is set by ctest";
-  std::ifstream doc(std::string(source) + "/docs/concurrency.md");
+  std::ifstream doc(testdirs::SourceDir() / "docs" / "concurrency.md");
   ASSERT_TRUE(doc.good());
   const std::map<std::string, ConflictRule> words = {{"ok", ConflictRule::kRebase},
                                                      {"disjoint", ConflictRule::kRebaseIfDisjoint},

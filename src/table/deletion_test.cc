@@ -69,7 +69,7 @@ TEST(Deletion, UnionIsSortedAndUnique) {
 }
 
 TEST(Deletion, ReadsFixtureFiles) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   // dense_del: one roaring bitmap deleting ids 1000..7499 of a 12000-row fragment.
   {

@@ -28,7 +28,7 @@ struct Expected {
 };
 
 TEST(Fixtures, ManifestFactsMatchPylance) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   // Values from `lance.dataset(p)` (pylance 12): version, count_rows(), fragments.
   std::vector<Expected> tables = {
       {"dense_del", 2, 5500, 1, {12000}, "2.2"},
@@ -58,7 +58,7 @@ TEST(Fixtures, ManifestFactsMatchPylance) {
 }
 
 TEST(Fixtures, OlderVersionsOpen) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   std::string root = FixturesDir() + "/ops.lance";
   for (uint64_t v = 1; v <= 11; ++v) {
@@ -79,7 +79,7 @@ TEST(Fixtures, OlderVersionsOpen) {
 }
 
 TEST(Fixtures, DeleteOnACopyOfDenseDel) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/dense_del.lance";
   std::filesystem::copy(FixturesDir() + "/dense_del.lance", root,
@@ -104,7 +104,7 @@ TEST(Fixtures, DeleteOnACopyOfDenseDel) {
 }
 
 TEST(Fixtures, StableRowIdsAssignedOnAppendToACopy) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/stable.lance";
   std::filesystem::copy(FixturesDir() + "/stable.lance", root,
@@ -161,7 +161,7 @@ array::RecordBatchPtr IdsOnly(const array::SchemaPtr& schema, const std::vector<
 }
 
 TEST(Fixtures, LanceTransactionsReadWithoutTheManifestEqualTheFullRead) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   const std::string root = FixturesDir() + "/ops.lance";
   ASSERT_OK_AND_ASSIGN(auto listing, ListVersionFiles(*fs, root));
@@ -176,7 +176,7 @@ TEST(Fixtures, LanceTransactionsReadWithoutTheManifestEqualTheFullRead) {
 }
 
 TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   testing::TempDir dir;
   std::string root = dir.path() + "/ops.lance";
   std::filesystem::copy(FixturesDir() + "/ops.lance", root,
@@ -216,17 +216,14 @@ TEST(Fixtures, StaleWritesRebaseOverLanceTransactions) {
   EXPECT_EQ(rows, 6437);
 }
 
-TEST(Fixtures, ScanDenseDelIdsWhenDecodable) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+TEST(Fixtures, ScanDenseDelIds) {
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fs, FixturesDir() + "/dense_del.lance"));
   ScanOptions options;
   options.columns = {"id"};
   ASSERT_OK_AND_ASSIGN(auto reader, ds->Scan(options));
   auto batches = reader->ReadAll();
-  if (!batches.ok() && batches.status().IsNotSupported()) {
-    GTEST_SKIP() << "column encoding not decodable yet: " << batches.status().ToString();
-  }
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   // LanceDB wrote `id` as float64 (JavaScript numbers).
   ASSERT_EQ(ds->schema()->field(0)->type()->id(), array::TypeId::kFloat64);

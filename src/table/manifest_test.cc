@@ -203,7 +203,7 @@ TEST(Manifest, FeatureFlagsFollowContent) {
 }
 
 TEST(Manifest, ParsesEveryFixtureManifest) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   for (const char* table :
        {"dense_del", "fulldel", "ops", "stable", "types_20", "types_21", "types_22"}) {
@@ -222,7 +222,7 @@ TEST(Manifest, ParsesEveryFixtureManifest) {
 }
 
 TEST(Manifest, FixtureOpsHasIndices) {
-  LANCEDB_SKIP_WITHOUT_FIXTURES();
+  LANCEDB_REQUIRE_FIXTURES();
   auto fs = io::LocalFileSystem();
   std::string root = FixturesDir() + "/ops.lance";
   ASSERT_OK_AND_ASSIGN(auto m, ReadManifest(*fs, root, 11, ManifestNaming::kV2));

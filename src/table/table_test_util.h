@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "array/builder.h"
+#include "common/test_dirs.h"
 #include "common/test_util.h"
 #include "table/dataset.h"
 #include "table/manifest.h"
@@ -102,19 +103,7 @@ inline std::vector<int64_t> ScanIds(const Dataset& ds, std::vector<uint64_t>* ad
   return ids;
 }
 
-/// Root of the shared fixtures (env LANCEDB_FIXTURES_DIR or the default checkout layout).
-inline std::string FixturesDir() {
-  const char* env = std::getenv("LANCEDB_FIXTURES_DIR");
-  std::string base = env ? env : "/work/shared/fixtures";
-  return base + "/lancedb-0.39";
-}
-
-/// Skip the current test when the LanceDB fixtures are not checked out next to the sources.
-#define LANCEDB_SKIP_WITHOUT_FIXTURES()                                                     \
-  do {                                                                                      \
-    if (!std::filesystem::exists(::lancedb::table::testing::FixturesDir())) {               \
-      GTEST_SKIP() << "fixtures not found at " << ::lancedb::table::testing::FixturesDir(); \
-    }                                                                                       \
-  } while (false)
+/// The tables LanceDB 0.39 wrote (see common/test_dirs.h; guard with LANCEDB_REQUIRE_FIXTURES).
+inline std::string FixturesDir() { return testdirs::LanceDbFixturesDir().string(); }
 
 }  // namespace lancedb::table::testing

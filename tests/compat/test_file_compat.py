@@ -3,37 +3,38 @@
 """pylance must read the Lance 2.2 data files lancedb-cpp writes.
 
 Runs the format layer's test binary to write one file per type (plus the expected data as Arrow
-IPC), then reads each with ``lance.file.LanceFileReader`` and compares with pyarrow.
-The build directory comes from LANCEDB_BUILD_DIR (default /work/main/build).
+IPC), then reads each with ``lance.file.LanceFileReader`` and compares with pyarrow; and to
+decode every column of the data files LanceDB wrote (the fixtures), which must equal what
+pylance reads. Each C++ test must run and pass (see conftest.run_gtest); the binary comes from
+LANCEDB_BUILD_DIR.
 """
-
-import os
-import pathlib
-import subprocess
 
 import pyarrow as pa
 import pyarrow.ipc
 import pytest
 
+from conftest import built, fixtures_dir, fixtures_root, run_gtest
+
 lance_file = pytest.importorskip("lance.file")
 
-BUILD_DIR = pathlib.Path(os.environ.get("LANCEDB_BUILD_DIR", "/work/main/build"))
-TEST_BINARY = BUILD_DIR / "src" / "format" / "format_test"
+FIXTURE_TABLES = ["types_20", "types_21", "types_22"]
 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} not built")
     out = tmp_path_factory.mktemp("lance_files")
-    env = dict(os.environ, LANCEDB_FORMAT_OUT=str(out))
-    subprocess.run(
-        [str(TEST_BINARY), "--gtest_filter=FileCompat.*:FixtureSmoke.*"],
-        check=True,
-        env=env,
-        capture_output=True,
-    )
+    run_gtest(built("src/format/format_test"), ["FileCompat.*"], LANCEDB_FORMAT_OUT=out)
     return out
+
+
+@pytest.fixture(scope="module")
+def decoded_fixtures(tmp_path_factory):
+    """(fixtures directory, output directory of the columns lancedb-cpp decoded from them)."""
+    fixtures = fixtures_dir()
+    out = tmp_path_factory.mktemp("fixture_columns")
+    run_gtest(built("src/format/format_test"), ["FixtureSmoke.*"], LANCEDB_FORMAT_OUT=out,
+              LANCEDB_FIXTURES_DIR=fixtures_root())
+    return fixtures, out
 
 
 def _cases():
@@ -81,20 +82,19 @@ def test_pylance_reads_row_ranges(written):
             assert a.equals(e), f"{col} rows {start}..{stop}"
 
 
-FIXTURES = pathlib.Path(os.environ.get("LANCEDB_FIXTURES", "/work/shared/fixtures/lancedb-0.39"))
-
-
-def test_reader_matches_pylance_on_lancedb_fixtures(written):
-    """Columns lancedb-cpp decodes from files LanceDB wrote equal what pylance reads."""
+@pytest.mark.parametrize("table", FIXTURE_TABLES)
+def test_reader_matches_pylance_on_lancedb_fixtures(decoded_fixtures, table):
+    """Every column lancedb-cpp decodes from a file LanceDB wrote equals what pylance reads."""
     lance = pytest.importorskip("lance")
-    decoded = sorted(written.glob("fixture_*.arrow"))
-    if not decoded:
-        pytest.skip("fixtures not available")
-    for path in decoded:
-        table, col = path.stem[len("fixture_"):].split("__")
-        expected = lance.dataset(str(FIXTURES / table)).to_table(columns=[col]).column(col)
+    fixtures, out = decoded_fixtures
+    expected = lance.dataset(str(fixtures / f"{table}.lance")).to_table()
+    decoded = {path.stem.split("__", 1)[1]: path
+               for path in out.glob(f"fixture_{table}.lance__*.arrow")}
+    assert sorted(decoded) == sorted(expected.column_names)
+    for col, path in decoded.items():
         actual = _expected(path).column(0)
-        assert actual.combine_chunks().equals(expected.combine_chunks()), f"{table}.{col}"
+        assert actual.combine_chunks().equals(expected.column(col).combine_chunks()), \
+            f"{table}.{col}"
 
 
 def test_paged_file_has_many_pages_per_column(written):

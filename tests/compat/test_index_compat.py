@@ -3,34 +3,27 @@
 """pylance on tables carrying a lancedb-cpp vector index (docs/format/vector-index.md).
 
 The C++ side is index_test's VectorIndexDeterminism.WriteIndexedTableForOtherProcess, which
-writes a 1000-row table `t` with a seeded index into LANCEDB_INDEX_OUT. The build directory
-comes from LANCEDB_BUILD_DIR (default /work/main/build).
+writes a 1000-row table `t` with a seeded index into LANCEDB_INDEX_OUT; it must run and pass
+(see conftest.run_gtest). The binary comes from LANCEDB_BUILD_DIR.
 """
 
-import os
 import pathlib
-import subprocess
 import warnings
 
 import pyarrow as pa
 import pytest
 
+from conftest import built, run_gtest
+
 lance = pytest.importorskip("lance")
 
-BUILD_DIR = pathlib.Path(os.environ.get("LANCEDB_BUILD_DIR", "/work/main/build"))
-TEST_BINARY = BUILD_DIR / "src" / "index" / "index_test"
 TYPE_URL = "/lancedb_cpp.VectorIndexDetails"
 
 
 def write_indexed_table(out: pathlib.Path, index_type: str = "IVF_PQ", seed: int = 42) -> pathlib.Path:
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} is not built")
-    env = dict(os.environ, LANCEDB_INDEX_OUT=str(out), LANCEDB_INDEX_TYPE=index_type,
-               LANCEDB_INDEX_SEED=str(seed))
-    proc = subprocess.run(
-        [str(TEST_BINARY), "--gtest_filter=VectorIndexDeterminism.WriteIndexedTableForOtherProcess"],
-        env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_gtest(built("src/index/index_test"),
+              ["VectorIndexDeterminism.WriteIndexedTableForOtherProcess"],
+              LANCEDB_INDEX_OUT=out, LANCEDB_INDEX_TYPE=index_type, LANCEDB_INDEX_SEED=seed)
     return out / "t"
 
 

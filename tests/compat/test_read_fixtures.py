@@ -7,8 +7,7 @@
   scanned by ``lancedb_tool scan`` and compared with ``lance.dataset(p).to_table()``: schema,
   nulls, row order, deleted rows absent, and ``_rowid`` (stable row ids for stable.lance, row
   addresses otherwise). The fixtures are read in place; the test checks nothing was written.
-  A column whose encoding lancedb-cpp does not decode yet fails with NotSupported; such columns
-  are reported as xfail (non-strict), so the test flips to pass when the decoder lands.
+  Any difference from pylance, an undecodable column or a nullability flag included, fails.
 * Random tables written by pylance in file format 2.0, with appends, deletes, updates and
   compaction, read identically.
 * A table created by lancedb-cpp, then appended to, updated and compacted by pylance, reads
@@ -22,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "lancedb-0.39"
+from conftest import fixtures_dir
 
 lance = pytest.importorskip("lance")
 
@@ -53,37 +52,21 @@ def _compare_column(name, actual: pa.ChunkedArray, expected: pa.ChunkedArray):
 
 
 def _compare_tables(actual: pa.Table, expected: pa.Table):
-    """Names, types, values, nulls and row order (nullability flags: see _check_nullability)."""
+    """Names, types, nullability flags, values, nulls and row order."""
     assert actual.schema.names == expected.schema.names
     assert actual.num_rows == expected.num_rows
     for name in expected.schema.names:
         _compare_column(name, actual.column(name), expected.column(name))
-
-
-def _check_nullability(actual: pa.Table, expected: pa.Table):
-    if not actual.schema.equals(expected.schema):
-        # The query layer (src/db) rebuilds output fields without their nullability.
-        pytest.xfail(f"schema flags differ:\n{actual.schema}\n!=\n{expected.schema}")
-
-
-def _scan_or_none(tool, db, name, *flags):
-    """Scan; None (with the message) when lancedb-cpp reports NotSupported."""
-    proc = tool.run("scan", db, name, tool.tmp / "probe.arrows", *flags, check=False)
-    if proc.returncode == 0:
-        with pa.OSFile(str(tool.tmp / "probe.arrows"), "rb") as source:
-            return pa.ipc.open_stream(source).read_all(), None
-    if "NotSupported" in proc.stderr:
-        return None, proc.stderr.strip()
-    raise AssertionError(f"scan {name} {flags} failed: {proc.stderr}")
+    assert actual.schema.equals(expected.schema), f"{actual.schema}\n!=\n{expected.schema}"
 
 
 @pytest.fixture(scope="module")
 def fixtures_unchanged():
-    if not FIXTURES.exists():
-        pytest.skip(f"{FIXTURES} is absent")
-    before = _snapshot(FIXTURES)
-    yield
-    assert _snapshot(FIXTURES) == before, "reading the fixtures wrote into them"
+    """The fixtures directory; checks that the module's tests wrote nothing into it."""
+    fixtures = fixtures_dir()
+    before = _snapshot(fixtures)
+    yield fixtures
+    assert _snapshot(fixtures) == before, "reading the fixtures wrote into them"
 
 
 def _compare_row_ids(actual: pa.Table, expected: pa.Table):
@@ -93,28 +76,12 @@ def _compare_row_ids(actual: pa.Table, expected: pa.Table):
 
 @pytest.mark.parametrize("name", FIXTURE_TABLES)
 def test_fixture_reads_like_pylance(tool, fixtures_unchanged, name):
-    path = FIXTURES / f"{name}.lance"
-    if not path.exists():
-        pytest.skip(f"{path} is absent")
+    fixtures = fixtures_unchanged
+    path = fixtures / f"{name}.lance"
+    assert path.is_dir(), f"{path} is missing from the fixtures"
     expected = lance.dataset(str(path)).to_table(with_row_id=True)
-    data = expected.drop_columns(["_rowid"])
-    actual, err = _scan_or_none(tool, FIXTURES, name)
-    if actual is not None:
-        _compare_tables(actual, data)
-        with_ids, _ = _scan_or_none(tool, FIXTURES, name, "--with-row-id")
-        _compare_row_ids(with_ids, expected)
-        _check_nullability(actual, data)
-        return
-    # Some column is not decodable yet: compare column by column, xfail on the rest.
-    unsupported = {}
-    for column in data.schema.names:
-        got, err = _scan_or_none(tool, FIXTURES, name, "--columns", column)
-        if got is None:
-            unsupported[column] = err
-            continue
-        _compare_tables(got, data.select([column]))
-    pytest.xfail(f"{name}: columns not decodable yet: " +
-                 "; ".join(f"{c}: {e[-160:]}" for c, e in unsupported.items()))
+    _compare_tables(tool.scan(fixtures, name), expected.drop_columns(["_rowid"]))
+    _compare_row_ids(tool.scan(fixtures, name, "--with-row-id"), expected)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,22 +5,20 @@
 Runs the table layer's test binary (StatsCompat.WriteTableForPylance) to write a table whose
 data files carry the statistics global buffer (docs/format/statistics.md), then reads it with
 ``lance.dataset``: same rows, no extra schema metadata, filters give the rows Python computes.
-The build directory comes from LANCEDB_BUILD_DIR (default /work/main/build).
+The C++ test must run and pass (see conftest.run_gtest); the binary comes from
+LANCEDB_BUILD_DIR.
 """
 
 import math
-import os
-import pathlib
-import subprocess
 
 import pyarrow as pa
 import pytest
 
+from conftest import built, run_gtest
+
 lance = pytest.importorskip("lance")
 from lance.file import LanceFileReader  # noqa: E402
 
-BUILD_DIR = pathlib.Path(os.environ.get("LANCEDB_BUILD_DIR", "/work/main/build"))
-TEST_BINARY = BUILD_DIR / "src" / "table" / "table_test"
 ROWS = 30000
 
 
@@ -38,13 +36,9 @@ def _category(i):
 
 @pytest.fixture(scope="module")
 def table_path(tmp_path_factory):
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} not built")
     out = tmp_path_factory.mktemp("stats_compat")
-    proc = subprocess.run(
-        [str(TEST_BINARY), "--gtest_filter=StatsCompat.WriteTableForPylance"],
-        env=dict(os.environ, LANCEDB_STATS_OUT=str(out)), capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_gtest(built("src/table/table_test"), ["StatsCompat.WriteTableForPylance"],
+              LANCEDB_STATS_OUT=out)
     return out / "stats.lance"
 
 

@@ -5,31 +5,25 @@
 Runs the table layer's test binary (TableCompat.WriteTableForPylance) to write a table with
 three versions (create, append, delete), reads it with ``lance.dataset``, then appends,
 deletes and compacts with pylance and has lancedb-cpp read the result back
-(TableCompat.ReadTableFromPylance). The build directory comes from LANCEDB_BUILD_DIR
-(default /work/main/build).
+(TableCompat.ReadTableFromPylance). Each C++ test must run and pass (see conftest.run_gtest);
+the binary comes from LANCEDB_BUILD_DIR.
 """
-
-import os
-import pathlib
-import subprocess
 
 import pyarrow as pa
 import pytest
 
-lance = pytest.importorskip("lance")
+from conftest import built, fixtures_dir, fixtures_root, run_gtest
 
-BUILD_DIR = pathlib.Path(os.environ.get("LANCEDB_BUILD_DIR", "/work/main/build"))
-TEST_BINARY = BUILD_DIR / "src" / "table" / "table_test"
+lance = pytest.importorskip("lance")
 
 
 def _run(test, **env):
-    full_env = dict(os.environ, **{k: str(v) for k, v in env.items()})
-    proc = subprocess.run(
-        [str(TEST_BINARY), f"--gtest_filter=TableCompat.{test}"],
-        env=full_env, capture_output=True, text=True,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout
+    run_gtest(built("src/table/table_test"), [f"TableCompat.{test}"], **env)
+
+
+def _run_on_fixtures(test, **env):
+    fixtures_dir()
+    _run(test, LANCEDB_FIXTURES_DIR=fixtures_root(), **env)
 
 
 def _expected_rows(ids):
@@ -42,8 +36,6 @@ def _expected_rows(ids):
 
 @pytest.fixture(scope="module")
 def table_path(tmp_path_factory):
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} not built")
     out = tmp_path_factory.mktemp("table_compat")
     _run("WriteTableForPylance", LANCEDB_TABLE_OUT=out)
     return out / "ours.lance"
@@ -84,9 +76,7 @@ def test_pylance_writes_then_we_read(table_path, tmp_path):
 
 
 def test_pylance_reads_our_append_to_a_stable_row_id_table(tmp_path):
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} not built")
-    _run("AppendToStableRowIdTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
+    _run_on_fixtures("AppendToStableRowIdTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
     ds = lance.dataset(str(tmp_path / "stable.lance"))
     assert ds.version == 6
     assert ds.count_rows() == 1492
@@ -103,9 +93,7 @@ def test_pylance_reads_our_append_to_a_stable_row_id_table(tmp_path):
 
 
 def test_pylance_reads_our_append_to_an_indexed_table(tmp_path):
-    if not TEST_BINARY.exists():
-        pytest.skip(f"{TEST_BINARY} not built")
-    _run("AppendToIndexedTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
+    _run_on_fixtures("AppendToIndexedTableForPylance", LANCEDB_TABLE_OUT=tmp_path)
     path = str(tmp_path / "ops.lance")
     ds = lance.dataset(path)
     assert ds.version == 12

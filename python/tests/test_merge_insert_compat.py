@@ -5,14 +5,14 @@
 An upsert leaves the table's fragments in place (the replaced rows get deletion-file entries,
 the new rows a new fragment). On a table with stable row ids, the updated rows keep their
 ``_rowid``, inserted rows get fresh ones, and pylance reports the same ids and keeps writing.
-Uses the lancedb_cpp package (put a fresh build on PYTHONPATH).
 """
 
 import pyarrow as pa
 import pytest
 
+import lancedb_cpp
+
 lance = pytest.importorskip("lance")
-lancedb_cpp = pytest.importorskip("lancedb_cpp")
 
 
 def _rows(ids, offset=0.0):
