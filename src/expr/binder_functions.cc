@@ -5,7 +5,9 @@
 
 #include <chrono>
 
+#include "common/int_util.h"
 #include "expr/binder_internal.h"
+#include "expr/civil_time.h"
 #include "expr/evaluator.h"
 
 namespace lancedb::expr {
@@ -439,7 +441,7 @@ Result<BoundPtr> Binder::BindFunction(const Node& n) {
         lit->kind = ValueKind::kDate;
         lit->type = array::date32();
         lit->literal.kind = LiteralKind::kDate;
-        lit->literal.int_value = now / 86400000000LL;
+        lit->literal.int_value = int_util::FloorDiv(now, kMicrosPerDay);
       }
       return BoundPtr(lit);
     }

@@ -8,18 +8,15 @@
 #include <regex>
 
 #include "array/builder.h"
+#include "common/int_util.h"
+#include "expr/civil_time.h"
 #include "expr/evaluator.h"
 
 namespace lancedb::expr {
 
 namespace {
 
-constexpr int64_t kMicrosPerDay = 86400000000LL;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
+using int_util::FloorDiv;
 
 size_t Utf8Len(unsigned char c) {
   if (c < 0x80) return 1;
@@ -173,37 +170,10 @@ std::vector<uint8_t> AllArgsValid(const std::vector<Vec>& args, int64_t n) {
   return out;
 }
 
-struct Civil {
-  int64_t year;
-  int month, day;
-};
-
-Civil CivilFromDays(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {y + (m <= 2), static_cast<int>(m), static_cast<int>(d)};
-}
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 double DatePart(const std::string& part, int64_t micros) {
   const int64_t days = FloorDiv(micros, kMicrosPerDay);
   const int64_t in_day = micros - days * kMicrosPerDay;
-  const Civil c = CivilFromDays(days);
+  const CivilDate c = CivilFromDays(days);
   if (part == "year") return static_cast<double>(c.year);
   if (part == "quarter") return (c.month - 1) / 3 + 1;
   if (part == "month") return c.month;
@@ -214,10 +184,10 @@ double DatePart(const std::string& part, int64_t micros) {
     // ISO week number.
     const int64_t wd = ((days % 7) + 10) % 7;  // Monday = 0
     const int64_t thursday = days - wd + 3;
-    const Civil t = CivilFromDays(thursday);
+    const CivilDate t = CivilFromDays(thursday);
     return static_cast<double>((thursday - DaysFromCivil(t.year, 1, 1)) / 7 + 1);
   }
-  if (part == "hour") return static_cast<double>(in_day / 3600000000LL);
+  if (part == "hour") return static_cast<double>(in_day / kMicrosPerHour);
   if (part == "minute") return static_cast<double>(in_day / 60000000LL % 60);
   if (part == "second") return static_cast<double>(in_day / 1000000 % 60);
   if (part == "millisecond") return static_cast<double>(in_day / 1000 % 60000);
@@ -227,7 +197,7 @@ double DatePart(const std::string& part, int64_t micros) {
 
 int64_t DateTrunc(const std::string& part, int64_t micros) {
   const int64_t days = FloorDiv(micros, kMicrosPerDay);
-  const Civil c = CivilFromDays(days);
+  const CivilDate c = CivilFromDays(days);
   if (part == "year") return DaysFromCivil(c.year, 1, 1) * kMicrosPerDay;
   if (part == "quarter") {
     return DaysFromCivil(c.year, static_cast<unsigned>((c.month - 1) / 3 * 3 + 1), 1) *
@@ -237,9 +207,9 @@ int64_t DateTrunc(const std::string& part, int64_t micros) {
     return DaysFromCivil(c.year, static_cast<unsigned>(c.month), 1) * kMicrosPerDay;
   if (part == "week") return (days - ((days % 7) + 10) % 7) * kMicrosPerDay;
   if (part == "day") return days * kMicrosPerDay;
-  if (part == "hour") return FloorDiv(micros, 3600000000LL) * 3600000000LL;
-  if (part == "minute") return FloorDiv(micros, 60000000LL) * 60000000LL;
-  return FloorDiv(micros, 1000000) * 1000000;
+  if (part == "hour") return FloorDiv(micros, kMicrosPerHour) * kMicrosPerHour;
+  if (part == "minute") return FloorDiv(micros, kMicrosPerMinute) * kMicrosPerMinute;
+  return FloorDiv(micros, kMicrosPerSecond) * kMicrosPerSecond;
 }
 
 /// Element values of a list Vec at `row`, as [begin, end) in `items` (a Vec of the items).
