@@ -11,6 +11,7 @@
 #include "common/int_util.h"
 #include "expr/binder_internal.h"
 #include "expr/civil_time.h"
+#include "expr/function.h"
 #include "expr/parser.h"
 
 namespace lancedb::expr {
@@ -633,10 +634,11 @@ Result<BoundExpression> ParseAndBind(std::string_view sql, const array::Schema& 
 
 Result<BoundExpression> ParseFilter(std::string_view sql, const array::Schema& schema) {
   LANCEDB_ASSIGN_OR_RETURN(auto bound, ParseAndBind(sql, schema));
-  if (bound.root->op == BoundOp::kFunction && bound.root->func == Func::kRegexpMatch) {
+  if (bound.root->op == BoundOp::kFunction &&
+      bound.root->function == FindFunction("regexp_match")) {
     // A filter that is just regexp_match(...) means regexp_like(...), as in Lance.
     auto like = std::make_shared<BoundExpr>(*bound.root);
-    like->func = Func::kRegexpLike;
+    like->function = FindFunction("regexp_like");
     like->kind = ValueKind::kBool;
     like->type = array::boolean();
     bound.root = like;
