@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// UTF-8 text as the SQL functions see it: code points, case mapping and folding, LIKE.
+// UTF-8 text as the SQL functions see it: code points, case mapping and folding (utf8procs
+// Unicode tables), LIKE.
 // Invalid UTF-8 is read byte by byte and never makes a function fail. Stateless.
 
 #pragma once
@@ -23,11 +24,15 @@ int64_t Utf8Length(std::string_view s);
 /// The byte offset of code point number `chars` of `s` (s.size() past the end).
 size_t Utf8ByteOffset(std::string_view s, int64_t chars);
 
-/// Lower/upper-case UTF-8 (ASCII, Latin-1, Greek and Cyrillic letters).
+/// Lower-case UTF-8 as DataFusion's lower() (Rust's str::to_lowercase): Unicode's simple
+/// mappings for every script (utf8proc), the final sigma rule, and İ to i + U+0307.
 std::string Utf8Lower(std::string_view s);
+/// Upper-case UTF-8 as DataFusion's upper() (Rust's str::to_uppercase): Unicode's mappings
+/// for every script, including the one-to-many ones (ß to SS, ﬁ to FI, ŉ to ʼN, ...).
 std::string Utf8Upper(std::string_view s);
-/// Fold case for case-insensitive comparison (ILIKE): Utf8Lower's mapping without the final
-/// sigma rule, with ς, ſ and µ folded to σ, s and μ.
+/// Fold case for case-insensitive comparison (ILIKE), code point by code point (Unicode's
+/// simple case folding, as Rust's case-insensitive regexes use): σ, ς and Σ fold together,
+/// as do s, ſ and S; ß stays one character (it does not fold to ss).
 std::string Utf8Fold(std::string_view s);
 /// Fold one code point (Utf8Fold's mapping).
 uint32_t FoldCodePoint(uint32_t cp);
