@@ -204,6 +204,34 @@ def test_case_mapping_matches_pylance(tool, tmp_path, sql):
     assert sorted(ours.column("id").to_pylist()) == sorted(theirs.column("id").to_pylist())
 
 
+def regex_data() -> pa.Table:
+    texts = ["abab", "Ärger Łódź", "\u0663" "4 x\u00a0y", "x\\y$z", "line1\nline2", "ΣΊΣΥΦΟΣ",
+             "\u212aelvin", "ⓐⓑ_9", "", None]
+    patterns = ["(a)(b)", "\\w+", "\\d\\d", "\\$", "^l", "σ", "k", "\\W", "^$", "a"]
+    return pa.table({"id": pa.array(range(len(texts)), pa.int64()), "s": pa.array(texts),
+                     "p": pa.array(patterns + [None] * (len(texts) - len(patterns)))})
+
+
+REGEX_FILTERS = [
+    "regexp_like(s, '^\\w+$')", "regexp_like(s, '\\d\\d')", "regexp_like(s, 'x\\sy')",
+    "regexp_like(s, '[\\W\\d]')", "regexp_like(s, '^\\S+$')", "regexp_like(s, '\\u{141}')",
+    "regexp_like(s, '(?<g>a)b')", "regexp_like(s, '^(ab)++$')", "regexp_like(s, '^a{ 1 }b')",
+    "regexp_like(s, '^line2', 'm')", "regexp_like(s, '1.l', 's')", "regexp_like(s, '1.l')",
+    "regexp_like(s, 'Ä r g # comment', 'x')", "regexp_like(s, 'σίσυφοσ', 'i')",
+    "regexp_like(s, 'KELVIN', 'i')", "regexp_like(s, '(?i)ärger')", "regexp_like(s, p)",
+    "regexp_like(s, p, 'i')", "regexp_like(s, '^$')", "regexp_match(s, '(a)(x)?')",
+    "regexp_like(s, '\\p{Greek}+')", "regexp_like(s, '[[:alpha:]]{4}')",
+]
+
+@pytest.mark.parametrize("sql", REGEX_FILTERS)
+def test_regex_filter_matches_pylance(tool, tmp_path, sql):
+    db = tmp_path / "db"
+    tool.create(db, "t", regex_data())
+    ours = tool.scan(db, "t", "--where", sql)
+    theirs = lance.dataset(str(db / "t.lance")).to_table(filter=sql)
+    assert sorted(ours.column("id").to_pylist()) == sorted(theirs.column("id").to_pylist())
+
+
 @pytest.mark.parametrize("sql", ["u < 9223372036854775808", "u < 18446744073709551615",
                                  "u > 18446744073709551614", "u != 18446744073709551615"])
 def test_uint64_literal_above_int64_does_not_prune_small_values(tool, tmp_path, sql):
