@@ -171,6 +171,23 @@ Status EvalContains(FunctionCall& call, Vec* out) {
   });
 }
 
+Status BindStrpos(FunctionBinding& call) {
+  LANCEDB_RETURN_NOT_OK(call.WantAll(ValueKind::kString));
+  call.Set(ValueKind::kInt, array::int32());
+  return Status::OK();
+}
+
+/// The 1-based character position of the first occurrence, 0 when there is none.
+Status EvalStrpos(FunctionCall& call, Vec* out) {
+  for (size_t i = 0; i < call.length; ++i) {
+    if (!call.IsValid(*out, i)) continue;
+    const std::string_view s = call.args[0].strings[i];
+    const size_t hit = s.find(call.args[1].strings[i]);
+    out->ints[i] = hit == std::string_view::npos ? 0 : Utf8Length(s.substr(0, hit)) + 1;
+  }
+  return Status::OK();
+}
+
 constexpr auto kPropagate = NullHandling::kPropagate;
 
 constexpr FunctionDef kStringFunctions[] = {
@@ -185,7 +202,8 @@ constexpr FunctionDef kStringFunctions[] = {
     {{"replace"}, 3, 3, kPropagate, BindStringToString, EvalReplace},
     {{"starts_with"}, 2, 2, kPropagate, BindStringPredicate, EvalStartsWith},
     {{"ends_with"}, 2, 2, kPropagate, BindStringPredicate, EvalEndsWith},
-    {{"contains", "strpos"}, 2, 2, kPropagate, BindStringPredicate, EvalContains},
+    {{"contains"}, 2, 2, kPropagate, BindStringPredicate, EvalContains},
+    {{"strpos", "instr"}, 2, 2, kPropagate, BindStrpos, EvalStrpos},
 };
 
 }  // namespace

@@ -152,6 +152,8 @@ TYPED_FILTERS = [
     "ends_with(s, 'dź')",
     "starts_with(s, 'Zo')",
     "contains(s, 'ó')",
+    "strpos(s, 'ó') = 2",
+    "instr(s, 'r') > 3",
     "length(s) = 6",
     "char_length(s) > 5",
     "ltrim(s, 'Ä') = 'rger'",
