@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "expr/utf8.h"
@@ -20,7 +21,6 @@ namespace {
 constexpr std::string_view kWordItems =
     R"(\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}\x{24B6}-\x{24E9})"
     R"(\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189})";
-constexpr std::string_view kDigitItems = R"(\p{Nd})";
 constexpr std::string_view kSpaceItems =
     R"(\x{9}-\x{D}\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F})"
     R"(\x{205F}\x{3000})";
@@ -43,6 +43,34 @@ struct Escape {
   std::string class_items;    // RE2 class items, for use inside a class (empty: as text)
   std::string negated_items;  // \W, \S: the items of the class it is the complement of
 };
+
+/// Rust's \d \D \w \W \s \S as Unicode classes; nullopt for any other escape letter.
+std::optional<Escape> ShorthandClass(char c) {
+  Escape e;
+  switch (c) {
+    case 'd':
+    case 'D':
+      e.text = c == 'd' ? R"(\p{Nd})" : R"(\P{Nd})";
+      e.class_items = e.text;
+      return e;
+    case 'w':
+    case 's': {
+      const std::string_view items = c == 'w' ? kWordItems : kSpaceItems;
+      e.text = "[" + std::string(items) + "]";
+      e.class_items = std::string(items);
+      return e;
+    }
+    case 'W':
+    case 'S': {
+      const std::string_view items = c == 'W' ? kWordItems : kSpaceItems;
+      e.text = "[^" + std::string(items) + "]";
+      e.negated_items = std::string(items);
+      return e;
+    }
+    default:
+      return std::nullopt;
+  }
+}
 
 /// Translates one pattern; see TranslateRegex. Externally synchronized.
 class Translator {
@@ -170,118 +198,94 @@ class Translator {
     return op + "}";
   }
 
-  /// A group: '(', '(?:', '(?flags:', '(?P<name>' or Rust's '(?<name>'; '(?flags)' sets flags.
+  /// A group: '(', '(?:', '(?flags:', '(?P<name>' or Rust's '(?<name>'; '(?flags)' sets flags
+  /// and is no group. Other '(?' forms (look-around) are left for RE2 to refuse.
   Status Open() {
-    if (p_.substr(i_, 3) == "(?<" && p_.substr(i_, 4) != "(?<=" && p_.substr(i_, 4) != "(?<!") {
-      i_ += 3;
-      groups_.push_back(out_.size());
-      out_ += "(?P<";
-      NoAtom();
-      return Status::OK();
+    const std::string_view rest = p_.substr(i_);
+    size_t flags_end = 2;
+    while (flags_end < rest.size() &&
+           (std::isalpha(static_cast<unsigned char>(rest[flags_end])) || rest[flags_end] == '-')) {
+      ++flags_end;
     }
-    size_t j = i_ + 1;
-    if (p_.substr(i_, 2) == "(?" && p_.substr(i_, 3) != "(?P") {
-      for (j = i_ + 2;
-           j < p_.size() && (std::isalpha(static_cast<unsigned char>(p_[j])) || p_[j] == '-');
-           ++j) {
-      }
-      if (j < p_.size() && p_[j] == ')') {  // (?flags): not a group, nothing to repeat
-        out_.append(p_.substr(i_, j + 1 - i_));
-        i_ = j + 1;
+    std::string opening;
+    if (rest.starts_with("(?<") && !rest.starts_with("(?<=") && !rest.starts_with("(?<!")) {
+      opening = "(?P<";
+      i_ += 3;
+    } else if (rest.starts_with("(?P<")) {
+      opening = "(?P<";
+      i_ += 4;
+    } else if (rest.starts_with("(?") && flags_end < rest.size() &&
+               (rest[flags_end] == ')' || rest[flags_end] == ':')) {
+      opening = std::string(rest.substr(0, flags_end + 1));
+      i_ += flags_end + 1;
+      if (rest[flags_end] == ')') {  // (?flags): nothing to repeat
+        out_ += opening;
         NoAtom();
         return Status::OK();
       }
+    } else {
+      opening = rest.starts_with("(?") ? "(?" : "(";
+      i_ += opening.size();
     }
     groups_.push_back(out_.size());
-    out_ += '(';
-    ++i_;
+    out_ += opening;
     NoAtom();
     return Status::OK();
   }
 
+  /// The argument of \x, \p, \P, \u, \U at i_: "{...}" or `fixed` characters.
+  Result<std::string_view> ReadEscapeArgument(size_t fixed) {
+    const size_t start = i_;
+    if (i_ < p_.size() && p_[i_] == '{') {
+      const size_t close = p_.find('}', i_);
+      if (close == std::string_view::npos) return Fail("unclosed escape");
+      i_ = close + 1;
+    } else {
+      i_ = std::min(p_.size(), i_ + fixed);
+    }
+    return p_.substr(start, i_ - start);
+  }
+
+  /// \u{X..}, \uXXXX, \UXXXXXXXX as RE2's \x{...}.
+  Result<std::string> CodePointEscape(char c) {
+    LANCEDB_ASSIGN_OR_RETURN(auto arg, ReadEscapeArgument(c == 'u' ? 4 : 8));
+    std::string_view hex = arg;
+    if (!hex.empty() && hex.front() == '{') {
+      hex = hex.substr(1, hex.size() - 2);
+    } else if (hex.size() != (c == 'u' ? 4u : 8u)) {
+      hex = {};
+    }
+    if (hex.empty() || !std::all_of(hex.begin(), hex.end(), IsHexDigit)) {
+      return Fail(std::string("invalid \\") + c + " escape");
+    }
+    return "\\x{" + std::string(hex) + "}";
+  }
+
   /// Read the escape at '\'.
   Result<Escape> ReadEscape() {
-    ++i_;
-    if (i_ >= p_.size()) return Fail("trailing backslash");
-    const char c = p_[i_];
+    if (++i_ >= p_.size()) return Fail("trailing backslash");
+    const char c = p_[i_++];
     Escape e;
-    auto take_braced_or = [&](size_t fixed) -> Result<std::string> {
-      // The argument of \x, \p, \P: "{...}" or `fixed` characters.
-      const size_t start = i_;
-      if (i_ < p_.size() && p_[i_] == '{') {
-        const size_t close = p_.find('}', i_);
-        if (close == std::string_view::npos) return Fail("unclosed escape");
-        i_ = close + 1;
-      } else {
-        i_ = std::min(p_.size(), i_ + fixed);
-      }
-      return std::string(p_.substr(start, i_ - start));
-    };
-    ++i_;
-    switch (c) {
-      case 'd':
-        e.text = std::string(kDigitItems);
-        e.class_items = e.text;
-        return e;
-      case 'D':
-        e.text = R"(\P{Nd})";
-        e.class_items = e.text;
-        return e;
-      case 'w':
-      case 's': {
-        const std::string_view items = c == 'w' ? kWordItems : kSpaceItems;
-        e.text = "[" + std::string(items) + "]";
-        e.class_items = std::string(items);
-        return e;
-      }
-      case 'W':
-      case 'S': {
-        const std::string_view items = c == 'W' ? kWordItems : kSpaceItems;
-        e.text = "[^" + std::string(items) + "]";
-        e.negated_items = std::string(items);
-        return e;
-      }
-      case 'x':
-      case 'p':
-      case 'P': {
-        LANCEDB_ASSIGN_OR_RETURN(auto arg, take_braced_or(c == 'x' ? 2 : 1));
-        e.text = std::string("\\") + c + arg;
-        return e;
-      }
-      case 'u':
-      case 'U': {
-        std::string hex;
-        if (i_ < p_.size() && p_[i_] == '{') {
-          LANCEDB_ASSIGN_OR_RETURN(hex, take_braced_or(0));
-          hex = hex.substr(1, hex.size() - 2);
-        } else {
-          const size_t digits = c == 'u' ? 4 : 8;
-          hex = std::string(p_.substr(i_, digits));
-          i_ += hex.size();
-          if (hex.size() != digits) hex.clear();
-        }
-        for (char h : hex) {
-          if (!IsHexDigit(h)) hex.clear();
-        }
-        if (hex.empty()) return Fail(std::string("invalid \\") + c + " escape");
-        e.text = "\\x{" + hex + "}";
-        return e;
-      }
-      default:
-        break;
+    if (auto shorthand = ShorthandClass(c)) return *shorthand;
+    if (c == 'x' || c == 'p' || c == 'P') {
+      LANCEDB_ASSIGN_OR_RETURN(auto arg, ReadEscapeArgument(c == 'x' ? 2 : 1));
+      e.text = std::string("\\") + c + std::string(arg);
+      return e;
+    }
+    if (c == 'u' || c == 'U') {
+      LANCEDB_ASSIGN_OR_RETURN(e.text, CodePointEscape(c));
+      return e;
     }
     if (c >= '1' && c <= '9') return Fail("back-references are not supported");
     // Any other escape means what it means to RE2; an escaped space (flag 'x') is a space.
-    const size_t start = i_ - 1;  // the escaped code point
-    size_t end = start;
-    const uint32_t cp = DecodeUtf8(p_, &end);
-    i_ = end;
+    const size_t start = --i_;  // back to the first byte of the escaped code point
+    const uint32_t cp = DecodeUtf8(p_, &i_);
     if (IsWhiteSpace(cp)) {
       char buf[16];
       std::snprintf(buf, sizeof(buf), "\\x{%X}", cp);
       e.text = buf;
     } else {
-      e.text = "\\" + std::string(p_.substr(start, end - start));
+      e.text = "\\" + std::string(p_.substr(start, i_ - start));
     }
     return e;
   }

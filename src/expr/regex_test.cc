@@ -28,6 +28,7 @@ TEST(Regex, TranslatesRustSyntaxToRe2) {
   EXPECT_EQ(t("(ab)*?+"), "(?:(ab)*?)+");
   EXPECT_EQ(t("[a-c]{ 2 , 3 }{2}"), "(?:[a-c]{2,3}){2}");
   EXPECT_EQ(t("(?i)a+"), "(?i)a+");
+  EXPECT_EQ(t("(?:ab)+(?i:c)(?-i)(?P<n>d)*"), "(?:ab)+(?i:c)(?-i)(?P<n>d)*");
   EXPECT_EQ(t(" a b # comment\n c ", true), "abc");
   EXPECT_EQ(t(R"([ a\ ]\ )", true), R"([a\x{20}]\x{20})");
   EXPECT_EQ(t(R"([\Wa])").substr(0, 8), "(?:[a]|[");
