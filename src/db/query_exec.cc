@@ -17,10 +17,6 @@ namespace lancedb::db {
 
 namespace {
 
-bool IsVirtual(const std::string& name) {
-  return name == expr::kRowIdColumn || name == expr::kRowOffsetColumn;
-}
-
 array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
   return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
                                 {nullptr, Buffer::FromVector(values)});
@@ -250,14 +246,14 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   if (plan.filter) {
     plan.needs_row_offset |= plan.filter->columns.count(expr::kRowOffsetColumn) > 0;
     for (const auto& c : plan.filter->columns) {
-      if (!IsVirtual(c)) scan.insert(c);
+      if (!expr::IsVirtualColumn(c)) scan.insert(c);
     }
     for (const auto& c : output_columns) {
-      if (!IsVirtual(c) && !scan.count(c)) plan.late_columns.push_back(c);
+      if (!expr::IsVirtualColumn(c) && !scan.count(c)) plan.late_columns.push_back(c);
     }
   } else {
     for (const auto& c : output_columns) {
-      if (!IsVirtual(c)) scan.insert(c);
+      if (!expr::IsVirtualColumn(c)) scan.insert(c);
     }
   }
   if (scan.empty() && schema.num_fields() > 0) scan.insert(CheapestColumn(schema));
@@ -374,7 +370,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
     if (plan.filter) cols.insert(plan.filter->columns.begin(), plan.filter->columns.end());
     std::vector<std::string> names;
     for (const auto& c : cols) {
-      if (!IsVirtual(c)) names.push_back(c);
+      if (!expr::IsVirtualColumn(c)) names.push_back(c);
     }
     if (names.empty()) names.push_back(CheapestColumn(*plan.dataset->schema()));
     LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, names));

@@ -118,7 +118,7 @@ Result<SqlTransform> BindSql(const array::Schema& schema,
     if (!bound.ok())
       return bound.status().WithContext("In the expression of new column '" + name + "'");
     for (const auto& c : bound->columns) {
-      if (c == expr::kRowIdColumn || c == expr::kRowOffsetColumn) {
+      if (expr::IsVirtualColumn(c)) {
         return Status::NotSupported("add_columns expressions cannot read " + c);
       }
       read.insert(c);

@@ -212,17 +212,13 @@ std::string AnyColumn(const array::Schema& schema) {
   return schema.field(0)->name();
 }
 
-bool IsVirtual(const std::string& name) {
-  return name == expr::kRowIdColumn || name == expr::kRowOffsetColumn;
-}
-
 /// Read `columns` (and `_rowid`) for `addresses`, in order.
 Result<array::RecordBatchPtr> TakeRows(const VectorPlan& plan,
                                        const std::vector<uint64_t>& addresses,
                                        const std::set<std::string>& wanted) {
   std::vector<std::string> columns;
   for (const auto& c : wanted) {
-    if (!IsVirtual(c)) columns.push_back(c);
+    if (!expr::IsVirtualColumn(c)) columns.push_back(c);
   }
   if (columns.empty()) columns.push_back(AnyColumn(*plan.dataset->schema()));
   LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, columns));
@@ -286,7 +282,7 @@ Status ScanChunks(const VectorPlan& plan, const std::function<bool(uint64_t)>& f
                   ChunkSet* set) {
   std::set<std::string> columns{plan.column};
   for (const auto& c : plan.projection.filter->columns) {
-    if (!IsVirtual(c)) columns.insert(c);
+    if (!expr::IsVirtualColumn(c)) columns.insert(c);
   }
   table::ScanOptions options;
   options.columns.assign(columns.begin(), columns.end());

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "expr/civil_time.h"
 #include "expr/parser.h"
 
 namespace lancedb::expr {
@@ -188,16 +189,6 @@ Result<array::DataTypePtr> ParseTypeName(std::string_view name) {
 
 namespace {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 bool ReadInt(std::string_view s, size_t* pos, size_t digits, int64_t* out) {
   if (*pos + digits > s.size()) return false;
   int64_t v = 0;
@@ -317,21 +308,21 @@ Result<int64_t> ParseInterval(std::string_view text) {
     int64_t micros;
   };
   static const Unit kUnits[] = {
-      {"week", 7 * 86400000000LL},
-      {"day", 86400000000LL},
-      {"hour", 3600000000LL},
-      {"minute", 60000000LL},
-      {"second", 1000000LL},
+      {"week", 7 * kMicrosPerDay},
+      {"day", kMicrosPerDay},
+      {"hour", kMicrosPerHour},
+      {"minute", kMicrosPerMinute},
+      {"second", kMicrosPerSecond},
       {"millisecond", 1000LL},
       {"microsecond", 1LL},
-      {"min", 60000000LL},
-      {"sec", 1000000LL},
+      {"min", kMicrosPerMinute},
+      {"sec", kMicrosPerSecond},
       {"ms", 1000LL},
       {"us", 1LL},
-      {"h", 3600000000LL},
-      {"d", 86400000000LL},
-      {"m", 60000000LL},
-      {"s", 1000000LL},
+      {"h", kMicrosPerHour},
+      {"d", kMicrosPerDay},
+      {"m", kMicrosPerMinute},
+      {"s", kMicrosPerSecond},
   };
   auto fail = [&](const std::string& why) {
     return Status::InvalidArgument("invalid interval '" + std::string(text) + "': " + why +

@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/int_util.h"
 #include "expr/binder_internal.h"
+#include "expr/civil_time.h"
+#include "expr/function.h"
 #include "expr/parser.h"
 
 namespace lancedb::expr {
@@ -131,12 +134,9 @@ std::string Describe(const BoundExpr& e) {
 
 namespace {
 
-bool IsNumeric(ValueKind k) { return k == ValueKind::kInt || k == ValueKind::kFloat; }
+using int_util::FloorDiv;
 
-int64_t FloorDivDays(int64_t micros) {
-  const int64_t d = micros / 86400000000LL;
-  return (micros % 86400000000LL < 0) ? d - 1 : d;
-}
+bool IsNumeric(ValueKind k) { return k == ValueKind::kInt || k == ValueKind::kFloat; }
 
 Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
   Literal out;
@@ -188,18 +188,14 @@ Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
         if (!d.ok()) {
           auto ts = ParseTimestamp(lit.string_value);
           if (!ts.ok()) return TypeError(pos, d.status().message());
-          int64_t micros = *ts;
-          out.int_value = micros >= 0 ? micros / 86400000000LL
-                                      : -((-micros + 86400000000LL - 1) / 86400000000LL);
+          out.int_value = FloorDiv(*ts, kMicrosPerDay);
           return out;
         }
         out.int_value = *d;
         return out;
       }
       if (lit.kind == LiteralKind::kTimestamp) {
-        int64_t micros = lit.int_value;
-        out.int_value =
-            micros >= 0 ? micros / 86400000000LL : -((-micros + 86400000000LL - 1) / 86400000000LL);
+        out.int_value = FloorDiv(lit.int_value, kMicrosPerDay);
         return out;
       }
       break;
@@ -210,7 +206,7 @@ Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
       if (!t.ok()) {
         auto ts = ParseTimestamp(lit.string_value);
         if (!ts.ok()) return TypeError(pos, t.status().message());
-        t = *ts - FloorDivDays(*ts) * 86400000000LL;
+        t = *ts - FloorDiv(*ts, kMicrosPerDay) * kMicrosPerDay;
       }
       out.kind = LiteralKind::kInt;
       out.int_value = *t;
@@ -234,7 +230,7 @@ Result<Literal> FoldLiteral(const Literal& lit, ValueKind to, size_t pos) {
         return out;
       }
       if (lit.kind == LiteralKind::kDate) {
-        out.int_value = lit.int_value * 86400000000LL;
+        out.int_value = lit.int_value * kMicrosPerDay;
         return out;
       }
       break;
@@ -411,7 +407,7 @@ Result<BoundPtr> Binder::BindColumn(const Node& n) {
   if (index >= 0) {
     e->path.push_back(schema_.field(index)->name());
     type = schema_.field(index)->type();
-  } else if ((first == kRowIdColumn || first == kRowOffsetColumn) && n.path.size() == 1) {
+  } else if (IsVirtualColumn(first) && n.path.size() == 1) {
     e->path.push_back(first);
     type = array::uint64();
   } else {
@@ -638,10 +634,11 @@ Result<BoundExpression> ParseAndBind(std::string_view sql, const array::Schema& 
 
 Result<BoundExpression> ParseFilter(std::string_view sql, const array::Schema& schema) {
   LANCEDB_ASSIGN_OR_RETURN(auto bound, ParseAndBind(sql, schema));
-  if (bound.root->op == BoundOp::kFunction && bound.root->func == Func::kRegexpMatch) {
+  if (bound.root->op == BoundOp::kFunction &&
+      bound.root->function == FindFunction("regexp_match")) {
     // A filter that is just regexp_match(...) means regexp_like(...), as in Lance.
     auto like = std::make_shared<BoundExpr>(*bound.root);
-    like->func = Func::kRegexpLike;
+    like->function = FindFunction("regexp_like");
     like->kind = ValueKind::kBool;
     like->type = array::boolean();
     bound.root = like;

@@ -20,6 +20,10 @@ namespace lancedb::expr {
 /// The virtual columns a filter may use besides the schema's.
 inline constexpr const char* kRowIdColumn = "_rowid";
 inline constexpr const char* kRowOffsetColumn = "_rowoffset";
+/// Whether `name` is one of the virtual columns (`_rowid`, `_rowoffset`).
+inline bool IsVirtualColumn(std::string_view name) {
+  return name == kRowIdColumn || name == kRowOffsetColumn;
+}
 
 /// A bound expression and the top-level columns it reads.
 struct BoundExpression {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Private declarations shared by binder.cc and binder_functions.cc.
+// Private declarations shared by the binder (binder.cc, binder_functions.cc) and the
+// functions' bind functions (functions_*.cc).
 
 #pragma once
 
@@ -26,6 +27,8 @@ BoundPtr MakeCast(BoundPtr e, ValueKind to, array::DataTypePtr type);
 Result<BoundPtr> Coerce(BoundPtr e, ValueKind to);
 /// The kind two operands are compared / combined in; a type error naming both otherwise.
 Result<ValueKind> CommonKind(const BoundExpr& a, const BoundExpr& b, size_t pos, const char* what);
+/// Coerce all of `args` to their common kind (NULLs take the others' kind) and return it.
+Result<ValueKind> Unify(std::vector<BoundPtr>* args, size_t pos, const char* what);
 /// The Arrow type of an arithmetic result on `a` and `b` evaluated in `kind`.
 array::DataTypePtr WiderNumericType(const array::DataTypePtr& a, const array::DataTypePtr& b,
                                     ValueKind kind);
@@ -49,8 +52,6 @@ class Binder {
   Result<BoundPtr> BindFunction(const Node& n);
   Result<BoundPtr> BindArray(const Node& n);
   Result<BoundPtr> RequireBool(BoundPtr e, const char* context);
-  /// Coerce all of `args` to their common kind.
-  Result<ValueKind> Unify(std::vector<BoundPtr>* args, size_t pos, const char* what);
 
   const array::Schema& schema_;
   std::set<std::string> columns_;

@@ -35,41 +35,8 @@ enum class ValueKind : uint8_t {
 
 const char* ValueKindName(ValueKind kind);
 
-/// Built-in functions.
-enum class Func : uint8_t {
-  kLower,
-  kUpper,
-  kLength,
-  kTrim,
-  kLtrim,
-  kRtrim,
-  kSubstr,
-  kConcat,
-  kReplace,
-  kStartsWith,
-  kEndsWith,
-  kContains,
-  kRegexpMatch,
-  kRegexpLike,
-  kAbs,
-  kCeil,
-  kFloor,
-  kRound,
-  kSqrt,
-  kPow,
-  kCoalesce,
-  kNullIf,
-  kGreatest,
-  kLeast,
-  kDatePart,
-  kDateTrunc,
-  kNow,
-  kCurrentDate,
-  kArrayHas,
-  kArrayHasAny,
-  kArrayHasAll,
-  kArrayLength,
-};
+/// A built-in function (function.h).
+struct FunctionDef;
 
 enum class BoundOp : uint8_t {
   kLiteral,
@@ -109,9 +76,10 @@ struct BoundExpr {
   bool case_insensitive = false;
   bool has_operand = false;
   bool has_else = false;
-  Func func = Func::kLower;
+  /// kFunction: the function called.
+  const FunctionDef* function = nullptr;
   std::vector<BoundPtr> args;
-  /// Precompiled state (a regex for literal patterns), owned by the node.
+  /// kFunction: precompiled state (a regex for a literal pattern), owned by the node.
   std::shared_ptr<const void> state;
 };
 

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "expr/function.h"
+#include "expr/utf8.h"
+
 namespace lancedb::expr {
 
 namespace {

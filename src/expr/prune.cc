@@ -8,10 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "common/int_util.h"
+#include "expr/civil_time.h"
+
 namespace lancedb::expr {
 namespace {
-
-constexpr int64_t kMicrosPerDay = 86400000000LL;
 
 /// What the rows of a range may hold for a value expression, in the evaluator's domain.
 struct Range {
@@ -26,10 +27,7 @@ struct Range {
   std::string lo_str, hi_str;
 };
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
+using int_util::FloorDiv;
 
 /// `v * factor` when it fits in int64.
 std::optional<int64_t> Scale(int64_t v, int64_t factor) {

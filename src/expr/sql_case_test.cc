@@ -9,8 +9,10 @@
 //   row: <v1>, <v2>, ...       one input row, each value a SQL literal (NULL, [1, 2], ...)
 //   filter: <sql>              then   expect: <row indices, 0-based, or 'none'>
 //   project: <sql>             then   expect: <v1> | <v2> | ...  (one rendered value per row)
-//                              and optionally  type: <arrow type name>
+//                              and optionally  type: <Arrow type of the result, as
+//                              DataType::ToString prints it: int64, timestamp[us], ...>
 //   error: <sql>               then   expect: <substring of the error message>
+// Any other directive, a case without `expect:` and a misplaced `type:` fail the test.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "array/array.h"
@@ -161,78 +164,164 @@ Result<array::RecordBatchPtr> BuildTable(const CaseFile& f) {
                                   static_cast<int64_t>(f.rows.size()));
 }
 
-void RunFile(const std::filesystem::path& path, int* num_cases) {
-  std::ifstream in(path);
-  std::string line;
-  CaseFile file;
-  array::RecordBatchPtr table;
-  std::string kind, sql, type;
-  int line_no = 0, sql_line = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    line = Trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    size_t colon = line.find(':');
-    ASSERT_NE(colon, std::string::npos) << path << ":" << line_no << ": bad line";
-    std::string key = line.substr(0, colon);
-    std::string value = Trim(line.substr(colon + 1));
-    const std::string where =
-        path.filename().string() + ":" + std::to_string(sql_line) + ": " + sql;
-    if (key == "column") {
-      size_t sp = value.find(' ');
-      auto t = TypeFromName(Trim(value.substr(sp + 1)));
-      ASSERT_TRUE(t.ok()) << path << ":" << line_no << ": " << t.status().ToString();
-      file.columns.emplace_back(value.substr(0, sp), *t);
-      table = nullptr;
-    } else if (key == "row") {
-      file.rows.push_back(SplitTop(value, ','));
-      table = nullptr;
-    } else if (key == "filter" || key == "project" || key == "error") {
-      kind = key;
-      sql = value;
-      sql_line = line_no;
-      type.clear();
-    } else if (key == "type") {
-      type = value;
-    } else if (key == "expect") {
-      if (!table) {
-        auto t = BuildTable(file);
-        ASSERT_TRUE(t.ok()) << path << ": building the table: " << t.status().ToString();
-        table = *t;
+/// Reads one case file and runs its cases; every problem, with the file and line, goes to
+/// failures(). Each directive is checked: an unknown directive, a case without `expect:`, an
+/// `expect:` without a case and a `type:` anywhere but after a projection's `expect:` are
+/// failures too, so that no line of a case file is silently skipped.
+class CaseFileRunner {
+ public:
+  explicit CaseFileRunner(std::string name) : name_(std::move(name)) {}
+
+  void Run(std::istream& in) {
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      line = Trim(line);
+      if (line.empty() || line[0] == '#') continue;
+      const size_t colon = line.find(':');
+      if (colon == std::string::npos) {
+        Fail(line_no, "not a directive (<name>: <value>): '" + line + "'");
+        continue;
       }
-      ++*num_cases;
-      if (kind == "error") {
-        auto bound = ParseAndBind(sql, *table->schema());
-        Status st = bound.status();
-        if (bound.ok()) st = EvaluateVec(*bound->root, *table).status();
-        EXPECT_FALSE(st.ok()) << where << ": expected an error";
-        EXPECT_NE(st.message().find(value), std::string::npos)
-            << where << ": error '" << st.message() << "' lacks '" << value << "'";
-      } else if (kind == "filter") {
-        auto bound = ParseFilter(sql, *table->schema());
-        ASSERT_TRUE(bound.ok()) << where << ": " << bound.status().ToString();
-        auto rows = EvaluateFilter(*bound, *table);
-        ASSERT_TRUE(rows.ok()) << where << ": " << rows.status().ToString();
-        std::string got;
-        for (int64_t r : *rows) got += (got.empty() ? "" : " ") + std::to_string(r);
-        if (got.empty()) got = "none";
-        EXPECT_EQ(got, value) << where;
-      } else {
-        auto bound = ParseAndBind(sql, *table->schema());
-        ASSERT_TRUE(bound.ok()) << where << ": " << bound.status().ToString();
-        auto arr = Evaluate(*bound, *table);
-        ASSERT_TRUE(arr.ok()) << where << ": " << arr.status().ToString();
-        std::string got;
-        for (int64_t r = 0; r < (*arr)->length; ++r) got += (r ? " | " : "") + Render(*arr, r);
-        EXPECT_EQ(got, value) << where;
-        if (!type.empty()) {
-          EXPECT_EQ((*arr)->type->ToString(), type) << where;
-        }
-      }
-    } else {
-      FAIL() << path << ":" << line_no << ": unknown directive '" << key << "'";
+      if (!Directive(line_no, line.substr(0, colon), Trim(line.substr(colon + 1)))) return;
     }
+    EndCase();
   }
+
+  const std::vector<std::string>& failures() const { return failures_; }
+  int num_cases() const { return num_cases_; }
+
+ private:
+  void Fail(int line_no, const std::string& what) {
+    failures_.push_back(name_ + ":" + std::to_string(line_no) + ": " + what);
+  }
+  void CaseFail(const std::string& what) { Fail(sql_line_, sql_ + ": " + what); }
+
+  /// Close the current case (a failure when it never got its `expect:`).
+  void EndCase() {
+    if (!kind_.empty() && !expected_) Fail(sql_line_, "case has no expect: line");
+    kind_.clear();
+    sql_.clear();
+    expected_ = false;
+    result_type_.reset();
+    type_checked_ = false;
+  }
+
+  /// Handle one directive; false stops the file (the table cannot be built).
+  bool Directive(int line_no, const std::string& key, const std::string& value) {
+    if (key == "column" || key == "row") {
+      EndCase();
+      table_ = nullptr;
+      if (key == "row") {
+        file_.rows.push_back(SplitTop(value, ','));
+        return true;
+      }
+      const size_t sp = value.find(' ');
+      auto type = TypeFromName(Trim(value.substr(sp + 1)));
+      if (sp == std::string::npos || !type.ok()) {
+        Fail(line_no, "bad column: " + (type.ok() ? value : type.status().ToString()));
+        return false;
+      }
+      file_.columns.emplace_back(value.substr(0, sp), *type);
+      return true;
+    }
+    if (key == "filter" || key == "project" || key == "error") {
+      EndCase();
+      kind_ = key;
+      sql_ = value;
+      sql_line_ = line_no;
+      return true;
+    }
+    if (key == "expect") {
+      if (kind_.empty() || expected_) {
+        Fail(line_no, "expect: without a filter:, project: or error: line before it");
+        return true;
+      }
+      expected_ = true;
+      return Expect(value);
+    }
+    if (key == "type") {
+      if (kind_ != "project" || !expected_ || type_checked_) {
+        Fail(line_no, "type: belongs right after the expect: of a project: case");
+      } else if (result_type_ && *result_type_ != value) {
+        CaseFail("type is " + *result_type_ + ", expected " + value);
+      }
+      type_checked_ = true;
+      return true;
+    }
+    Fail(line_no, "unknown directive '" + key + "'");
+    return true;
+  }
+
+  bool Expect(const std::string& value) {
+    if (!table_) {
+      auto t = BuildTable(file_);
+      if (!t.ok()) {
+        Fail(sql_line_, "building the table: " + t.status().ToString());
+        return false;
+      }
+      table_ = *t;
+    }
+    ++num_cases_;
+    if (kind_ == "error") {
+      auto bound = ParseAndBind(sql_, *table_->schema());
+      Status st = bound.status();
+      if (bound.ok()) st = EvaluateVec(*bound->root, *table_).status();
+      if (st.ok()) {
+        CaseFail("expected an error");
+      } else if (st.message().find(value) == std::string::npos) {
+        CaseFail("error '" + st.message() + "' lacks '" + value + "'");
+      }
+      return true;
+    }
+    auto got = kind_ == "filter" ? FilterRows() : ProjectedValues();
+    if (!got.ok()) {
+      CaseFail(got.status().ToString());
+    } else if (*got != value) {
+      CaseFail("got '" + *got + "', expected '" + value + "'");
+    }
+    return true;
+  }
+
+  /// The rows a filter keeps: "0 2", or "none".
+  Result<std::string> FilterRows() {
+    LANCEDB_ASSIGN_OR_RETURN(auto bound, ParseFilter(sql_, *table_->schema()));
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, EvaluateFilter(bound, *table_));
+    std::string got;
+    for (int64_t r : rows) got += (got.empty() ? "" : " ") + std::to_string(r);
+    return got.empty() ? "none" : got;
+  }
+
+  /// The values of a projection, "v1 | v2 | ..."; remembers their type.
+  Result<std::string> ProjectedValues() {
+    LANCEDB_ASSIGN_OR_RETURN(auto bound, ParseAndBind(sql_, *table_->schema()));
+    LANCEDB_ASSIGN_OR_RETURN(auto arr, Evaluate(bound, *table_));
+    std::string got;
+    for (int64_t r = 0; r < arr->length; ++r) got += (r ? " | " : "") + Render(arr, r);
+    result_type_ = arr->type->ToString();
+    return got;
+  }
+
+  std::string name_;
+  CaseFile file_;
+  array::RecordBatchPtr table_;
+  std::string kind_, sql_;
+  int sql_line_ = 0;
+  bool expected_ = false;
+  /// The Arrow type of the last projection, for its `type:` line.
+  std::optional<std::string> result_type_;
+  bool type_checked_ = false;
+  std::vector<std::string> failures_;
+  int num_cases_ = 0;
+};
+
+/// Failures of the case file `text` (for testing the runner itself).
+std::vector<std::string> RunText(const std::string& text) {
+  std::istringstream in(text);
+  CaseFileRunner runner("inline.test");
+  runner.Run(in);
+  return runner.failures();
 }
 
 TEST(SqlCases, AllCaseFilesPass) {
@@ -245,10 +334,60 @@ TEST(SqlCases, AllCaseFilesPass) {
   ASSERT_FALSE(files.empty());
   int num_cases = 0;
   for (const auto& f : files) {
-    SCOPED_TRACE(f.filename().string());
-    RunFile(f, &num_cases);
+    std::ifstream in(f);
+    ASSERT_TRUE(in) << "cannot open " << f;
+    CaseFileRunner runner(f.filename().string());
+    runner.Run(in);
+    for (const auto& failure : runner.failures()) ADD_FAILURE() << failure;
+    num_cases += runner.num_cases();
   }
   std::cout << "ran " << num_cases << " SQL cases from " << files.size() << " files\n";
+}
+
+constexpr char kTable[] = "column: x int\nrow: 1\nrow: 2\n";
+
+TEST(SqlCaseRunner, PassingCasesReportNothing) {
+  EXPECT_EQ(RunText(std::string(kTable) +
+                    "filter: x > 1\nexpect: 1\nproject: x + 1\nexpect: 2 | 3\ntype: int64\n"
+                    "project: x\nexpect: 1 | 2\nerror: y\nexpect: not found\n"),
+            std::vector<std::string>{});
+}
+
+TEST(SqlCaseRunner, WrongTypeFails) {
+  auto failures =
+      RunText(std::string(kTable) + "project: x * 2.0\nexpect: 2.0 | 4.0\ntype: int64\n");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("type is double, expected int64"), std::string::npos) << failures[0];
+}
+
+TEST(SqlCaseRunner, UnknownDirectiveFails) {
+  auto failures = RunText(std::string(kTable) + "filter: x > 1\nexpect: 1\ntypo: int64\n");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("inline.test:6: unknown directive 'typo'"), std::string::npos)
+      << failures[0];
+  EXPECT_EQ(RunText(std::string(kTable) + "filter x > 1\n").size(), 1u);
+}
+
+TEST(SqlCaseRunner, MisplacedDirectivesFail) {
+  // type: before expect:, after a filter, twice; a case without expect:; a stray expect:.
+  EXPECT_EQ(RunText(std::string(kTable) + "project: x\ntype: int32\nexpect: 1 | 2\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "filter: x > 1\nexpect: 1\ntype: bool\n").size(), 1u);
+  EXPECT_EQ(
+      RunText(std::string(kTable) + "project: x\nexpect: 1 | 2\ntype: int32\ntype: int32\n").size(),
+      1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "filter: x > 1\nfilter: x > 0\nexpect: 0 1\n").size(),
+            1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "filter: x > 1\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "expect: 1\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "filter: x > 1\nexpect: 1\nexpect: 1\n").size(), 1u);
+}
+
+TEST(SqlCaseRunner, WrongResultsFail) {
+  EXPECT_EQ(RunText(std::string(kTable) + "filter: x > 1\nexpect: 0\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "project: x\nexpect: 1 | 3\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "error: x + 1\nexpect: anything\n").size(), 1u);
+  EXPECT_EQ(RunText(std::string(kTable) + "error: y\nexpect: other message\n").size(), 1u);
+  EXPECT_EQ(RunText("column: x nosuchtype\nrow: 1\nfilter: x > 1\nexpect: none\n").size(), 1u);
 }
 
 }  // namespace

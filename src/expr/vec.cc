@@ -12,6 +12,8 @@
 
 #include "array/builder.h"
 #include "array/layout.h"
+#include "common/int_util.h"
+#include "expr/civil_time.h"
 #include "expr/parser.h"
 
 namespace lancedb::expr {
@@ -20,12 +22,7 @@ namespace {
 
 using array::TypeId;
 
-constexpr int64_t kMicrosPerDay = 86400000000LL;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
+using int_util::FloorDiv;
 
 int64_t UnitToMicros(int64_t v, array::TimeUnit unit) {
   switch (unit) {
@@ -64,19 +61,10 @@ void ReadInts(const array::ArrayData& a, std::vector<int64_t>* out) {
 }
 
 std::string FormatDate(int64_t days) {
-  // Inverse of DaysFromCivil (H. Hinnant).
-  int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
+  const CivilDate date = CivilFromDays(days);
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  std::snprintf(buf, sizeof(buf), "%04lld-%02d-%02d", static_cast<long long>(date.year), date.month,
+                date.day);
   return buf;
 }
 

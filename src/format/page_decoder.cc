@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/int_util.h"
+
 namespace lancedb::format {
 
 namespace pb = lance::encodings21;
+using int_util::LoadU32;
+using int_util::LoadU64;
 
 namespace {
 
@@ -31,12 +35,6 @@ int NumDefLevels(int layer) {
 bool IsListLayer(int layer) {
   return layer == pb::REPDEF_ALL_VALID_LIST || layer == pb::REPDEF_NULLABLE_LIST ||
          layer == pb::REPDEF_EMPTYABLE_LIST || layer == pb::REPDEF_NULL_AND_EMPTY_LIST;
-}
-
-uint32_t LoadU32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
 }
 
 /// Levels of a constant page: raw u16 when `has_compression` is false. `count` is the number
@@ -93,8 +91,8 @@ Status DecodeScalarBuffer(std::span<const uint8_t> bytes, LeafValues* value) {
       begin = static_cast<int32_t>(LoadU32(parts[0].data()));
       end = static_cast<int32_t>(LoadU32(parts[0].data() + 4));
     } else {
-      std::memcpy(&begin, parts[0].data(), 8);
-      std::memcpy(&end, parts[0].data() + 8, 8);
+      begin = static_cast<int64_t>(LoadU64(parts[0].data()));
+      end = static_cast<int64_t>(LoadU64(parts[0].data() + 8));
     }
     if (begin < 0 || end < begin || static_cast<uint64_t>(end) > parts[1].size()) {
       return Status::Corruption("scalar string offsets out of range");

@@ -13,24 +13,17 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "common/int_util.h"
+
 namespace lancedb::table {
 
 namespace {
 
+using int_util::LoadU32;
+using int_util::LoadU64;
+
 constexpr char kMagic[4] = {'L', 'A', 'N', 'C'};
 constexpr int64_t kFooterSize = 16;
-
-uint32_t LoadU32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-uint64_t LoadU64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
 void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
 

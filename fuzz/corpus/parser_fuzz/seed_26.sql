@@ -1,0 +1,1 @@
+regexp_replace(s, '(?<x>\w)+?', '${x}\1$$', 'gix') = 'a'

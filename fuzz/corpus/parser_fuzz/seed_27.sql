@@ -1,0 +1,1 @@
+regexp_like(s, '[\W\d]{ 1 , 3 }++\u{3a3}', 'imsU') OR regexp_match(s, '(?P<n>\s)|\p{Greek}') IS NULL

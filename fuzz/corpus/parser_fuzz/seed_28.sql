@@ -1,0 +1,1 @@
+upper(s) || lower('ΣΑΣ ﬁ İ ᾳ') ILIKE '%σ%' AND strpos(s, 'é') > 1
