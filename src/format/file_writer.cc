@@ -126,6 +126,10 @@ class FileWriterImpl final : public FileWriter {
       LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(SerializeStatistics(statistics_->Finish())));
       gbo.push_back(loc);
     }
+    for (const auto& buffer : extra_buffers_) {
+      LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(buffer));
+      gbo.push_back(loc);
+    }
 
     // Column metadata.
     lance::encodings::ColumnEncoding column_encoding;
@@ -168,6 +172,8 @@ class FileWriterImpl final : public FileWriter {
     if (!finished_) out_->Abort();
     finished_ = true;
   }
+
+  void AddGlobalBuffer(std::string bytes) override { extra_buffers_.push_back(std::move(bytes)); }
 
  private:
   static int64_t PendingBytes(const LeafItems& items) {
@@ -244,6 +250,7 @@ class FileWriterImpl final : public FileWriter {
   std::vector<lance::file::v2::ColumnMetadata> columns_;
   std::vector<int64_t> page_row_start_;
   std::unique_ptr<StatisticsCollector> statistics_;  // null when disabled
+  std::vector<std::string> extra_buffers_;
   int64_t num_rows_ = 0;
   bool finished_ = false;
 };

@@ -54,6 +54,10 @@ class FileWriter {
   virtual int64_t num_rows() const = 0;
   /// Approximate bytes written so far (for rolling over to a new file).
   virtual int64_t bytes_written() const = 0;
+  /// Add a global buffer, written after the FileDescriptor (buffer 0) and the zone statistics
+  /// (buffer 1, when kept), in the order added: with statistics_zone_rows = 0 the first one
+  /// added is buffer 1 (index files keep parameters there).
+  virtual void AddGlobalBuffer(std::string bytes) = 0;
   /// Flush pages, write metadata and footer, and publish the file.
   virtual Result<FileWriteResult> Finish() = 0;
   /// Discard the file.
