@@ -85,6 +85,18 @@ struct CreateIndexOptions {
   std::function<void(std::string_view stage, double fraction)> progress;
 };
 
+/// The scalar index types (LanceDB's BTree(), Bitmap(), LabelList()).
+enum class ScalarIndexType : uint8_t {
+  kBTree,      ///< BTREE: sorted pages; equality, ranges, IN, IS NULL on orderable columns
+  kBitmap,     ///< BITMAP: a row bitmap per distinct value (low-cardinality columns)
+  kLabelList,  ///< LABEL_LIST: a row bitmap per list item (array_has_any / array_has_all)
+};
+
+/// "BTREE", "BITMAP", "LABEL_LIST".
+std::string_view ScalarIndexTypeName(ScalarIndexType type);
+/// Parse "BTREE", "btree", "BITMAP", "LABEL_LIST", "LabelList", ... InvalidArgument otherwise.
+Result<ScalarIndexType> ParseScalarIndexType(std::string_view name);
+
 /// One index as list_indices() reports it.
 struct IndexInfo {
   std::string name;

@@ -50,6 +50,9 @@ struct QueryRequest {
   std::optional<std::vector<uint64_t>> take_offsets;
   /// Take only these row ids (LanceDB `take_row_ids`).
   std::optional<std::vector<uint64_t>> take_row_ids;
+  /// Let scalar indices answer the filter where they cover the table (results are the same
+  /// either way; false scans every fragment).
+  bool use_scalar_index = true;
 };
 
 /// Builder for a query on one table. Obtain with Table::Query(), Table::TakeOffsets() or
@@ -73,6 +76,8 @@ class Query {
   Query& WithRowId(bool with_row_id = true);
   /// Maximum rows per output batch.
   Query& MaxBatchLength(int64_t rows);
+  /// Whether scalar indices may answer the filter (default true).
+  Query& UseScalarIndex(bool use);
   /// Turn this query into a nearest-neighbour query for `vector` (vector_query.h), keeping
   /// its filter, projection, offset, limit and with_row_id.
   VectorQuery NearestTo(std::vector<float> vector) const;
@@ -84,6 +89,12 @@ class Query {
   Status Execute(ArrowArrayStream* out) const;
   /// The schema the query returns (caller releases it).
   Status OutputSchema(ArrowSchema* out) const;
+  /// The plan as text, as LanceDB's explain_plan: the read, the scalar index lookups and the
+  /// filter left to evaluate (with `verbose`, every projected expression).
+  Result<std::string> ExplainPlan(bool verbose = false) const;
+  /// Run the query and return the plan with what each step did: rows returned by the index
+  /// lookups, fragments scanned, index pages decoded, output rows and times.
+  Result<std::string> AnalyzePlan() const;
 
  private:
   std::shared_ptr<const Table> table_;

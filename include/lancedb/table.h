@@ -96,6 +96,10 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const = 0;
   /// The schema `request` returns.
   virtual Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const = 0;
+  /// The plan of `request` as text (Query::ExplainPlan).
+  virtual Result<std::string> ExplainQuery(const QueryRequest& request, bool verbose) const;
+  /// Run `request` and return its plan with measured counters (Query::AnalyzePlan).
+  virtual Result<std::string> AnalyzeQuery(const QueryRequest& request) const;
   /// Start a nearest-neighbour query for `vector` (vector_query.h; LanceDB `vector_search`).
   lancedb::VectorQuery VectorSearch(std::vector<float> vector) const;
   /// Execute a vector query request (what VectorQuery::Execute calls).
@@ -109,6 +113,11 @@ class Table : public std::enable_shared_from_this<Table> {
   /// for a missing or non-vector column or bad parameters; the table is then unchanged.
   virtual Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
                              const CreateIndexOptions& options = {}) = 0;
+  /// Build a scalar index on `column` (LanceDB's create_scalar_index). InvalidArgument for a
+  /// missing column or one whose type does not suit `type` (a BITMAP on a vector, a
+  /// LABEL_LIST on a non-list); AlreadyExists for an existing name without `replace`.
+  virtual Status CreateScalarIndex(const std::string& column, ScalarIndexType type,
+                                   const CreateIndexOptions& options = {});
   /// The table's indices, ordered by name.
   virtual Result<std::vector<IndexInfo>> ListIndices() const = 0;
   /// Statistics of index `name`; NotFound when there is none.

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, List, Optional, Union
 
 from . import _native
 from ._unsupported import reject_unsupported
-from .index import IndexConfig, IndexStatistics
+from .index import SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
 
 _METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
 
@@ -106,6 +106,13 @@ class IndexMixin:
                 column = metric
             metric = "l2"
         column = column or "vector"
+        kind = getattr(config, "index_type", None) if config is not None else None
+        if kind in SCALAR_INDEX_TYPES:
+            # Scalar indices have no training step: `train` changes nothing for them.
+            _native.create_scalar_index(
+                self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
+            )
+            return
         if not train:
             raise NotImplementedError("train=False is supported for scalar indices only")
         if config is not None:
@@ -153,12 +160,38 @@ class IndexMixin:
             **params,
         )
 
+    def create_scalar_index(
+        self,
+        column: str,
+        *,
+        replace: bool = True,
+        index_type: str = "BTREE",
+        wait_timeout: Optional[timedelta] = None,
+        name: Optional[str] = None,
+    ) -> None:
+        """Build a scalar index on `column` and commit it: ``index_type`` "BTREE" (sorted keys;
+        equality, ranges, IN, IS NULL), "BITMAP" (low-cardinality columns) or "LABEL_LIST"
+        (list columns; array_has_any / array_has_all / array_contains). The name defaults to
+        "{column}_idx"; ``replace=False`` makes an existing name an error. Filters, counts,
+        deletes, updates and vector-search prefilters then use it. Not supported
+        (NotImplementedError unless None): `wait_timeout`."""
+        reject_unsupported("create_scalar_index", wait_timeout=(wait_timeout, None))
+        self._check_writable()
+        kind = str(index_type).upper()
+        if kind not in SCALAR_INDEX_TYPES:
+            raise ValueError(
+                f"Unknown index type {index_type}; expected one of: BTREE, BITMAP, LABEL_LIST"
+            )
+        _native.create_scalar_index(
+            self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
+        )
+
     def list_indices(self) -> List[IndexConfig]:
         """The table's indices, ordered by name."""
         return [
             IndexConfig(
                 name=d["name"],
-                index_type=d["index_type"],
+                index_type=listed_type_name(d["index_type"]),
                 columns=list(d["columns"]),
                 index_uuid=d["index_uuid"],
                 type_url=d["type_url"],
@@ -185,7 +218,8 @@ class IndexMixin:
         _native.wait_for_index(self._inner, names, timeout.total_seconds())
 
     def optimize_indices(self, *, progress: Any = None) -> None:
-        """Add the rows appended since indexing to every vector index, without retraining."""
+        """Add the rows appended since indexing to every index (vector and scalar), without
+        retraining."""
         self._check_writable()
         _native.optimize_indices(self._inner, progress=_progress_callback(progress))
 

@@ -123,6 +123,51 @@ IvfHnswFlat = HnswFlat
 
 
 @dataclass
+class BTree:
+    """BTREE: sorted keys in pages; equality, ranges, IN and IS NULL on orderable columns."""
+
+    index_type = "BTREE"
+
+
+@dataclass
+class Bitmap:
+    """BITMAP: a row bitmap per distinct value, for low-cardinality columns."""
+
+    index_type = "BITMAP"
+
+
+@dataclass
+class LabelList:
+    """LABEL_LIST: a row bitmap per list item, for ``array_has_any`` / ``array_has_all`` /
+    ``array_contains`` on list columns."""
+
+    index_type = "LABEL_LIST"
+
+
+SCALAR_INDEX_TYPES = ("BTREE", "BITMAP", "LABEL_LIST")
+
+# The engine's type names and LanceDB's spelling of them in ``list_indices``.
+_LISTED_TYPE_NAMES = {
+    "IVF_FLAT": "IvfFlat",
+    "IVF_PQ": "IvfPq",
+    "IVF_SQ": "IvfSq",
+    "IVF_RQ": "IvfRq",
+    "IVF_HNSW_PQ": "IvfHnswPq",
+    "IVF_HNSW_SQ": "IvfHnswSq",
+    "IVF_HNSW_FLAT": "IvfHnswFlat",
+    "BTREE": "BTree",
+    "BITMAP": "Bitmap",
+    "LABEL_LIST": "LabelList",
+    "FTS": "FTS",
+}
+
+
+def listed_type_name(engine_name: str) -> str:
+    """``list_indices``' spelling of an index type ("IVF_PQ" → "IvfPq", "BTREE" → "BTree")."""
+    return _LISTED_TYPE_NAMES.get(engine_name, engine_name)
+
+
+@dataclass
 class IndexConfig:
     """One index as ``list_indices()`` reports it."""
 
@@ -152,6 +197,8 @@ class IndexStatistics:
 
 
 __all__ = [
+    "BTree",
+    "Bitmap",
     "HnswFlat",
     "HnswPq",
     "HnswSq",
@@ -164,4 +211,5 @@ __all__ = [
     "IvfPq",
     "IvfRq",
     "IvfSq",
+    "LabelList",
 ]

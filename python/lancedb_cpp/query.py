@@ -150,6 +150,23 @@ class LanceQueryBuilder:
         """Run the query and build one `model` per row."""
         return [model(**row) for row in self.to_list()]
 
+    def explain_plan(self, verbose: Optional[bool] = False) -> str:
+        """The plan of the query as text, as LanceDB prints it: the reads, the scalar index
+        lookups (``ScalarIndexQuery: query=[id = 5]@id_idx(BTree)``) and the filter left to
+        evaluate (``refine_filter``); `verbose` adds the projection."""
+        return self._table._explain(self._request(None), bool(verbose))
+
+    def analyze_plan(self, distributed_metrics: str = "aggregate") -> str:
+        """Run the query and return its plan with what each step did: rows the index lookups
+        returned, fragments scanned, output rows and times. `distributed_metrics` concerns
+        remote tables; locally only "aggregate" exists."""
+        if distributed_metrics != "aggregate":
+            raise NotImplementedError(
+                f"analyze_plan(distributed_metrics={distributed_metrics!r}) applies to remote "
+                "tables; local tables report 'aggregate' metrics only"
+            )
+        return self._table._analyze(self._request(None))
+
 
 class LanceEmptyQueryBuilder(LanceQueryBuilder):
     """``table.search()`` without a query vector or text: a filtered, projected scan."""

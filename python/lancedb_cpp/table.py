@@ -390,6 +390,12 @@ class Table(IndexMixin):
     def _output_schema(self, request: Dict[str, Any]) -> pa.Schema:
         return pa.schema(self._inner.query_schema(**self._native_query_args(request)))
 
+    def _explain(self, request: Dict[str, Any], verbose: bool) -> str:
+        return self._inner.explain_query(verbose, **self._native_query_args(request))
+
+    def _analyze(self, request: Dict[str, Any]) -> str:
+        return self._inner.analyze_query(**self._native_query_args(request))
+
     # Versions -------------------------------------------------------------------------------
 
     def list_versions(self) -> List[Dict[str, Any]]:

@@ -221,6 +221,16 @@ std::unique_ptr<SchemaExport> QuerySchemaPy(const Table& table, LANCEDB_QUERY_AR
   return std::make_unique<SchemaExport>(out);
 }
 
+std::string ExplainQueryPy(const Table& table, bool verbose, LANCEDB_QUERY_ARGS) {
+  QueryRequest request = MakeRequest(LANCEDB_QUERY_FORWARD);
+  return WithoutGil([&] { return table.ExplainQuery(request, verbose); });
+}
+
+std::string AnalyzeQueryPy(const Table& table, LANCEDB_QUERY_ARGS) {
+  QueryRequest request = MakeRequest(LANCEDB_QUERY_FORWARD);
+  return WithoutGil([&] { return table.AnalyzeQuery(request); });
+}
+
 using VersionTuple =
     std::tuple<uint64_t, int64_t, std::vector<std::pair<std::string, std::string>>>;
 
@@ -306,6 +316,18 @@ NB_MODULE(_native, m) {
            nb::arg("limit") = nb::none(), nb::arg("offset") = 0, nb::arg("with_row_id") = false,
            nb::arg("max_batch_length") = 1024, nb::arg("take_offsets") = nb::none(),
            nb::arg("take_row_ids") = nb::none(), "The schema a query returns.")
+      .def("explain_query", &ExplainQueryPy, nb::arg("verbose") = false,
+           nb::arg("filter") = nb::none(), nb::arg("columns") = nb::none(),
+           nb::arg("dynamic") = nb::none(), nb::arg("limit") = nb::none(), nb::arg("offset") = 0,
+           nb::arg("with_row_id") = false, nb::arg("max_batch_length") = 1024,
+           nb::arg("take_offsets") = nb::none(), nb::arg("take_row_ids") = nb::none(),
+           "The plan of a plain query, as text.")
+      .def("analyze_query", &AnalyzeQueryPy, nb::arg("filter") = nb::none(),
+           nb::arg("columns") = nb::none(), nb::arg("dynamic") = nb::none(),
+           nb::arg("limit") = nb::none(), nb::arg("offset") = 0, nb::arg("with_row_id") = false,
+           nb::arg("max_batch_length") = 1024, nb::arg("take_offsets") = nb::none(),
+           nb::arg("take_row_ids") = nb::none(),
+           "Run a plain query and return its plan with measured counters.")
       .def(
           "delete",
           [](Table& t, const std::string& where) {

@@ -172,7 +172,11 @@ nb::object IndexStatsPy(const Table& table, const std::string& name) {
   d["num_indexed_rows"] = stats->num_indexed_rows;
   d["num_unindexed_rows"] = stats->num_unindexed_rows;
   d["index_type"] = stats->index_type;
-  d["distance_type"] = stats->distance_type;
+  if (stats->distance_type.empty()) {
+    d["distance_type"] = nb::none();  // scalar indices have none
+  } else {
+    d["distance_type"] = stats->distance_type;
+  }
   d["num_indices"] = stats->num_indices;
   return d;
 }
@@ -252,6 +256,19 @@ void BindVectorSearch(nb::module_& m) {
         nb::arg("ef_construction") = 300, nb::arg("seed") = nb::none(),
         nb::arg("accelerator") = nb::none(), nb::arg("name") = "", nb::arg("replace") = true,
         nb::arg("progress") = nb::none(), "Build a vector index and commit it.");
+  m.def(
+      "create_scalar_index",
+      [](Table& table, const std::string& column, const std::string& index_type,
+         const std::string& name, bool replace) {
+        auto type = ParseScalarIndexType(index_type);
+        if (!type.ok()) RaiseStatus(type.status());
+        CreateIndexOptions options;
+        options.name = name;
+        options.replace = replace;
+        RunWithoutGil([&] { return table.CreateScalarIndex(column, *type, options); });
+      },
+      nb::arg("table"), nb::arg("column"), nb::arg("index_type") = "BTREE", nb::arg("name") = "",
+      nb::arg("replace") = true, "Build a BTREE, BITMAP or LABEL_LIST index and commit it.");
   m.def("list_indices", &ListIndicesPy, nb::arg("table"), "The table's indices, as dicts.");
   m.def("index_stats", &IndexStatsPy, nb::arg("table"), nb::arg("name"),
         "Statistics of an index as a dict, or None when there is no such index.");
@@ -280,7 +297,7 @@ void BindVectorSearch(nb::module_& m) {
         RunWithoutGil([&] { return table.OptimizeIndices(options); });
       },
       nb::arg("table"), nb::arg("progress") = nb::none(),
-      "Add unindexed rows to every vector index without retraining.");
+      "Add unindexed rows to every index without retraining.");
 }
 
 }  // namespace lancedb::python

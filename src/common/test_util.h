@@ -29,12 +29,12 @@
       << #rexpr << ": " << LANCEDB_CONCAT(_res_, __LINE__).status().ToString(); \
   lhs = LANCEDB_CONCAT(_res_, __LINE__).MoveValueUnsafe()
 
-/// Assert that `expr` fails with StatusCode::`code` (kInvalidArgument, ...) and a message
-/// containing `substring`.
-#define ASSERT_RAISES(code, substring, expr)                                                       \
+/// Assert that `expr` fails with StatusCode::`status_code` (kInvalidArgument, ...) and a
+/// message containing `substring`.
+#define ASSERT_RAISES(status_code, substring, expr)                                                \
   do {                                                                                             \
     ::lancedb::Status _lancedb_st = ::lancedb::testing::StatusOf((expr));                          \
-    ASSERT_EQ(_lancedb_st.code(), ::lancedb::StatusCode::code) << _lancedb_st.ToString();          \
+    ASSERT_EQ(_lancedb_st.code(), ::lancedb::StatusCode::status_code) << _lancedb_st.ToString();   \
     ASSERT_NE(_lancedb_st.message().find(substring), std::string::npos) << _lancedb_st.ToString(); \
   } while (false)
 

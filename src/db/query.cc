@@ -77,3 +77,30 @@ lancedb::Query Table::TakeRowIds(std::vector<uint64_t> row_ids) const {
 }
 
 }  // namespace lancedb
+
+namespace lancedb {
+
+Query& Query::UseScalarIndex(bool use) {
+  request_.use_scalar_index = use;
+  return *this;
+}
+
+Result<std::string> Query::ExplainPlan(bool verbose) const {
+  return table_->ExplainQuery(request_, verbose);
+}
+
+Result<std::string> Query::AnalyzePlan() const { return table_->AnalyzeQuery(request_); }
+
+Status Table::CreateScalarIndex(const std::string&, ScalarIndexType, const CreateIndexOptions&) {
+  return Status::NotSupported("create_scalar_index is not supported by this table");
+}
+
+Result<std::string> Table::ExplainQuery(const QueryRequest&, bool) const {
+  return Status::NotSupported("explain_plan is not supported by this table");
+}
+
+Result<std::string> Table::AnalyzeQuery(const QueryRequest&) const {
+  return Status::NotSupported("analyze_plan is not supported by this table");
+}
+
+}  // namespace lancedb

@@ -4,13 +4,18 @@
 #include "db/query_exec.h"
 
 #include <algorithm>
+#include <chrono>
+#include <map>
 #include <set>
 
 #include "expr/evaluator.h"
 #include "expr/parser.h"
 #include "expr/prune.h"
+#include "index/scalar_index_manager.h"
+#include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
+#include "table/row_ids.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb::db {
@@ -42,14 +47,15 @@ Result<array::RecordBatchPtr> Project(const QueryPlan& plan, const array::Record
   return array::RecordBatch::Make(plan.output_schema, std::move(columns), input.num_rows());
 }
 
-/// Appends `extra` columns (name, array) to a batch.
+/// Appends `extra` columns (name, array) to a batch; `nullable` as the scanner declares them
+/// (row ids and addresses are never null).
 Result<array::RecordBatchPtr> WithColumns(
     const array::RecordBatch& batch,
-    const std::vector<std::pair<std::string, array::ArrayPtr>>& extra) {
+    const std::vector<std::pair<std::string, array::ArrayPtr>>& extra, bool nullable = true) {
   auto fields = batch.schema()->fields();
   auto columns = batch.columns();
   for (const auto& [name, arr] : extra) {
-    fields.push_back(array::field(name, arr->type));
+    fields.push_back(array::field(name, arr->type, nullable));
     columns.push_back(arr);
   }
   return array::RecordBatch::Make(array::schema(fields), columns, batch.num_rows());
@@ -58,10 +64,13 @@ Result<array::RecordBatchPtr> WithColumns(
 /// Streams a filtered, projected scan. Externally synchronized.
 class QueryReader : public array::RecordBatchReader {
  public:
-  QueryReader(QueryPlan plan, std::unique_ptr<array::RecordBatchReader> scan)
-      : plan_(std::move(plan)), scan_(std::move(scan)) {}
+  QueryReader(QueryPlan plan, std::unique_ptr<array::RecordBatchReader> scan,
+              std::shared_ptr<QueryMetrics> metrics = nullptr)
+      : plan_(std::move(plan)), scan_(std::move(scan)), metrics_(std::move(metrics)) {}
 
   array::SchemaPtr schema() const override { return plan_.output_schema; }
+  const QueryPlan& plan() const { return plan_; }
+  void SetScan(std::unique_ptr<array::RecordBatchReader> scan) { scan_ = std::move(scan); }
 
   Result<array::RecordBatchPtr> Next() override {
     // Gather passing rows over scan batches until a full output batch, so that the late
@@ -100,6 +109,7 @@ class QueryReader : public array::RecordBatchReader {
       }
       LANCEDB_ASSIGN_OR_RETURN(out, WithColumns(*out, extra));
     }
+    if (metrics_) metrics_->output_rows += out->num_rows();
     return Project(plan_, *out, ids);
   }
 
@@ -155,6 +165,7 @@ class QueryReader : public array::RecordBatchReader {
 
   QueryPlan plan_;
   std::unique_ptr<array::RecordBatchReader> scan_;
+  std::shared_ptr<QueryMetrics> metrics_;
   std::vector<array::RecordBatchPtr> pending_;  // passing rows not yet returned
   int64_t pending_rows_ = 0;
   bool scan_done_ = false;
@@ -175,6 +186,95 @@ expr::BoundExpression PassThrough(const array::Field& field) {
   out.sql = field.name();
   return out;
 }
+
+/// The scan of the plan's columns (and row ids) over `dataset`, skipping the row ranges whose
+/// statistics prove the filter cannot match (_rowoffset counts every row, so it needs them all).
+Result<std::unique_ptr<array::RecordBatchReader>> ScanReader(const QueryPlan& plan,
+                                                             const table::DatasetPtr& dataset,
+                                                             QueryMetrics* metrics) {
+  table::ScanOptions options;
+  options.columns = plan.scan_columns;
+  options.with_row_id = true;
+  // A filter passes few rows per scanned batch: scan in larger batches (output batches keep
+  // at most plan.batch_size rows).
+  options.batch_size = plan.filter ? std::max<int64_t>(plan.batch_size, 8192) : plan.batch_size;
+  if (plan.filter && !plan.needs_row_offset) {
+    options.may_match = expr::MakeRangePredicate(plan.filter->root);
+  }
+  if (metrics) metrics->fragments_scanned += dataset->manifest().proto().fragments_size();
+  return dataset->Scan(options);
+}
+
+/// A snapshot holding only the fragments of `dataset` accepted by `keep`.
+Result<table::DatasetPtr> FragmentView(const table::DatasetPtr& dataset,
+                                       const std::function<bool(uint64_t)>& keep) {
+  table::pb::Manifest subset = dataset->manifest().proto();
+  subset.clear_fragments();
+  for (const auto& f : dataset->manifest().proto().fragments()) {
+    if (keep(f.id())) *subset.add_fragments() = f;
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto manifest, table::Manifest::Make(std::move(subset), {}));
+  return table::MakeDataset(dataset->fs(), dataset->path(), manifest, dataset->manifest_naming());
+}
+
+/// The `_rowid` values of rows at `addresses`: the addresses, or their stable ids.
+Result<std::vector<uint64_t>> RowIdsOf(const table::Dataset& dataset,
+                                       const std::vector<uint64_t>& addresses) {
+  if (!table::UsesStableRowIds(dataset)) return addresses;
+  std::map<uint64_t, std::vector<uint64_t>> ids_of;
+  std::map<uint64_t, const table::pb::DataFragment*> frags;
+  for (const auto& f : dataset.manifest().proto().fragments()) frags[f.id()] = &f;
+  std::vector<uint64_t> out;
+  out.reserve(addresses.size());
+  for (uint64_t addr : addresses) {
+    const uint64_t frag = addr >> 32;
+    auto it = ids_of.find(frag);
+    if (it == ids_of.end()) {
+      LANCEDB_ASSIGN_OR_RETURN(
+          auto ids, table::FragmentRowIds(*dataset.fs(), dataset.path(), *frags.at(frag)));
+      it = ids_of.emplace(frag, std::move(ids)).first;
+    }
+    out.push_back(it->second.at(addr & 0xFFFFFFFFu));
+  }
+  return out;
+}
+
+/// The rows an index lookup returned (taken in chunks, with `_rowid`), then a scan of the
+/// fragments the lookups do not cover: the input of a QueryReader. Externally synchronized.
+class IndexedScanReader : public array::RecordBatchReader {
+ public:
+  IndexedScanReader(const QueryPlan& plan, std::vector<uint64_t> candidates,
+                    std::shared_ptr<QueryMetrics> metrics)
+      : plan_(plan), candidates_(std::move(candidates)), metrics_(std::move(metrics)) {}
+
+  array::SchemaPtr schema() const override { return nullptr; }
+
+  Result<array::RecordBatchPtr> Next() override {
+    if (next_ < candidates_.size()) {
+      const size_t n = std::min(kChunk, candidates_.size() - next_);
+      std::vector<uint64_t> chunk(candidates_.begin() + next_, candidates_.begin() + next_ + n);
+      next_ += n;
+      LANCEDB_ASSIGN_OR_RETURN(auto taken, plan_.dataset->Take(chunk, plan_.scan_columns));
+      LANCEDB_ASSIGN_OR_RETURN(auto ids, RowIdsOf(*plan_.dataset, chunk));
+      return WithColumns(*taken, {{expr::kRowIdColumn, U64Array(ids)}}, /*nullable=*/false);
+    }
+    if (!scan_) {
+      const auto& covered = plan_.index_filter->fragments;
+      LANCEDB_ASSIGN_OR_RETURN(
+          auto rest, FragmentView(plan_.dataset, [&](uint64_t f) { return !covered.count(f); }));
+      LANCEDB_ASSIGN_OR_RETURN(scan_, ScanReader(plan_, rest, metrics_.get()));
+    }
+    return scan_->Next();
+  }
+
+ private:
+  static constexpr size_t kChunk = 8192;
+  const QueryPlan& plan_;  // owned by the QueryReader this feeds
+  std::vector<uint64_t> candidates_;
+  size_t next_ = 0;
+  std::unique_ptr<array::RecordBatchReader> scan_;
+  std::shared_ptr<QueryMetrics> metrics_;
+};
 
 }  // namespace
 
@@ -263,6 +363,17 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   if (plan.take_offsets) std::sort(plan.take_offsets->begin(), plan.take_offsets->end());
   plan.take_row_ids = request.take_row_ids;
   if (plan.take_row_ids) std::sort(plan.take_row_ids->begin(), plan.take_row_ids->end());
+  // Scalar indices answer the filter where they cover the table (not with _rowoffset, which
+  // numbers the rows of a full scan, nor for takes).
+  if (plan.filter && !plan.needs_row_offset && !plan.take_offsets && !plan.take_row_ids &&
+      request.use_scalar_index) {
+    LANCEDB_ASSIGN_OR_RETURN(auto segments, index::LoadScalarIndices(*dataset));
+    if (!segments.empty()) {
+      plan.segments =
+          std::make_shared<const std::vector<index::ScalarSegment>>(std::move(segments));
+      plan.index_filter = query::PlanIndexFilter(*plan.filter->root, *plan.segments);
+    }
+  }
   plan.dataset = std::move(dataset);
   return plan;
 }
@@ -354,7 +465,34 @@ Result<std::vector<uint64_t>> OffsetsToAddresses(const table::DatasetPtr& datase
 
 }  // namespace
 
-Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
+namespace {
+
+/// Stream a plan whose filter scalar indices answer (in part).
+Result<std::unique_ptr<array::RecordBatchReader>> ExecuteWithIndex(
+    QueryPlan plan, std::shared_ptr<QueryMetrics> metrics) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<int64_t> pages_before;
+  for (const auto& s : *plan.segments) pages_before.push_back(s.index->pages_loaded());
+  LANCEDB_ASSIGN_OR_RETURN(auto candidates,
+                           query::EvaluateIndexFilter(*plan.index_filter, *plan.dataset));
+  if (metrics) {
+    metrics->index_candidates += static_cast<int64_t>(candidates.size());
+    metrics->index_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (size_t i = 0; i < plan.segments->size(); ++i) {
+      metrics->index_pages_loaded += (*plan.segments)[i].index->pages_loaded() - pages_before[i];
+    }
+  }
+  auto reader = std::make_unique<QueryReader>(std::move(plan), nullptr, metrics);
+  reader->SetScan(
+      std::make_unique<IndexedScanReader>(reader->plan(), std::move(candidates), metrics));
+  return std::unique_ptr<array::RecordBatchReader>(std::move(reader));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
+    QueryPlan plan, std::shared_ptr<QueryMetrics> metrics) {
   if (plan.take_offsets || plan.take_row_ids) {
     std::vector<uint64_t> addresses;
     if (plan.take_row_ids) {
@@ -374,29 +512,99 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan) {
     }
     if (names.empty()) names.push_back(CheapestColumn(*plan.dataset->schema()));
     LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, names));
-    LANCEDB_ASSIGN_OR_RETURN(taken,
-                             WithColumns(*taken, {{expr::kRowIdColumn, U64Array(addresses)}}));
+    LANCEDB_ASSIGN_OR_RETURN(taken, WithColumns(*taken, {{expr::kRowIdColumn, U64Array(addresses)}},
+                                                /*nullable=*/false));
     auto reader = array::MakeVectorReader(taken->schema(), {taken});
     plan.scan_columns = names;
     plan.late_columns.clear();
     plan.needs_row_offset = false;
     return std::unique_ptr<array::RecordBatchReader>(
-        std::make_unique<QueryReader>(std::move(plan), std::move(reader)));
+        std::make_unique<QueryReader>(std::move(plan), std::move(reader), std::move(metrics)));
   }
-  table::ScanOptions options;
-  options.columns = plan.scan_columns;
-  options.with_row_id = true;
-  // A filter passes few rows per scanned batch: scan in larger batches (output batches keep
-  // at most plan.batch_size rows).
-  options.batch_size = plan.filter ? std::max<int64_t>(plan.batch_size, 8192) : plan.batch_size;
-  // Skip row ranges whose statistics prove the filter cannot match (_rowoffset counts every
-  // row scanned, so it needs them all).
-  if (plan.filter && !plan.needs_row_offset) {
-    options.may_match = expr::MakeRangePredicate(plan.filter->root);
-  }
-  LANCEDB_ASSIGN_OR_RETURN(auto scan, plan.dataset->Scan(options));
+  if (plan.index_filter) return ExecuteWithIndex(std::move(plan), std::move(metrics));
+  LANCEDB_ASSIGN_OR_RETURN(auto scan, ScanReader(plan, plan.dataset, metrics.get()));
   return std::unique_ptr<array::RecordBatchReader>(
-      std::make_unique<QueryReader>(std::move(plan), std::move(scan)));
+      std::make_unique<QueryReader>(std::move(plan), std::move(scan), std::move(metrics)));
+}
+
+namespace {
+
+void FlattenAnd(const expr::NodePtr& node, std::vector<expr::NodePtr>* out) {
+  if (node->kind == expr::NodeKind::kBinary && node->op == expr::BinaryOp::kAnd) {
+    FlattenAnd(node->args[0], out);
+    FlattenAnd(node->args[1], out);
+  } else {
+    out->push_back(node);
+  }
+}
+
+/// The conjuncts of `filter` (its top-level AND chain) numbered in `residual`, as SQL joined
+/// by AND; "--" when none.
+std::string ResidualSql(const std::string& filter, const std::vector<size_t>& residual) {
+  if (residual.empty()) return "--";
+  auto parsed = expr::Parse(filter);
+  if (!parsed.ok()) return filter;
+  std::vector<expr::NodePtr> conjuncts;
+  FlattenAnd(*parsed, &conjuncts);
+  std::string out;
+  for (size_t i : residual) {
+    if (i >= conjuncts.size()) return filter;
+    out += (out.empty() ? "" : " AND ") + expr::ToSql(*conjuncts[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ExplainPlan(const QueryPlan& plan, bool verbose) {
+  std::string out;
+  std::string indent;
+  auto line = [&](const std::string& text) {
+    out += indent + text + "\n";
+    indent += "  ";
+  };
+  if (verbose) {
+    std::string exprs;
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+      exprs += (i ? ", " : "") + plan.outputs[i].sql + " as " + plan.output_names[i];
+    }
+    line("ProjectionExec: expr=[" + exprs + "]");
+  }
+  if (plan.limit >= 0 || plan.offset > 0) {
+    line("GlobalLimitExec: skip=" + std::to_string(plan.offset) +
+         ", fetch=" + (plan.limit >= 0 ? std::to_string(plan.limit) : std::string("None")));
+  }
+  std::string projection;
+  for (size_t i = 0; i < plan.scan_columns.size(); ++i) {
+    projection += (i ? ", " : "") + plan.scan_columns[i];
+  }
+  const int fragments = plan.dataset->manifest().proto().fragments_size();
+  const std::string filter = plan.filter ? plan.filter->sql : "--";
+  std::string refine = filter;
+  if (plan.index_filter) refine = ResidualSql(filter, plan.index_filter->residual);
+  std::string read =
+      "LanceRead: uri=" + io::JoinPath(plan.dataset->path(), "data") + ", projection=[" +
+      projection + "], num_fragments=" + std::to_string(fragments) +
+      ", range_before=None, range_after=None, row_id=" + (plan.with_row_id ? "true" : "false") +
+      ", row_addr=false, full_filter=" + filter + ", refine_filter=" + refine;
+  if (!plan.late_columns.empty()) {
+    std::string late;
+    for (size_t i = 0; i < plan.late_columns.size(); ++i) {
+      late += (i ? ", " : "") + plan.late_columns[i];
+    }
+    line("LanceRead: uri=" + io::JoinPath(plan.dataset->path(), "data") + ", projection=[" + late +
+         "], source=stream(_rowid)");
+  }
+  line(read);
+  if (plan.index_filter) {
+    line("ScalarIndexQuery: query=" + plan.index_filter->root.ToString());
+    const int uncovered = fragments - static_cast<int>(plan.index_filter->fragments.size());
+    if (uncovered > 0) {
+      out += indent.substr(2) + "FragmentScan: fragments=" + std::to_string(uncovered) +
+             " (not covered by the index), filter=" + filter + "\n";
+    }
+  }
+  return out;
 }
 
 }  // namespace lancedb::db

@@ -17,6 +17,7 @@
 #include "array/array.h"
 #include "expr/binder.h"
 #include "lancedb/query.h"
+#include "query/index_filter.h"
 #include "table/dataset.h"
 
 namespace lancedb::db {
@@ -37,14 +38,32 @@ struct QueryPlan {
   std::optional<std::vector<uint64_t>> take_offsets;
   std::optional<std::vector<uint64_t>> take_row_ids;
   array::SchemaPtr output_schema;
+  /// The scalar index segments of the snapshot (owned here: index_filter points into them).
+  std::shared_ptr<const std::vector<index::ScalarSegment>> segments;
+  /// What scalar indices answer of the filter; the other fragments are scanned.
+  std::optional<query::IndexFilter> index_filter;
 };
+
+/// Counters of one execution (analyze_plan).
+struct QueryMetrics {
+  int64_t index_candidates = 0;   // rows the index lookups returned
+  int64_t fragments_scanned = 0;  // fragments read by the scan
+  int64_t output_rows = 0;
+  int64_t index_pages_loaded = 0;  // scalar index pages decoded
+  double index_seconds = 0;
+  double total_seconds = 0;
+};
+
+/// The plan as text, in LanceDB's explain_plan shape (with `verbose`, the full projection).
+std::string ExplainPlan(const QueryPlan& plan, bool verbose);
 
 /// Bind every expression of `request` against the snapshot's schema (all errors surface here,
 /// before any data is read) and decide which columns to read when.
 Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& request);
 
-/// Stream the plan's result.
-Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(QueryPlan plan);
+/// Stream the plan's result. With `metrics`, counters are added to it as the stream is read.
+Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
+    QueryPlan plan, std::shared_ptr<QueryMetrics> metrics = nullptr);
 
 /// Row addresses of the rows where `filter` is TRUE (every row when null), in scan order.
 Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,

@@ -33,11 +33,15 @@ class LocalTable : public Table {
   Result<int64_t> CountRows(const std::string& filter) const override;
   Status ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const override;
   Status QuerySchema(const QueryRequest& request, ArrowSchema* out) const override;
+  Result<std::string> ExplainQuery(const QueryRequest& request, bool verbose) const override;
+  Result<std::string> AnalyzeQuery(const QueryRequest& request) const override;
   Status ExecuteVectorQuery(const VectorQueryRequest& request,
                             ArrowArrayStream* out) const override;
   Status VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const override;
   Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
                      const CreateIndexOptions& options) override;
+  Status CreateScalarIndex(const std::string& column, ScalarIndexType type,
+                           const CreateIndexOptions& options) override;
   Result<std::vector<IndexInfo>> ListIndices() const override;
   Result<IndexStatistics> IndexStats(const std::string& name) const override;
   Status DropIndex(const std::string& name) override;

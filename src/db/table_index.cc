@@ -9,6 +9,7 @@
 
 #include "db/table_impl.h"
 #include "index/index_manager.h"
+#include "index/scalar_index_manager.h"
 #include "index/vector_index.h"
 #include "table/row_ids.h"
 #include "table/stable_row_ids.h"
@@ -54,6 +55,18 @@ Status LocalTable::CreateIndex(const std::string& column, const VectorIndexConfi
   return Status::OK();
 }
 
+Status LocalTable::CreateScalarIndex(const std::string& column, ScalarIndexType type,
+                                     const CreateIndexOptions& options) {
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto written,
+      index::CreateScalarIndex(latest, column, static_cast<index::scalar::ScalarIndexType>(type),
+                               options));
+  Publish(written);
+  return Status::OK();
+}
+
 Result<std::vector<IndexInfo>> LocalTable::ListIndices() const {
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
   return index::ListIndices(*ds);
@@ -90,6 +103,10 @@ Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   LANCEDB_ASSIGN_OR_RETURN(auto indices, index::ListIndices(*latest));
   for (const auto& info : indices) {
+    if (index::scalar::ScalarIndexTypeFromUrl(info.type_url)) {
+      LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeScalarIndex(latest, info.name));
+      continue;
+    }
     if (info.type_url != index::kVectorIndexTypeUrl) continue;
     if (table::UsesStableRowIds(*latest)) {
       LANCEDB_ASSIGN_OR_RETURN(bool safe, CanExtendWithStableRowIds(*latest, info));

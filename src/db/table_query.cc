@@ -4,6 +4,8 @@
 // LocalTable reads and writes driven by SQL expressions: filtered counts, queries, take,
 // delete and update.
 
+#include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "array/c_bridge.h"
@@ -66,6 +68,36 @@ Status LocalTable::QuerySchema(const QueryRequest& request, ArrowSchema* out) co
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
   LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
   return array::ExportSchema(*plan.output_schema, out);
+}
+
+Result<std::string> LocalTable::ExplainQuery(const QueryRequest& request, bool verbose) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
+  return ExplainPlan(plan, verbose);
+}
+
+Result<std::string> LocalTable::AnalyzeQuery(const QueryRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
+  std::string text = ExplainPlan(plan, /*verbose=*/true);
+  auto metrics = std::make_shared<QueryMetrics>();
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan), metrics));
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+  }
+  metrics->total_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char times[128];
+  std::snprintf(times, sizeof(times), "index_time=%.3fms, elapsed=%.3fms",
+                metrics->index_seconds * 1e3, metrics->total_seconds * 1e3);
+  text += "metrics=[output_rows=" + std::to_string(metrics->output_rows) +
+          ", index_candidates=" + std::to_string(metrics->index_candidates) +
+          ", index_pages_loaded=" + std::to_string(metrics->index_pages_loaded) +
+          ", fragments_scanned=" + std::to_string(metrics->fragments_scanned) + ", " + times +
+          "]\n";
+  return text;
 }
 
 Result<DeleteResult> LocalTable::Delete(const std::string& where) {

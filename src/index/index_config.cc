@@ -56,4 +56,28 @@ Result<VectorIndexType> ParseVectorIndexType(std::string_view name) {
                                  "IVF_HNSW_FLAT, IVF_HNSW_SQ, IVF_HNSW_PQ");
 }
 
+std::string_view ScalarIndexTypeName(ScalarIndexType type) {
+  switch (type) {
+    case ScalarIndexType::kBTree:
+      return "BTREE";
+    case ScalarIndexType::kBitmap:
+      return "BITMAP";
+    case ScalarIndexType::kLabelList:
+      return "LABEL_LIST";
+  }
+  return "BTREE";
+}
+
+Result<ScalarIndexType> ParseScalarIndexType(std::string_view name) {
+  std::string key;
+  for (char c : name) {
+    if (c != '_') key.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  if (key == "BTREE") return ScalarIndexType::kBTree;
+  if (key == "BITMAP") return ScalarIndexType::kBitmap;
+  if (key == "LABELLIST") return ScalarIndexType::kLabelList;
+  return Status::InvalidArgument("Unknown scalar index type '" + std::string(name) +
+                                 "'; expected one of: BTREE, BITMAP, LABEL_LIST");
+}
+
 }  // namespace lancedb

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "table/create_index_op.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/row_ids.h"
@@ -31,12 +33,40 @@ bool HasManyDeletions(const pb::DataFragment& f, const CompactionOptions& o) {
          o.materialize_deletions_threshold;
 }
 
-/// Bins of adjacent fragments to rewrite together.
-std::vector<std::vector<pb::DataFragment>> PlanBins(const pb::Manifest& m,
-                                                    const CompactionOptions& o) {
+/// The fragments each index segment covers.
+std::vector<std::set<uint64_t>> IndexCoverage(const pb::IndexSection& indices) {
+  std::vector<std::set<uint64_t>> out;
+  for (const auto& index : indices.indices()) {
+    std::set<uint64_t> covered;
+    const std::string& bytes = index.fragment_bitmap();
+    roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
+    if (r != nullptr) {
+      std::vector<uint32_t> ids(roaring_bitmap_get_cardinality(r));
+      roaring_bitmap_to_uint32_array(r, ids.data());
+      covered.insert(ids.begin(), ids.end());
+      roaring_bitmap_free(r);
+    }
+    out.push_back(std::move(covered));
+  }
+  return out;
+}
+
+/// Bins of adjacent fragments to rewrite together. With `coverage`, a bin holds fragments that
+/// the same index segments cover, so that each rewritten fragment is either fully covered by a
+/// segment or not at all.
+std::vector<std::vector<pb::DataFragment>> PlanBins(
+    const pb::Manifest& m, const CompactionOptions& o,
+    const std::vector<std::set<uint64_t>>* coverage = nullptr) {
   std::vector<std::vector<pb::DataFragment>> bins;
   std::vector<pb::DataFragment> current;
   int64_t rows = 0;
+  auto signature = [&](uint64_t id) {
+    std::vector<bool> sig;
+    if (coverage) {
+      for (const auto& c : *coverage) sig.push_back(c.count(id) > 0);
+    }
+    return sig;
+  };
   auto flush = [&] {
     bool worth = current.size() > 1 || (current.size() == 1 && HasManyDeletions(current[0], o));
     if (worth) bins.push_back(std::move(current));
@@ -49,6 +79,7 @@ std::vector<std::vector<pb::DataFragment>> PlanBins(const pb::Manifest& m,
       flush();
       continue;
     }
+    if (!current.empty() && signature(current.back().id()) != signature(f.id())) flush();
     current.push_back(f);
     rows += LiveRows(f);
     if (rows >= o.target_rows_per_fragment) flush();
@@ -175,6 +206,93 @@ std::string RemoveFromBitmap(const std::string& bytes, const std::set<uint64_t>&
   return out;
 }
 
+/// Where a compaction moves each row of the fragments it rewrites: the live rows of a group's
+/// old fragments, in order, become the rows of its new fragments, in order.
+class AddressMap {
+ public:
+  static Result<AddressMap> Make(const DatasetPtr& ds,
+                                 const std::vector<RewriteOperation::Group>& groups) {
+    AddressMap m;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      uint64_t before = 0;  // live rows of the group's earlier old fragments
+      for (const auto& f : groups[g].old_fragments) {
+        Old old;
+        old.group = g;
+        old.live_before = before;
+        LANCEDB_ASSIGN_OR_RETURN(old.deleted,
+                                 ReadDeletions(*ds->fs(), ds->path(), ds->manifest().proto(), f));
+        before += f.physical_rows() - old.deleted.size();
+        m.old_.emplace(f.id(), std::move(old));
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> starts;  // (first rank, new fragment id)
+      uint64_t rank = 0;
+      for (const auto& f : groups[g].new_fragments) {
+        starts.emplace_back(rank, f.id());
+        rank += f.physical_rows();
+      }
+      m.new_.push_back(std::move(starts));
+    }
+    return m;
+  }
+
+  std::optional<uint64_t> operator()(uint64_t address) const {
+    auto it = old_.find(address >> 32);
+    if (it == old_.end()) return address;  // not rewritten
+    const Old& old = it->second;
+    const uint32_t offset = static_cast<uint32_t>(address);
+    auto d = std::lower_bound(old.deleted.begin(), old.deleted.end(), offset);
+    if (d != old.deleted.end() && *d == offset) return std::nullopt;  // deleted: dropped
+    const uint64_t rank = old.live_before + offset - static_cast<uint64_t>(d - old.deleted.begin());
+    const auto& starts = new_[old.group];
+    auto s = std::upper_bound(starts.begin(), starts.end(), std::make_pair(rank, UINT64_MAX));
+    if (s == starts.begin()) return std::nullopt;
+    --s;
+    return (s->second << 32) | (rank - s->first);
+  }
+
+ private:
+  struct Old {
+    size_t group = 0;
+    uint64_t live_before = 0;
+    std::vector<uint32_t> deleted;
+  };
+  std::map<uint64_t, Old> old_;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> new_;
+};
+
+/// The index segments covering rewritten fragments, rewritten for the new row addresses:
+/// (old metadata, new metadata) pairs; the new segments' files are added to `written`.
+Result<std::vector<std::pair<pb::IndexMetadata, pb::IndexMetadata>>> RemapIndices(
+    const DatasetPtr& ds, const std::vector<RewriteOperation::Group>& groups,
+    const std::vector<std::set<uint64_t>>& coverage, const IndexRemapFn& remap_index,
+    std::vector<std::string>* written) {
+  std::vector<std::pair<pb::IndexMetadata, pb::IndexMetadata>> out;
+  LANCEDB_ASSIGN_OR_RETURN(auto map, AddressMap::Make(ds, groups));
+  const auto& indices = ds->manifest().index_section().indices();
+  for (int i = 0; i < indices.size(); ++i) {
+    const std::set<uint64_t>& covered = coverage[static_cast<size_t>(i)];
+    std::set<uint64_t> fragments = covered;
+    bool touched = false;
+    for (const auto& g : groups) {
+      // Bins never mix covered and uncovered fragments: look at the first.
+      if (!covered.count(g.old_fragments[0].id())) continue;
+      touched = true;
+      for (const auto& f : g.old_fragments) fragments.erase(f.id());
+      for (const auto& f : g.new_fragments) fragments.insert(f.id());
+    }
+    if (!touched) continue;
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto remapped, remap_index(*ds, indices[i], map,
+                                   std::vector<uint64_t>(fragments.begin(), fragments.end())));
+    if (!remapped) continue;
+    const std::string dir =
+        io::JoinPath(io::JoinPath(ds->path(), "_indices"), IndexUuidString(*remapped));
+    for (const auto& f : remapped->files()) written->push_back(io::JoinPath(dir, f.path()));
+    out.emplace_back(indices[i], std::move(*remapped));
+  }
+  return out;
+}
+
 }  // namespace
 
 Status ReserveFragmentsOperation::Build(CommitAttempt* a) {
@@ -236,12 +354,29 @@ Status RewriteOperation::Build(CommitAttempt* a) {
   UpdateMaxFragmentId(&a->manifest);
   const bool stable = (a->manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
   for (auto& index : *a->indices.mutable_indices()) {
+    auto replaced = std::find_if(remapped_.begin(), remapped_.end(), [&](const auto& r) {
+      return r.first.uuid().uuid() == index.uuid().uuid();
+    });
+    if (replaced != remapped_.end()) {
+      index = replaced->second;
+      auto* record = rewrite->add_rewritten_indices();
+      *record->mutable_old_id() = replaced->first.uuid();
+      *record->mutable_new_id() = replaced->second.uuid();
+      *record->mutable_new_index_details() = replaced->second.index_details();
+      record->set_new_index_version(static_cast<uint32_t>(replaced->second.index_version()));
+      *record->mutable_new_index_files() = replaced->second.files();
+      continue;
+    }
     if (index.fragment_bitmap().empty()) continue;
     // A vector index of a table with stable row ids holds ids, which compaction keeps: a new
     // fragment stays covered when every fragment it was rewritten from was (a group mixing in
     // uncovered rows, e.g. updated ones whose indexed vectors are stale, leaves it uncovered).
     std::set<uint64_t> still_covered;
-    if (stable && index.index_details().type_url() == kStableIdVectorIndexTypeUrl) {
+    // So do Lance's scalar indices (BTREE, BITMAP, LABEL_LIST) on such tables.
+    const std::string& url = index.index_details().type_url();
+    if (stable &&
+        (url == kStableIdVectorIndexTypeUrl || url == "/lance.table.BTreeIndexDetails" ||
+         url == "/lance.table.BitmapIndexDetails" || url == "/lance.table.LabelListIndexDetails")) {
       still_covered = CoveredNewFragments(index.fragment_bitmap(), groups_);
     }
     index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed, still_covered));
@@ -260,7 +395,10 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
     return Status::InvalidArgument("materialize_deletions_threshold must be in [0, 1]");
   }
   const Manifest& manifest = ds->manifest();
-  auto bins = PlanBins(manifest.proto(), o);
+  const bool stable = (manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0;
+  const bool remap = o.remap_index && !stable && manifest.index_section().indices_size() > 0;
+  const auto coverage = IndexCoverage(manifest.index_section());
+  auto bins = PlanBins(manifest.proto(), o, remap ? &coverage : nullptr);
   if (bins.empty()) return ds;
   if (manifest.data_format_version() != "2.2") {
     return Status::NotSupported("Compacting a dataset with data file version " +
@@ -314,7 +452,13 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
       metrics->files_added += static_cast<uint64_t>(f.files_size());
     }
   }
-  RewriteOperation rewrite(std::move(groups));
+  std::vector<std::pair<pb::IndexMetadata, pb::IndexMetadata>> remapped;
+  if (remap) {
+    auto indices = RemapIndices(ds, groups, coverage, o.remap_index, &all_written);
+    if (!indices.ok()) return cleanup(indices.status());
+    remapped = std::move(*indices);
+  }
+  RewriteOperation rewrite(std::move(groups), std::move(remapped));
   rewrite.data_files = all_written;
   // The rewrite was computed from `ds`: every transaction since then, those committed before
   // the reservation included, is checked against it.

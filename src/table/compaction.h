@@ -19,11 +19,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "table/commit.h"
 #include "table/dataset.h"
 
 namespace lancedb::table {
+
+/// Rewrites index segment `meta` of `read` for a compaction: row addresses moved by `map`
+/// (nullopt: the row was deleted), covering `new_fragments`. Returns the new segment's
+/// metadata (files written), or nullopt for an index it does not rewrite.
+using IndexRemapFn = std::function<Result<std::optional<pb::IndexMetadata>>(
+    const Dataset& read, const pb::IndexMetadata& meta,
+    const std::function<std::optional<uint64_t>(uint64_t)>& map,
+    const std::vector<uint64_t>& new_fragments)>;
 
 struct CompactionOptions {
   int64_t target_rows_per_fragment = 1024 * 1024;
@@ -32,6 +43,10 @@ struct CompactionOptions {
   double materialize_deletions_threshold = 0.1;
   /// Bins rewritten at once; 0 means one per hardware thread.
   int num_threads = 0;
+  /// When set (and the table has no stable row ids), index segments covering rewritten
+  /// fragments are rewritten for the new row addresses in the same Rewrite commit; bins then
+  /// never mix fragments different indices cover.
+  IndexRemapFn remap_index;
 };
 
 struct CompactionMetrics {
@@ -66,7 +81,12 @@ class RewriteOperation : public Operation {
     std::vector<pb::DataFragment> old_fragments;
     std::vector<pb::DataFragment> new_fragments;  // ids already assigned (reserved)
   };
-  explicit RewriteOperation(std::vector<Group> groups) : groups_(std::move(groups)) {}
+  /// `remapped`: index segments replacing those of the same uuid (rewritten for the new row
+  /// addresses; recorded as the transaction's rewritten_indices).
+  explicit RewriteOperation(
+      std::vector<Group> groups,
+      std::vector<std::pair<pb::IndexMetadata, pb::IndexMetadata>> remapped = {})
+      : groups_(std::move(groups)), remapped_(std::move(remapped)) {}
   std::string_view name() const override { return "Rewrite"; }
   /// New fragments carry the old rows' stable row ids (set when the bins are rewritten).
   bool supports_stable_row_ids() const override { return true; }
@@ -74,6 +94,7 @@ class RewriteOperation : public Operation {
 
  private:
   std::vector<Group> groups_;
+  std::vector<std::pair<pb::IndexMetadata, pb::IndexMetadata>> remapped_;  // (old, new)
 };
 
 }  // namespace lancedb::table
