@@ -107,6 +107,11 @@ class Table : public std::enable_shared_from_this<Table> {
                                     ArrowArrayStream* out) const = 0;
   /// The schema the vector query `request` returns.
   virtual Status VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const = 0;
+  /// The plan of a vector query as text (VectorQuery::ExplainPlan).
+  virtual Result<std::string> ExplainVectorQuery(const VectorQueryRequest& request,
+                                                 bool verbose) const;
+  /// Run a vector query and return its plan with measured counters (VectorQuery::AnalyzePlan).
+  virtual Result<std::string> AnalyzeVectorQuery(const VectorQueryRequest& request) const;
 
   /// Build a vector index on `column` and commit it (index.h). The name defaults to
   /// "{column}_idx"; AlreadyExists when the name is taken and !options.replace. InvalidArgument

@@ -111,6 +111,11 @@ class VectorQuery {
   Status Execute(ArrowArrayStream* out) const;
   /// The schema the query returns (caller releases it).
   Status OutputSchema(ArrowSchema* out) const;
+  /// The plan as text, as LanceDB's explain_plan: the index searched (or the flat scan), the
+  /// top-k, the prefilter's own plan (scalar index lookups) and the take of the output columns.
+  Result<std::string> ExplainPlan(bool verbose = false) const;
+  /// Run the query and return its plan with measured output rows and time.
+  Result<std::string> AnalyzePlan() const;
 
  private:
   std::shared_ptr<const Table> table_;

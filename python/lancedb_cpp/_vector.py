@@ -191,6 +191,27 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         stream = _native.vector_query(self._table._inner, **self._native_args(batch_size))
         return _stream_to_reader(stream)
 
+    def explain_plan(self, verbose: Optional[bool] = False) -> str:
+        """The plan as text, as LanceDB prints it: the vector index searched (``ANNSubIndex``)
+        or the flat scan (``KNNVectorDistance``), the top-k, and the prefilter's own plan with
+        its scalar index lookups."""
+        from . import _native
+
+        return _native.vector_explain(
+            self._table._inner, verbose=bool(verbose), **self._native_args(None)
+        )
+
+    def analyze_plan(self, distributed_metrics: str = "aggregate") -> str:
+        """Run the query and return its plan with the measured output rows and time."""
+        from . import _native
+
+        if distributed_metrics != "aggregate":
+            raise NotImplementedError(
+                f"analyze_plan(distributed_metrics={distributed_metrics!r}) applies to remote "
+                "tables; local tables report 'aggregate' metrics only"
+            )
+        return _native.vector_analyze(self._table._inner, **self._native_args(None))
+
     def output_schema(self) -> pa.Schema:
         """The schema the query returns, without running it."""
         from . import _native

@@ -134,6 +134,28 @@ std::unique_ptr<SchemaExport> VectorQuerySchemaPy(const Table& table, LANCEDB_VE
   return std::make_unique<SchemaExport>(out);
 }
 
+std::string VectorExplainPy(const Table& table, bool verbose, LANCEDB_VECTOR_ARGS) {
+  VectorQueryRequest request = MakeVectorRequest(LANCEDB_VECTOR_FORWARD);
+  std::optional<Result<std::string>> text;
+  {
+    nb::gil_scoped_release release;
+    text.emplace(table.ExplainVectorQuery(request, verbose));
+  }
+  if (!text->ok()) RaiseStatus(text->status());
+  return **text;
+}
+
+std::string VectorAnalyzePy(const Table& table, LANCEDB_VECTOR_ARGS) {
+  VectorQueryRequest request = MakeVectorRequest(LANCEDB_VECTOR_FORWARD);
+  std::optional<Result<std::string>> text;
+  {
+    nb::gil_scoped_release release;
+    text.emplace(table.AnalyzeVectorQuery(request));
+  }
+  if (!text->ok()) RaiseStatus(text->status());
+  return **text;
+}
+
 std::vector<nb::dict> ListIndicesPy(const Table& table) {
   std::optional<Result<std::vector<IndexInfo>>> result;
   {
@@ -246,6 +268,14 @@ void BindVectorSearch(nb::module_& m) {
               "Run a nearest-neighbour query; returns an Arrow stream holder.");
         m.def("vector_query_schema", &VectorQuerySchemaPy, a...,
               "The schema a nearest-neighbour query returns.");
+        m.def("vector_analyze", &VectorAnalyzePy, a...,
+              "Run a nearest-neighbour query; its plan with measured counters.");
+      },
+      args());
+  std::apply(
+      [&](auto table, auto... rest) {
+        m.def("vector_explain", &VectorExplainPy, table, nb::arg("verbose") = false, rest...,
+              "The plan of a nearest-neighbour query, as text.");
       },
       args());
   m.def("create_index", &CreateIndexPy, nb::arg("table"), nb::arg("column"),

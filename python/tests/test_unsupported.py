@@ -64,7 +64,7 @@ def test_legacy_create_index_passes_num_bits_to_ivf_rq(table):
                            num_partitions=2, num_bits=4)
     table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
                        num_partitions=2)
-    assert [i.index_type for i in table.list_indices()] == ["IVF_RQ"]
+    assert [i.index_type for i in table.list_indices()] == ["IvfRq"]
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -190,7 +190,7 @@ def test_index_create_list_stats_drop(pair):
     ours, theirs = pair
     ours.create_index("vector", config=IvfPq(num_partitions=8, num_sub_vectors=4, seed=1))
     [info] = ours.list_indices()
-    assert (info.name, info.index_type, info.columns) == ("vector_idx", "IVF_PQ", ["vector"])
+    assert (info.name, info.index_type, info.columns) == ("vector_idx", "IvfPq", ["vector"])
     stats = ours.index_stats("vector_idx")
     assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (2000, 0)
     assert stats.distance_type == "l2"

@@ -103,4 +103,12 @@ Result<std::string> Table::AnalyzeQuery(const QueryRequest&) const {
   return Status::NotSupported("analyze_plan is not supported by this table");
 }
 
+Result<std::string> Table::ExplainVectorQuery(const VectorQueryRequest&, bool) const {
+  return Status::NotSupported("explain_plan is not supported by this table");
+}
+
+Result<std::string> Table::AnalyzeVectorQuery(const VectorQueryRequest&) const {
+  return Status::NotSupported("analyze_plan is not supported by this table");
+}
+
 }  // namespace lancedb

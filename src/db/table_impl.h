@@ -38,6 +38,9 @@ class LocalTable : public Table {
   Status ExecuteVectorQuery(const VectorQueryRequest& request,
                             ArrowArrayStream* out) const override;
   Status VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const override;
+  Result<std::string> ExplainVectorQuery(const VectorQueryRequest& request,
+                                         bool verbose) const override;
+  Result<std::string> AnalyzeVectorQuery(const VectorQueryRequest& request) const override;
   Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
                      const CreateIndexOptions& options) override;
   Status CreateScalarIndex(const std::string& column, ScalarIndexType type,

@@ -116,6 +116,16 @@ Status VectorQuery::Execute(ArrowArrayStream* out) const {
   return table_->ExecuteVectorQuery(request_, out);
 }
 
+Result<std::string> VectorQuery::ExplainPlan(bool verbose) const {
+  if (table_ == nullptr) return Status::InvalidArgument("VectorQuery has no table");
+  return table_->ExplainVectorQuery(request_, verbose);
+}
+
+Result<std::string> VectorQuery::AnalyzePlan() const {
+  if (table_ == nullptr) return Status::InvalidArgument("VectorQuery has no table");
+  return table_->AnalyzeVectorQuery(request_);
+}
+
 Status VectorQuery::OutputSchema(ArrowSchema* out) const {
   if (table_ == nullptr) return Status::InvalidArgument("VectorQuery has no table");
   return table_->VectorQuerySchema(request_, out);

@@ -15,6 +15,7 @@
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "common/test_util.h"
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
@@ -200,6 +201,55 @@ TEST(VectorQuery, PrefilterReturnsLimitRowsWithSelectiveFilter) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(Column<int64_t>(b, "id"),
             BruteForce(d, q, "l2", 20, [](int64_t i) { return i % 100 == 3; }));
+}
+
+TEST(VectorQuery, PrefilterThroughScalarIndexMatchesBruteForceAndIsExplained) {
+  const Data d = MakeData(4000, 5);
+  auto t = MakeTable("memory://vq_scalar_prefilter", d, 4);
+  ASSERT_OK(t->CreateScalarIndex("id", ScalarIndexType::kBTree));
+  ASSERT_OK(t->Delete("id % 10 = 4"));
+  ArrowArrayStream s;
+  ASSERT_OK(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Batch(d, 0, 200)}), &s));
+  ASSERT_OK(t->Add(&s));  // an uncovered fragment (ids 0..199 again)
+  const auto q = MakeData(1, 9).vectors[0];
+  auto matches = [](int64_t i) { return i >= 100 && i < 300 && i % 10 != 4; };
+  // Expected: brute force over the first 4000 rows, plus the appended copies of ids < 200.
+  Data both = d;
+  for (int64_t i = 0; i < 200; ++i) both.vectors.push_back(d.vectors[static_cast<size_t>(i)]);
+  std::vector<std::pair<float, int64_t>> all;
+  for (size_t i = 0; i < both.vectors.size(); ++i) {
+    const int64_t id = i < 4000 ? static_cast<int64_t>(i) : static_cast<int64_t>(i) - 4000;
+    const bool live = i >= 4000 || matches(id);
+    if (live && id >= 100 && id < 300) all.emplace_back(Distance("l2", q, both.vectors[i]), id);
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<int64_t> expected;
+  for (size_t i = 0; i < 15; ++i) expected.push_back(all[i].second);
+  auto flat = Collect(t->VectorSearch(q).Where("id >= 100 AND id < 300").Limit(15));
+  ASSERT_NE(flat, nullptr);
+  EXPECT_EQ(Column<int64_t>(flat, "id"), expected);
+  ASSERT_OK_AND_ASSIGN(auto plan,
+                       t->VectorSearch(q).Where("id >= 100 AND id < 300").Limit(15).ExplainPlan());
+  EXPECT_NE(plan.find("KNNVectorDistance: metric=L2, fragments=5"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("ScalarIndexQuery: query=[id >= 100 && id < 300]@id_idx(BTree)"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("FragmentScan: fragments=1 (not covered by the index)"), std::string::npos)
+      << plan;
+  auto config = VectorIndexConfig::IvfFlat();
+  config.num_partitions = 4;
+  config.seed = 3;
+  ASSERT_OK(t->CreateIndex("vector", config));
+  auto indexed = Collect(t->VectorSearch(q).Nprobes(4).Where("id >= 100 AND id < 300").Limit(15));
+  ASSERT_NE(indexed, nullptr);
+  EXPECT_EQ(Column<int64_t>(indexed, "id"), expected);  // IVF_FLAT with every partition: exact
+  ASSERT_OK_AND_ASSIGN(plan, t->VectorSearch(q).Nprobes(4).Where("id < 300").ExplainPlan(true));
+  EXPECT_NE(plan.find("ANNSubIndex: name=vector_idx, k=10, deltas=1, metric=L2"), std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("minimum_nprobes=4, maximum_nprobes=Some(4)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("KNNVectorDistance"), std::string::npos) << plan;
+  ASSERT_OK_AND_ASSIGN(auto analyzed, t->VectorSearch(q).Where("id < 300").Limit(7).AnalyzePlan());
+  EXPECT_NE(analyzed.find("metrics=[output_rows=7"), std::string::npos) << analyzed;
 }
 
 TEST(VectorQuery, PostfilterRowsAllSatisfyFilter) {

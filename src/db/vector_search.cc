@@ -4,7 +4,10 @@
 #include "db/vector_search.h"
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -14,6 +17,7 @@
 #include "db/table_impl.h"
 #include "db/vector_column_cache.h"
 #include "expr/evaluator.h"
+#include "index/vector_index.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
 #include "table/row_ids.h"
@@ -280,6 +284,25 @@ Status AddResidentChunks(const VectorPlan& plan,
 /// `set`, scanning the vector and filter columns.
 Status ScanChunks(const VectorPlan& plan, const std::function<bool(uint64_t)>& fragment_filter,
                   ChunkSet* set) {
+  if (plan.projection.index_filter) {
+    // Scalar indices answer (part of) the filter: find the matching rows first, then read
+    // the vectors of those rows only.
+    LANCEDB_ASSIGN_OR_RETURN(auto addresses,
+                             MatchingRowAddresses(plan.dataset, &*plan.projection.filter));
+    if (fragment_filter) {
+      std::erase_if(addresses, [&](uint64_t a) { return !fragment_filter(a >> 32); });
+    }
+    std::sort(addresses.begin(), addresses.end());
+    constexpr size_t kTakeChunk = 65536;
+    for (size_t start = 0; start < addresses.size(); start += kTakeChunk) {
+      std::vector<uint64_t> chunk(addresses.begin() + static_cast<std::ptrdiff_t>(start),
+                                  addresses.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                          addresses.size(), start + kTakeChunk)));
+      LANCEDB_ASSIGN_OR_RETURN(auto rows, plan.dataset->Take(chunk, {plan.column}));
+      AddChunk(rows->column(0), chunk.data(), nullptr, plan.dim, plan.element_type, set);
+    }
+    return Status::OK();
+  }
   std::set<std::string> columns{plan.column};
   for (const auto& c : plan.projection.filter->columns) {
     if (!expr::IsVirtualColumn(c)) columns.insert(c);
@@ -498,6 +521,88 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
   return array::MakeVectorReader(plan.output_schema, std::move(batches));
 }
 
+Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
+  const auto& r = plan.request;
+  std::vector<std::shared_ptr<const index::VectorIndex>> segments;
+  if (!r.bypass_vector_index && plan.element_type != vec::ElementType::kUInt8) {
+    LANCEDB_ASSIGN_OR_RETURN(segments, index::LoadVectorIndices(*plan.dataset, plan.column));
+    if (!segments.empty() && plan.distance_type &&
+        *plan.distance_type != segments[0]->ivf().distance_type()) {
+      segments.clear();  // the index's distance differs: searched flat
+    }
+  }
+  std::string out;
+  std::string indent;
+  auto line = [&](const std::string& text) {
+    out += indent + text + "\n";
+    indent += "  ";
+  };
+  std::string outputs;
+  for (size_t i = 0; i < plan.projection.outputs.size(); ++i) {
+    outputs += (i ? ", " : "") + plan.projection.output_names[i];
+  }
+  if (verbose)
+    line("ProjectionExec: expr=[" + outputs + (outputs.empty() ? "" : ", ") + "_distance]");
+  if (plan.limit > 0 || plan.offset > 0) {
+    line("GlobalLimitExec: skip=" + std::to_string(plan.offset) +
+         ", fetch=" + std::to_string(plan.limit));
+  }
+  line("Take: columns=[" + outputs + "]");
+  const bool postfilter = !r.prefilter && plan.projection.filter;
+  if (postfilter) line("FilterExec: " + plan.projection.filter->sql);
+  const int64_t k = plan.limit + plan.offset;
+  line("SortExec: TopK(fetch=" + std::to_string(k) +
+       "), expr=[_distance ASC NULLS LAST, _rowid ASC NULLS LAST]");
+  const std::string base = indent;
+  const vec::DistanceType distance =
+      segments.empty() ? FlatDistanceType(plan) : segments[0]->ivf().distance_type();
+  std::string metric(vec::DistanceTypeName(distance));
+  for (auto& c : metric) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::set<uint64_t> covered;
+  for (const auto& s : segments) covered.insert(s->fragment_ids().begin(), s->fragment_ids().end());
+  const auto& fragments = plan.dataset->manifest().proto().fragments();
+  int uncovered = 0;
+  for (const auto& f : fragments) uncovered += covered.count(f.id()) ? 0 : 1;
+  if (!segments.empty()) {
+    const size_t max_probes = r.maximum_nprobes.value_or(r.minimum_nprobes);
+    out += base + "ANNSubIndex: name=" + segments[0]->name() + ", k=" + std::to_string(k) +
+           ", deltas=" + std::to_string(segments.size()) + ", metric=" + metric + "\n";
+    out += base + "  ANNIvfPartition: uuid=" + segments[0]->uuid() +
+           ", minimum_nprobes=" + std::to_string(r.minimum_nprobes) + ", maximum_nprobes=" +
+           (max_probes == 0 ? std::string("None") : "Some(" + std::to_string(max_probes) + ")") +
+           ", deltas=" + std::to_string(segments.size()) + "\n";
+    if (r.refine_factor) {
+      out += base + "  Refine: factor=" + std::to_string(*r.refine_factor) + "\n";
+    }
+  }
+  if (segments.empty() || (uncovered > 0 && !r.fast_search)) {
+    out += base + "KNNVectorDistance: metric=" + metric + ", fragments=" +
+           std::to_string(segments.empty() ? fragments.size() : static_cast<size_t>(uncovered)) +
+           (segments.empty() ? "" : " (not covered by the index)") + "\n";
+  }
+  if (r.prefilter && plan.projection.filter) {
+    // The prefilter's rows come from the plain-query plan of the filter.
+    QueryPlan filter_plan = plan.projection;
+    filter_plan.outputs.clear();
+    filter_plan.output_names.clear();
+    filter_plan.late_columns.clear();
+    filter_plan.scan_columns.assign(plan.projection.filter->columns.begin(),
+                                    plan.projection.filter->columns.end());
+    filter_plan.with_row_id = true;
+    filter_plan.limit = -1;
+    filter_plan.offset = 0;
+    std::string sub = ExplainPlan(filter_plan, /*verbose=*/false);
+    size_t pos = 0;
+    while (pos < sub.size()) {
+      size_t end = sub.find('\n', pos);
+      if (end == std::string::npos) end = sub.size();
+      out += base + sub.substr(pos, end - pos) + "\n";
+      pos = end + 1;
+    }
+  }
+  return out;
+}
+
 Status LocalTable::ExecuteVectorQuery(const VectorQueryRequest& request,
                                       ArrowArrayStream* out) const {
   if (out == nullptr) return Status::InvalidArgument("ExecuteVectorQuery needs an output stream");
@@ -505,6 +610,32 @@ Status LocalTable::ExecuteVectorQuery(const VectorQueryRequest& request,
   LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanVectorQuery(ds, request));
   LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecuteVectorPlan(plan));
   return array::ExportRecordBatchReader(std::move(reader), out);
+}
+
+Result<std::string> LocalTable::ExplainVectorQuery(const VectorQueryRequest& request,
+                                                   bool verbose) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanVectorQuery(ds, request));
+  return ExplainVectorPlan(plan, verbose);
+}
+
+Result<std::string> LocalTable::AnalyzeVectorQuery(const VectorQueryRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanVectorQuery(ds, request));
+  LANCEDB_ASSIGN_OR_RETURN(std::string text, ExplainVectorPlan(plan, /*verbose=*/true));
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecuteVectorPlan(plan));
+  int64_t rows = 0;
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+    rows += batch->num_rows();
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char times[64];
+  std::snprintf(times, sizeof(times), "elapsed=%.3fms", ms);
+  return text + "metrics=[output_rows=" + std::to_string(rows) + ", " + times + "]\n";
 }
 
 Status LocalTable::VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const {

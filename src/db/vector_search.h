@@ -57,6 +57,10 @@ Result<std::vector<std::vector<index::vector::Neighbor>>> FlatNeighbors(
     const VectorPlan& plan, size_t k, index::vector::DistanceType distance_type,
     const std::function<bool(uint64_t fragment_id)>& fragment_filter);
 
+/// The plan as text (VectorQuery::ExplainPlan): the index segments searched or the flat scan,
+/// the top-k, the prefilter's plan, the output take.
+Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose);
+
 /// Find the neighbours (flat or through an index) and stream the result rows.
 Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const VectorPlan& plan);
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "expr/vec.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
@@ -42,13 +43,63 @@ Cache& GetCache() {
   return *cache;
 }
 
-/// The column (top-level name) and Arrow type of field `field_id`, if it is still there.
+/// Field `field_id`, if it is still there.
 const format::LanceField* IndexedField(const table::Dataset& dataset, int32_t field_id) {
   return dataset.lance_schema().FindById(field_id);
 }
 
+/// The dotted path of `field` ("s.a" for member `a` of struct column `s`).
+std::string FieldPath(const table::Dataset& dataset, const format::LanceField& field) {
+  std::string path = field.name;
+  for (int32_t parent = field.parent_id; parent != -1;) {
+    const format::LanceField* p = dataset.lance_schema().FindById(parent);
+    if (p == nullptr) break;
+    path = p->name + "." + path;
+    parent = p->parent_id;
+  }
+  return path;
+}
+
+/// `column` split at dots when the schema has no top-level column of that exact name.
+std::vector<std::string> ColumnPath(const table::Dataset& dataset, const std::string& column) {
+  if (dataset.schema()->GetFieldIndex(column) >= 0) return {column};
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = column.find('.', start);
+    parts.push_back(column.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+/// The field at `column` (a top-level name, or a dotted path into struct members).
+const format::LanceField* FindFieldByPath(const table::Dataset& dataset,
+                                          const std::string& column) {
+  const auto parts = ColumnPath(dataset, column);
+  const format::LanceField* field = dataset.lance_schema().FindTopLevel(parts[0]);
+  for (size_t i = 1; field != nullptr && i < parts.size(); ++i) {
+    const format::LanceField* next = nullptr;
+    for (const auto& c : field->children) {
+      if (c.name == parts[i]) next = &c;
+    }
+    field = next;
+  }
+  return field;
+}
+
 Result<array::DataTypePtr> ColumnType(const table::Dataset& dataset, const std::string& column) {
-  auto field = dataset.schema()->GetFieldByName(column);
+  const auto parts = ColumnPath(dataset, column);
+  auto field = dataset.schema()->GetFieldByName(parts[0]);
+  for (size_t i = 1; field.ok() && i < parts.size(); ++i) {
+    const auto& type = (*field)->type();
+    field = Status::InvalidArgument("not a struct member");
+    if (type->id() != array::TypeId::kStruct) break;
+    for (const auto& child : type->fields()) {
+      if (child->name() == parts[i]) field = child;
+    }
+  }
   if (!field.ok()) {
     return Status::InvalidArgument("Column '" + column + "' not found; columns are: " + [&] {
       std::string names;
@@ -73,8 +124,9 @@ Result<std::vector<scalar::BuildInput>> ReadColumn(const table::Dataset& dataset
   LANCEDB_ASSIGN_OR_RETURN(auto manifest, table::Manifest::Make(std::move(subset), {}));
   LANCEDB_ASSIGN_OR_RETURN(auto sub, table::MakeDataset(dataset.fs(), dataset.path(), manifest,
                                                         dataset.manifest_naming()));
+  const auto path = ColumnPath(dataset, column);
   table::ScanOptions opts;
-  opts.columns = {column};
+  opts.columns = {path[0]};
   opts.with_row_id = true;
   opts.batch_size = 65536;
   LANCEDB_ASSIGN_OR_RETURN(auto reader, sub->Scan(opts));
@@ -84,6 +136,9 @@ Result<std::vector<scalar::BuildInput>> ReadColumn(const table::Dataset& dataset
     if (batch == nullptr) break;
     scalar::BuildInput in;
     in.values = batch->column(0);
+    for (size_t i = 1; i < path.size(); ++i) {  // a struct member: the parent's nulls apply
+      LANCEDB_ASSIGN_OR_RETURN(in.values, expr::StructField(in.values, path[i]));
+    }
     const auto& ids = batch->column(1);
     in.row_ids.assign(ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
     out.push_back(std::move(in));
@@ -128,10 +183,10 @@ Result<std::vector<ScalarSegment>> LoadScalarIndices(const table::Dataset& datas
     if (!type || meta.fields_size() != 1) continue;
     if (meta.index_version() > scalar::ScalarIndexVersion(*type)) continue;  // newer: scan
     const format::LanceField* field = IndexedField(dataset, meta.fields(0));
-    if (field == nullptr || field->parent_id != -1) continue;  // column dropped, or nested
+    if (field == nullptr) continue;  // column dropped
     ScalarSegment seg;
     seg.name = meta.name();
-    seg.column = field->name;
+    seg.column = FieldPath(dataset, *field);
     seg.type = *type;
     LANCEDB_ASSIGN_OR_RETURN(auto frags, FragmentsOf(meta));
     for (uint64_t f : frags) {
@@ -146,7 +201,7 @@ Result<std::vector<ScalarSegment>> LoadScalarIndices(const table::Dataset& datas
       if (it != cache.entries.end()) seg.index = it->second;
     }
     if (!seg.index) {
-      LANCEDB_ASSIGN_OR_RETURN(auto type_of, ColumnType(dataset, field->name));
+      LANCEDB_ASSIGN_OR_RETURN(auto type_of, ColumnType(dataset, seg.column));
       LANCEDB_ASSIGN_OR_RETURN(
           seg.index,
           scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, uuid), *type, type_of));
@@ -172,7 +227,7 @@ Result<table::DatasetPtr> CreateScalarIndex(const table::DatasetPtr& dataset,
       }
     }
   }
-  const auto* field = dataset->lance_schema().FindTopLevel(column);
+  const auto* field = FindFieldByPath(*dataset, column);
   if (field == nullptr) return Status::InvalidArgument("Column '" + column + "' not found");
   LANCEDB_ASSIGN_OR_RETURN(auto inputs, ReadColumn(*dataset, column, nullptr));
   NewIndexUuid uuid = MakeIndexUuid();
@@ -205,7 +260,8 @@ Result<table::DatasetPtr> OptimizeScalarIndex(const table::DatasetPtr& dataset,
   }
   const format::LanceField* field = IndexedField(*dataset, segments[0]->fields(0));
   if (field == nullptr) return Status::NotFound("The column of index '" + name + "' is gone");
-  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(*dataset, field->name));
+  const std::string column = FieldPath(*dataset, *field);
+  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(*dataset, column));
   std::set<uint64_t> present, covered;
   for (const auto& f : dataset->manifest().proto().fragments()) present.insert(f.id());
   for (const auto* m : segments) {
@@ -256,8 +312,8 @@ Result<table::DatasetPtr> OptimizeScalarIndex(const table::DatasetPtr& dataset,
     entries.list_nulls.FilterHigh([&](uint32_t high) { return stable || covered.count(high); });
     merged.list_nulls.UnionWith(entries.list_nulls);
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto inputs, ReadColumn(*dataset, field->name,
-                                                   [&](uint64_t f) { return !covered.count(f); }));
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto inputs, ReadColumn(*dataset, column, [&](uint64_t f) { return !covered.count(f); }));
   if (*type == ScalarIndexType::kLabelList) {
     // New rows as entries: one per item; NULL lists apart.
     for (const auto& in : inputs) {
@@ -309,8 +365,8 @@ Result<std::optional<pb::IndexMetadata>> RemapScalarIndex(
   auto type = scalar::ScalarIndexTypeFromUrl(meta.index_details().type_url());
   if (!type || meta.fields_size() != 1) return std::optional<pb::IndexMetadata>();
   const format::LanceField* field = IndexedField(dataset, meta.fields(0));
-  if (field == nullptr || field->parent_id != -1) return std::optional<pb::IndexMetadata>();
-  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, field->name));
+  if (field == nullptr) return std::optional<pb::IndexMetadata>();
+  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, FieldPath(dataset, *field)));
   LANCEDB_ASSIGN_OR_RETURN(
       auto index,
       scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, table::IndexUuidString(meta)), *type,

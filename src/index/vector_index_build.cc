@@ -161,7 +161,15 @@ Result<std::vector<uint64_t>> DecodeFragmentBitmap(const std::string& bytes) {
 
 std::string FieldName(const table::Dataset& dataset, int32_t field_id) {
   const auto* f = dataset.lance_schema().FindById(field_id);
-  return f ? f->name : std::string();
+  if (f == nullptr) return std::string();
+  std::string path = f->name;  // a struct member is named by its dotted path ("s.a")
+  for (int32_t parent = f->parent_id; parent != -1;) {
+    const auto* p = dataset.lance_schema().FindById(parent);
+    if (p == nullptr) break;
+    path = p->name + "." + path;
+    parent = p->parent_id;
+  }
+  return path;
 }
 
 Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig& c, size_t dim,

@@ -22,7 +22,14 @@ using expr::BoundOp;
 using Kind = scalar::ScalarQuery::Kind;
 
 const BoundExpr* AsColumn(const BoundExpr& e) {
-  return e.op == BoundOp::kColumn && e.path.size() == 1 ? &e : nullptr;
+  return e.op == BoundOp::kColumn && !e.path.empty() ? &e : nullptr;
+}
+
+/// The column a lookup is on: the name, or the dotted path of a struct member ("s.a").
+std::string ColumnName(const BoundExpr& column) {
+  std::string out;
+  for (const auto& part : column.path) out += (out.empty() ? "" : ".") + part;
+  return out;
 }
 
 /// The literal `e` as a key of `kind`; nullopt for NULL, a non-literal, or a negative value
@@ -66,7 +73,7 @@ class Planner {
         auto a = Plan(*e.args[0], &ca);
         auto b = Plan(*e.args[1], &cb);
         *complete = a && b && ca && cb;
-        if (a && b) return Combine(IndexLookup::Op::kAnd, std::move(*a), std::move(*b));
+        if (a && b) return And(std::move(*a), std::move(*b));
         return a ? std::move(a) : std::move(b);
       }
       case BoundOp::kOr: {
@@ -90,6 +97,38 @@ class Planner {
         return leaf;
       }
     }
+  }
+
+  /// `a AND b`; two ranges on the same index become one range ("[i > 5 && i <= 10]"), as
+  /// Lance plans them: one lookup instead of two and an intersection.
+  static IndexLookup And(IndexLookup a, IndexLookup b) {
+    using Kind = scalar::ScalarQuery::Kind;
+    if (a.op == IndexLookup::Op::kLookup && b.op == IndexLookup::Op::kLookup &&
+        a.index_name == b.index_name && a.query.kind == Kind::kRange &&
+        b.query.kind == Kind::kRange && a.never_null == b.never_null) {
+      auto& q = a.query;
+      const auto& r = b.query;
+      if (r.lower) {
+        const int c = q.lower ? scalar::CompareKeys(*r.lower, *q.lower) : 1;
+        if (c > 0) {
+          q.lower = r.lower;
+          q.lower_inclusive = r.lower_inclusive;
+        } else if (c == 0) {
+          q.lower_inclusive = q.lower_inclusive && r.lower_inclusive;
+        }
+      }
+      if (r.upper) {
+        const int c = q.upper ? scalar::CompareKeys(*r.upper, *q.upper) : -1;
+        if (c < 0) {
+          q.upper = r.upper;
+          q.upper_inclusive = r.upper_inclusive;
+        } else if (c == 0) {
+          q.upper_inclusive = q.upper_inclusive && r.upper_inclusive;
+        }
+      }
+      return a;
+    }
+    return Combine(IndexLookup::Op::kAnd, std::move(a), std::move(b));
   }
 
   static IndexLookup Combine(IndexLookup::Op op, IndexLookup a, IndexLookup b) {
@@ -154,7 +193,7 @@ class Planner {
           if (!key) return std::nullopt;
           q.values.push_back(std::move(*key));
         }
-        auto n = Lookup(col->path[0], std::move(q));
+        auto n = Lookup(ColumnName(*col), std::move(q));
         if (n && e.negated) return Negate(std::move(*n));
         return n;
       }
@@ -168,7 +207,7 @@ class Planner {
           if (col->kind != expr::ValueKind::kBool) return std::nullopt;
           q.values = {BoolKey(e.is_what == expr::IsWhat::kTrue)};
         }
-        auto n = Lookup(col->path[0], std::move(q));
+        auto n = Lookup(ColumnName(*col), std::move(q));
         if (!n) return std::nullopt;
         n->never_null = true;
         if (e.negated) return Negate(std::move(*n));
@@ -178,7 +217,7 @@ class Planner {
         if (AsColumn(e) == nullptr || e.kind != expr::ValueKind::kBool) return std::nullopt;
         scalar::ScalarQuery q;
         q.values = {BoolKey(true)};
-        return Lookup(e.path[0], std::move(q));
+        return Lookup(ColumnName(e), std::move(q));
       }
       case BoundOp::kFunction:
         return ArrayLeaf(e);
@@ -243,7 +282,7 @@ class Planner {
       default:
         return std::nullopt;
     }
-    auto n = Lookup(col->path[0], std::move(q));
+    auto n = Lookup(ColumnName(*col), std::move(q));
     if (n && op == expr::BinaryOp::kNe) return Negate(std::move(*n));
     return n;
   }
@@ -277,7 +316,7 @@ class Planner {
         q.values.push_back(std::move(*key));
       }
     }
-    return Lookup(col->path[0], std::move(q));
+    return Lookup(ColumnName(*col), std::move(q));
   }
 
   const std::vector<index::ScalarSegment>& segments_;
@@ -451,8 +490,7 @@ std::optional<IndexFilter> PlanIndexFilter(const expr::BoundExpr& filter,
     auto part = planner.Plan(*conjuncts[i], &complete);
     if (!part || !complete) out.residual.push_back(i);
     if (!part) continue;
-    root = root ? Planner::Combine(IndexLookup::Op::kAnd, std::move(*root), std::move(*part))
-                : std::move(part);
+    root = root ? Planner::And(std::move(*root), std::move(*part)) : std::move(part);
   }
   if (!root) return std::nullopt;
   out.fragments = *Coverage(*root);
