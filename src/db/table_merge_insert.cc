@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "array/c_bridge.h"
 #include "db/merge_keys.h"
@@ -309,13 +311,94 @@ Status FilterUpdates(const expr::BoundExpression& update_if, const MergeSource& 
   return Status::OK();
 }
 
+/// `key IN (...)` over the source's distinct keys, when the merge has one integer or string key
+/// column and at most kMaxIndexedKeys of them (SQL the query planner hands to a BTREE on the
+/// key); nullopt otherwise.
+std::optional<std::string> KeyFilter(const MergeInsertRequest& request, const MergeSource& source) {
+  constexpr size_t kMaxIndexedKeys = 50000;
+  if (request.on.size() != 1 || request.when_not_matched_by_source_delete) return std::nullopt;
+  const auto keys = source.rows->GetColumnByName(request.on[0]);
+  if (!keys || static_cast<size_t>(keys->length) > kMaxIndexedKeys) return std::nullopt;
+  std::string column = "`";
+  for (char c : request.on[0]) column += c == '`' ? std::string("``") : std::string(1, c);
+  column += "`";
+  std::set<std::string> literals;
+  const auto id = keys->type->id();
+  for (int64_t r = 0; r < keys->length; ++r) {
+    if (!keys->IsValid(r)) continue;  // a NULL key matches nothing
+    switch (id) {
+      case array::TypeId::kInt8:
+        literals.insert(std::to_string(keys->GetValues<int8_t>(1)[r]));
+        break;
+      case array::TypeId::kInt16:
+        literals.insert(std::to_string(keys->GetValues<int16_t>(1)[r]));
+        break;
+      case array::TypeId::kInt32:
+        literals.insert(std::to_string(keys->GetValues<int32_t>(1)[r]));
+        break;
+      case array::TypeId::kInt64:
+        literals.insert(std::to_string(keys->GetValues<int64_t>(1)[r]));
+        break;
+      case array::TypeId::kUInt8:
+        literals.insert(std::to_string(keys->GetValues<uint8_t>(1)[r]));
+        break;
+      case array::TypeId::kUInt16:
+        literals.insert(std::to_string(keys->GetValues<uint16_t>(1)[r]));
+        break;
+      case array::TypeId::kUInt32:
+        literals.insert(std::to_string(keys->GetValues<uint32_t>(1)[r]));
+        break;
+      case array::TypeId::kUInt64:
+        literals.insert(std::to_string(keys->GetValues<uint64_t>(1)[r]));
+        break;
+      case array::TypeId::kString: {
+        const int32_t* offsets = keys->GetValues<int32_t>(1);
+        const char* data = keys->buffers[2] ? keys->buffers[2]->data_as<char>() : "";
+        std::string quoted = "'";
+        for (int32_t k = offsets[r]; k < offsets[r + 1]; ++k) {
+          quoted += data[k] == '\'' ? std::string("''") : std::string(1, data[k]);
+        }
+        literals.insert(quoted + "'");
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+  if (literals.empty()) return std::nullopt;
+  std::string sql = column + " IN (";
+  bool first = true;
+  for (const auto& l : literals) {
+    sql += (first ? "" : ", ") + l;
+    first = false;
+  }
+  return sql + ")";
+}
+
 Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource& source,
                             const table::DatasetPtr& dataset) {
   LANCEDB_ASSIGN_OR_RETURN(auto conditions, BindConditions(request, dataset->schema()));
-  table::ScanOptions options;
-  options.with_row_id = true;
-  options.columns = conditions.scan_columns;
-  LANCEDB_ASSIGN_OR_RETURN(auto scan, dataset->Scan(options));
+  std::unique_ptr<array::RecordBatchReader> scan;
+  // Rows that can match: through a scalar index on the key where one covers the table (the
+  // planner scans the fragments it does not cover), else every row's keys.
+  if (auto filter = KeyFilter(request, source)) {
+    QueryRequest lookup;
+    lookup.filter = *filter;
+    lookup.select = SelectKind::kColumns;
+    lookup.columns = conditions.scan_columns;
+    lookup.with_row_id = true;
+    lookup.max_batch_length = 8192;
+    LANCEDB_ASSIGN_OR_RETURN(auto planned, PlanQuery(dataset, lookup));
+    if (planned.index_filter) {
+      LANCEDB_ASSIGN_OR_RETURN(scan, ExecutePlan(std::move(planned)));
+    }
+  }
+  if (!scan) {
+    table::ScanOptions options;
+    options.with_row_id = true;
+    options.columns = conditions.scan_columns;
+    LANCEDB_ASSIGN_OR_RETURN(scan, dataset->Scan(options));
+  }
   std::optional<expr::BoundExpression> delete_if;
   if (conditions.delete_if) {
     LANCEDB_ASSIGN_OR_RETURN(delete_if, expr::ParseFilter(*conditions.delete_if, *scan->schema()));
