@@ -8,6 +8,8 @@
 //
 //   crash_writer write <db> <seed> <start> <log>   run operations start, start+1, ... forever
 //   crash_writer check <db>                         print "versions N" then "id v" per row
+//                                                   (every version read, and filtered counts
+//                                                   through its scalar index checked)
 //
 // Operation i of `seed` (tests/crash/crash_harness.py replays the same sequence as its oracle):
 // h(k) = SplitMix64(seed * 0x9E3779B97F4A7C15 + i * 0xBF58476D1CE4E5B9 + k); by h(0) % 100:
@@ -16,7 +18,8 @@
 //   [42, 56) update v = i where id % 13 = h(1) % 13
 //   [56, 70) merge_insert on id of ids (i-1)*100 .. +4 and i*100+50 .. +4 with v = -i
 //   [70, 82) compact (target 200 rows per fragment)
-//   [82, 88) create an IVF_FLAT index on vec (when the table has at least 16 rows)
+//   [82, 88) by i % 3: create an IVF_FLAT index on vec (when the table has at least 16 rows),
+//            a BTREE index on id, or optimize the indices (merge the new rows into them)
 //   [88, 100) cleanup of every old version, unverified files included
 // Exit code 0 on success; on failure prints "error: <Code>: <message>" and exits 1.
 
@@ -111,6 +114,10 @@ Status RunOperation(lancedb::Table& t, uint64_t seed, uint64_t i) {
     return t.Compact(o).status();
   }
   if (kind < 88) {
+    // Index builds: a scalar index (BTREE on id), the merge of new rows into the indices, or
+    // a vector index.
+    if (i % 3 == 1) return t.CreateScalarIndex("id", lancedb::ScalarIndexType::kBTree);
+    if (i % 3 == 2) return t.OptimizeIndices();
     LANCEDB_ASSIGN_OR_RETURN(int64_t count, t.CountRows());
     if (count < 16) return Status::OK();
     auto config = lancedb::VectorIndexConfig::IvfFlat();
@@ -185,6 +192,18 @@ Status Check(const std::string& uri) {
     if (read != count) {
       return Status::Corruption("Version " + std::to_string(version.version) + " counts " +
                                 std::to_string(count) + " rows but reads " + std::to_string(read));
+    }
+    // A filtered count answered by the scalar index (where the version has one) equals the
+    // rows read.
+    int64_t expected = 0;
+    for (const auto& [id, v] : rows) expected += id % 7 < 3 && id > 40 ? 1 : 0;
+    LANCEDB_ASSIGN_OR_RETURN(int64_t filtered, table->CountRows("id % 7 < 3 AND id > 40"));
+    LANCEDB_ASSIGN_OR_RETURN(int64_t ranged, table->CountRows("id > 40"));
+    int64_t above = 0;
+    for (const auto& [id, v] : rows) above += id > 40 ? 1 : 0;
+    if (filtered != expected || ranged != above) {
+      return Status::Corruption("Version " + std::to_string(version.version) +
+                                ": filtered counts differ from the rows read");
     }
   }
   std::printf("versions %zu\n", versions.size());

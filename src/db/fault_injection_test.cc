@@ -83,6 +83,9 @@ State Observe(Table& t) {
     auto count = t.CountRows();
     EXPECT_TRUE(count.ok()) << "version " << v.version << ": " << count.status().ToString();
     ReadRows(t);
+    // A filtered count goes through the scalar indices of the version, when it has some.
+    auto filtered = t.CountRows("id >= 3 AND id < 31");
+    EXPECT_TRUE(filtered.ok()) << "version " << v.version << ": " << filtered.status().ToString();
   }
   State s;
   EXPECT_TRUE(t.CheckoutLatest().ok());
@@ -138,6 +141,26 @@ std::vector<Case> Cases() {
          config.num_partitions = 2;
          config.seed = 7;
          return t.CreateIndex("vec", config, {});
+       }},
+      {"create_scalar_index",
+       [](Table& t) { return t.CreateScalarIndex("id", ScalarIndexType::kBTree); }},
+      {"compact_scalar_indexed",
+       [&](Table& t) {
+         CompactionOptions o;
+         o.target_rows_per_fragment = 100;
+         return status(t.Compact(o));
+       },
+       true,
+       // The compaction remaps the indices in its Rewrite.
+       [](Table& t) {
+         LANCEDB_RETURN_NOT_OK(t.CreateScalarIndex("id", ScalarIndexType::kBTree));
+         return t.CreateScalarIndex("id", ScalarIndexType::kBitmap, {.name = "id_bitmap"});
+       }},
+      {"optimize_scalar_index", [](Table& t) { return t.OptimizeIndices(); }, false,
+       [](Table& t) {
+         LANCEDB_RETURN_NOT_OK(t.CreateScalarIndex("id", ScalarIndexType::kBTree));
+         auto more = Rows(60, 5);
+         return t.Add(&more).status();
        }},
       {"add_columns",
        [](Table& t) {

@@ -47,7 +47,7 @@ def op_kind(seed, i):
     """Operation i of `seed`, as tools/crash_writer.cc runs it."""
     kind = h(seed, i, 0) % 100
     for bound, name in ((30, "append"), (42, "delete"), (56, "update"), (70, "merge"),
-                        (82, "compact"), (88, "index"), (100, "cleanup")):
+                        (82, "compact"), (88, "index"), (100, "cleanup")):  # index: vector or scalar
         if kind < bound:
             return name
 
