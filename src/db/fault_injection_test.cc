@@ -154,7 +154,9 @@ std::vector<Case> Cases() {
        // The compaction remaps the indices in its Rewrite.
        [](Table& t) {
          LANCEDB_RETURN_NOT_OK(t.CreateScalarIndex("id", ScalarIndexType::kBTree));
-         return t.CreateScalarIndex("id", ScalarIndexType::kBitmap, {.name = "id_bitmap"});
+         CreateIndexOptions options;
+         options.name = "id_bitmap";
+         return t.CreateScalarIndex("id", ScalarIndexType::kBitmap, options);
        }},
       {"optimize_scalar_index", [](Table& t) { return t.OptimizeIndices(); }, false,
        [](Table& t) {
