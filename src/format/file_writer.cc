@@ -83,12 +83,16 @@ class FileWriterImpl final : public FileWriter {
           block = std::clamp<int64_t>((options_.max_page_bytes - PendingBytes(items)) / per_row, 1,
                                       4096);
           block = std::min(block, batch.num_rows() - row);
+          if (options_.max_page_rows > 0) {
+            block = std::clamp<int64_t>(options_.max_page_rows - items.num_rows, 1, block);
+          }
         }
         shredder.AppendRows(row, row + block, &items);
         row += block;
         // Invisible items all land in one mini-block chunk, whose level count is a u16.
         if (PendingBytes(items) >= options_.max_page_bytes ||
-            items.num_invisible >= kMaxInvisibleItemsPerPage) {
+            items.num_invisible >= kMaxInvisibleItemsPerPage ||
+            (options_.max_page_rows > 0 && items.num_rows >= options_.max_page_rows)) {
           LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
         }
       }
@@ -264,6 +268,9 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::
     return Status::NotSupported("Only Lance file version 2.2 can be written, not " +
                                 std::to_string(options.version.major) + "." +
                                 std::to_string(options.version.minor));
+  }
+  if (options.max_page_rows < 0) {
+    return Status::InvalidArgument("max_page_rows must not be negative");
   }
   if (options.max_page_bytes <= 0) {
     return Status::InvalidArgument("max_page_bytes must be positive");

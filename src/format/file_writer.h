@@ -28,6 +28,9 @@ struct FileVersion {
 struct FileWriterOptions {
   /// Target page size per column before a page is flushed.
   int64_t max_page_bytes = 8 << 20;
+  /// Also flush a page after this many rows (0: no limit). Index files whose readers fetch
+  /// fixed row ranges (a BTREE's 4096-row pages) align their disk pages with those ranges.
+  int64_t max_page_rows = 0;
   FileVersion version;  // only 2.2 is written for now
   /// Rows per zone of the statistics kept in the file (format/statistics.h); 0 writes none.
   int64_t statistics_zone_rows = 8192;

@@ -158,10 +158,25 @@ class BTreeIndex final : public ScalarIndex {
       if (hi && mins_.IsValid(p) && !below_hi(CompareAt(mins_, p, *hi))) break;
       LANCEDB_ASSIGN_OR_RETURN(PagePtr page, LoadPage(p));
       const expr::Vec& keys = page->keys;
-      for (int64_t i = 0; i < keys.length; ++i) {
+      // The page's values are sorted, its nulls first: binary-search the first row at or
+      // above `lo`, then take rows while they stay below `hi`.
+      int64_t first = std::min<int64_t>(null_counts_[static_cast<size_t>(p)], keys.length);
+      while (first < keys.length && !keys.IsValid(first)) ++first;
+      if (lo) {
+        int64_t a = first, b = keys.length;
+        while (a < b) {
+          const int64_t mid = a + (b - a) / 2;
+          if (keys.IsValid(mid) && above_lo(CompareAt(keys, mid, *lo))) {
+            b = mid;
+          } else {
+            a = mid + 1;
+          }
+        }
+        first = a;
+      }
+      for (int64_t i = first; i < keys.length; ++i) {
         if (!keys.IsValid(i)) continue;
-        if (lo && !above_lo(CompareAt(keys, i, *lo))) continue;
-        if (hi && !below_hi(CompareAt(keys, i, *hi))) continue;
+        if (hi && !below_hi(CompareAt(keys, i, *hi))) break;
         out->Add(page->ids[static_cast<size_t>(i)]);
       }
     }
@@ -215,7 +230,8 @@ class BTreeIndex final : public ScalarIndex {
     return PagePtr(page);
   }
 
-  static constexpr size_t kCachedPages = 64;
+  // Decoded pages kept per index: 1024 pages of 4096 rows are 64 MiB for int64 keys.
+  static constexpr size_t kCachedPages = 1024;
 
   std::unique_ptr<format::FileReader> data_;
   int32_t values_field_ = 0;
@@ -276,7 +292,8 @@ Result<std::vector<WrittenFile>> BuildBTree(const io::FileSystemPtr& fs, const s
   }
   std::vector<WrittenFile> files;
   LANCEDB_ASSIGN_OR_RETURN(auto data_file,
-                           WriteIndexFile(fs, dir, kBTreeDataFile, data_schema, pages, {}));
+                           WriteIndexFile(fs, dir, kBTreeDataFile, data_schema, pages, {}, {},
+                                          /*page_rows=*/kBTreePageRows));
   files.push_back(std::move(data_file));
   // page_lookup.lance.
   auto lookup_schema =

@@ -78,11 +78,12 @@ Result<WrittenFile> WriteIndexFile(const io::FileSystemPtr& fs, const std::strin
                                    const std::string& name, const array::SchemaPtr& schema,
                                    const std::vector<array::RecordBatchPtr>& batches,
                                    const array::KeyValueMetadata& metadata,
-                                   const std::vector<std::string>& buffers) {
+                                   const std::vector<std::string>& buffers, int64_t page_rows) {
   LANCEDB_ASSIGN_OR_RETURN(auto lance_schema, format::LanceSchema::FromArrow(*schema));
   lance_schema = format::LanceSchema(lance_schema.fields(), metadata);
   format::FileWriterOptions options;
   options.statistics_zone_rows = 0;  // extra buffers start at 1, as Lance's index files
+  options.max_page_rows = page_rows;
   LANCEDB_ASSIGN_OR_RETURN(auto writer, format::FileWriter::Open(fs, io::JoinPath(dir, name),
                                                                  std::move(lance_schema), options));
   for (const auto& batch : batches) {

@@ -53,11 +53,13 @@ Result<std::unique_ptr<format::FileReader>> OpenIndexFile(const io::FileSystemPt
                                                           const std::string& dir,
                                                           const std::string& name);
 /// Write `batches` (one schema) to `dir/name` with schema metadata `metadata` and extra global
-/// buffers `buffers` (numbered from 1).
+/// buffers `buffers` (numbered from 1); with `page_rows`, disk pages of at most that many rows
+/// (so that a read of one such range decodes one small page).
 Result<WrittenFile> WriteIndexFile(const io::FileSystemPtr& fs, const std::string& dir,
                                    const std::string& name, const array::SchemaPtr& schema,
                                    const std::vector<array::RecordBatchPtr>& batches,
                                    const array::KeyValueMetadata& metadata,
-                                   const std::vector<std::string>& buffers = {});
+                                   const std::vector<std::string>& buffers = {},
+                                   int64_t page_rows = 0);
 
 }  // namespace lancedb::index::scalar
