@@ -19,11 +19,11 @@
 
 #include "array/c_bridge.h"
 #include "db/merge_keys.h"
-#include "db/query_exec.h"
 #include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
+#include "query/plan.h"
 #include "table/merge_rows.h"
 #include "table/stable_row_ids.h"
 
@@ -388,9 +388,9 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
     lookup.columns = conditions.scan_columns;
     lookup.with_row_id = true;
     lookup.max_batch_length = 8192;
-    LANCEDB_ASSIGN_OR_RETURN(auto planned, PlanQuery(dataset, lookup));
+    LANCEDB_ASSIGN_OR_RETURN(auto planned, query::PlanQuery(dataset, lookup));
     if (planned.index_filter) {
-      LANCEDB_ASSIGN_OR_RETURN(scan, ExecutePlan(std::move(planned)));
+      LANCEDB_ASSIGN_OR_RETURN(scan, query::ExecutePlan(std::move(planned)));
     }
   }
   if (!scan) {

@@ -9,10 +9,10 @@
 #include <map>
 
 #include "array/c_bridge.h"
-#include "db/query_exec.h"
 #include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
+#include "query/plan.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb::db {
@@ -45,8 +45,8 @@ Result<int64_t> LocalTable::CountRows(const std::string& filter) const {
   request.filter = filter;
   request.select = SelectKind::kDynamic;
   request.max_batch_length = 8192;
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
-  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan)));
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, query::ExecutePlan(std::move(plan)));
   int64_t count = 0;
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
@@ -59,30 +59,30 @@ Result<int64_t> LocalTable::CountRows(const std::string& filter) const {
 Status LocalTable::ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const {
   if (out == nullptr) return Status::InvalidArgument("ExecuteQuery needs an output stream");
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
-  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan)));
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, query::ExecutePlan(std::move(plan)));
   return array::ExportRecordBatchReader(std::move(reader), out);
 }
 
 Status LocalTable::QuerySchema(const QueryRequest& request, ArrowSchema* out) const {
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
   return array::ExportSchema(*plan.output_schema, out);
 }
 
 Result<std::string> LocalTable::ExplainQuery(const QueryRequest& request, bool verbose) const {
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
-  return ExplainPlan(plan, verbose);
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
+  return query::ExplainPlan(plan, verbose);
 }
 
 Result<std::string> LocalTable::AnalyzeQuery(const QueryRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(ds, request));
-  std::string text = ExplainPlan(plan, /*verbose=*/true);
-  auto metrics = std::make_shared<QueryMetrics>();
-  LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan), metrics));
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
+  std::string text = query::ExplainPlan(plan, /*verbose=*/true);
+  auto metrics = std::make_shared<query::QueryMetrics>();
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, query::ExecutePlan(std::move(plan), metrics));
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
     if (!batch) break;
@@ -108,7 +108,7 @@ Result<DeleteResult> LocalTable::Delete(const std::string& where) {
   return ExecuteWithRetry("Delete", kDefaultRetryTimeout, [&](int) -> Result<DeleteResult> {
     LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
     LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(where, *latest->schema()));
-    LANCEDB_ASSIGN_OR_RETURN(auto addresses, MatchingRowAddresses(latest, &filter));
+    LANCEDB_ASSIGN_OR_RETURN(auto addresses, query::MatchingRowAddresses(latest, &filter));
     if (addresses.empty()) {
       Publish(latest);
       return DeleteResult{0, latest->version()};

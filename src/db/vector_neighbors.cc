@@ -94,7 +94,7 @@ Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::Dis
   if (prefilter || HasDeletions(*plan.dataset)) {
     LANCEDB_ASSIGN_OR_RETURN(
         allowed,
-        MatchingRowAddresses(plan.dataset, prefilter ? &*plan.projection.filter : nullptr));
+        query::MatchingRowAddresses(plan.dataset, prefilter ? &*plan.projection.filter : nullptr));
     std::sort(allowed->begin(), allowed->end());
   }
   std::function<bool(uint64_t)> accept;

@@ -288,7 +288,7 @@ Status ScanChunks(const VectorPlan& plan, const std::function<bool(uint64_t)>& f
     // Scalar indices answer (part of) the filter: find the matching rows first, then read
     // the vectors of those rows only.
     LANCEDB_ASSIGN_OR_RETURN(auto addresses,
-                             MatchingRowAddresses(plan.dataset, &*plan.projection.filter));
+                             query::MatchingRowAddresses(plan.dataset, &*plan.projection.filter));
     if (fragment_filter) {
       std::erase_if(addresses, [&](uint64_t a) { return !fragment_filter(a >> 32); });
     }
@@ -401,7 +401,7 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   base.offset = 0;
   base.take_offsets.reset();
   base.take_row_ids.reset();
-  LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanQuery(dataset, base));
+  LANCEDB_ASSIGN_OR_RETURN(plan.projection, query::PlanQuery(dataset, base));
   if (plan.projection.filter && plan.projection.filter->columns.count(expr::kRowOffsetColumn)) {
     return Status::NotSupported("_rowoffset is not supported in vector query filters");
   }
@@ -582,7 +582,7 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
   }
   if (r.prefilter && plan.projection.filter) {
     // The prefilter's rows come from the plain-query plan of the filter.
-    QueryPlan filter_plan = plan.projection;
+    query::QueryPlan filter_plan = plan.projection;
     filter_plan.outputs.clear();
     filter_plan.output_names.clear();
     filter_plan.late_columns.clear();
@@ -591,7 +591,7 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
     filter_plan.with_row_id = true;
     filter_plan.limit = -1;
     filter_plan.offset = 0;
-    std::string sub = ExplainPlan(filter_plan, /*verbose=*/false);
+    std::string sub = query::ExplainPlan(filter_plan, /*verbose=*/false);
     size_t pos = 0;
     while (pos < sub.size()) {
       size_t end = sub.find('\n', pos);

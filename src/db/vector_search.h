@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "array/array.h"
-#include "db/query_exec.h"
 #include "index/vector/distance.h"
 #include "index/vector/flat_search.h"
 #include "lancedb/vector_query.h"
+#include "query/plan.h"
 #include "table/dataset.h"
 
 namespace lancedb::db {
@@ -29,7 +29,7 @@ namespace lancedb::db {
 struct VectorPlan {
   table::DatasetPtr dataset;
   /// The filter and the output expressions (bound on the snapshot's schema).
-  QueryPlan projection;
+  query::QueryPlan projection;
   std::string column;
   /// Elements per vector (bytes for uint8 vectors).
   size_t dim = 0;

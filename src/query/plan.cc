@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 
-#include "db/query_exec.h"
+#include "query/plan.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +18,7 @@
 #include "table/row_ids.h"
 #include "table/stable_row_ids.h"
 
-namespace lancedb::db {
+namespace lancedb::query {
 
 namespace {
 
@@ -371,7 +371,7 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
     if (!segments.empty()) {
       plan.segments =
           std::make_shared<const std::vector<index::ScalarSegment>>(std::move(segments));
-      plan.index_filter = query::PlanIndexFilter(*plan.filter->root, *plan.segments);
+      plan.index_filter = PlanIndexFilter(*plan.filter->root, *plan.segments);
     }
   }
   plan.dataset = std::move(dataset);
@@ -473,8 +473,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteWithIndex(
   const auto start = std::chrono::steady_clock::now();
   std::vector<int64_t> pages_before;
   for (const auto& s : *plan.segments) pages_before.push_back(s.index->pages_loaded());
-  LANCEDB_ASSIGN_OR_RETURN(auto candidates,
-                           query::EvaluateIndexFilter(*plan.index_filter, *plan.dataset));
+  LANCEDB_ASSIGN_OR_RETURN(auto candidates, EvaluateIndexFilter(*plan.index_filter, *plan.dataset));
   if (metrics) {
     metrics->index_candidates += static_cast<int64_t>(candidates.size());
     metrics->index_seconds +=
@@ -607,4 +606,4 @@ std::string ExplainPlan(const QueryPlan& plan, bool verbose) {
   return out;
 }
 
-}  // namespace lancedb::db
+}  // namespace lancedb::query

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Planning and executing plain queries over one snapshot. Filter pushdown: the scan first
-// reads only the columns the filter needs (plus row addresses), evaluates the filter, and then
-// takes the remaining columns for the passing rows only; row ranges whose zone statistics prove
-// that the filter cannot match are not read (expr/prune.h). Thread-safety: a plan is immutable;
-// each execution has its own reader (externally synchronized).
+// Plans of plain reads over one snapshot, and their execution: every read becomes a plan of
+// a few operators — index lookups (index_filter.h) for the fragments scalar indices cover, a
+// scan with projection and zone-statistics pruning (expr/prune.h) of the others, the filter,
+// takes of the remaining columns for the passing rows only (late materialization), limit /
+// offset, and the projection — which db builds (PlanQuery) and runs (ExecutePlan), and which
+// ExplainPlan prints in LanceDB's vocabulary (docs/query-planning.md). Vector search
+// (db/vector_search.h) plans its filter and projection through here. Thread-safety: a plan is
+// immutable; each execution has its own reader (externally synchronized).
 
 #pragma once
 
@@ -20,7 +23,7 @@
 #include "query/index_filter.h"
 #include "table/dataset.h"
 
-namespace lancedb::db {
+namespace lancedb::query {
 
 struct QueryPlan {
   table::DatasetPtr dataset;
@@ -41,7 +44,7 @@ struct QueryPlan {
   /// The scalar index segments of the snapshot (owned here: index_filter points into them).
   std::shared_ptr<const std::vector<index::ScalarSegment>> segments;
   /// What scalar indices answer of the filter; the other fragments are scanned.
-  std::optional<query::IndexFilter> index_filter;
+  std::optional<IndexFilter> index_filter;
 };
 
 /// Counters of one execution (analyze_plan).
@@ -69,4 +72,4 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
 Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,
                                                    const expr::BoundExpression* filter);
 
-}  // namespace lancedb::db
+}  // namespace lancedb::query
