@@ -68,6 +68,18 @@ PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items) {
     if (c == 0) continue;
     (CodeIsEmpty(c) ? has_empty : has_null)[CodeLayer(c)] = true;
   }
+  // A null struct makes its members null: as Lance, every item layer below a struct layer with
+  // nulls (down to the next list) is declared nullable, or Lance reads the members of a null
+  // struct as valid values.
+  std::vector<bool> nullable = has_null;
+  for (int layer = num_layers - 1, above = 0; layer >= 0; --layer) {
+    if (path.steps[path.depth() - 1 - layer] == StepKind::kList) {
+      above = 0;
+      continue;
+    }
+    if (above) nullable[layer] = true;
+    if (has_null[layer]) above = 1;
+  }
   PageLevels out;
   // code -> def level, indexed by code.
   std::vector<uint16_t> def_of(2 * num_layers + 1, 0);
@@ -81,8 +93,8 @@ PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items) {
       out.max_visible_def = static_cast<uint16_t>(next - 1);
     }
     if (!is_list) {
-      out.layers.push_back(has_null[layer] ? pb::REPDEF_NULLABLE_ITEM : pb::REPDEF_ALL_VALID_ITEM);
-      if (has_null[layer]) def_of[NullCode(layer)] = next++;
+      out.layers.push_back(nullable[layer] ? pb::REPDEF_NULLABLE_ITEM : pb::REPDEF_ALL_VALID_ITEM);
+      if (nullable[layer]) def_of[NullCode(layer)] = next++;
       continue;
     }
     if (has_null[layer] && has_empty[layer]) {

@@ -69,6 +69,23 @@ def test_pylance_reads_file(written, name):
         e = expected.column(col).combine_chunks()
         assert a.type == e.type, f"{col}: {a.type} != {e.type}"
         assert a.equals(e), f"{col}: values differ\nactual={a.slice(0, 12)}\nexpected={e.slice(0, 12)}"
+        _assert_members_of_null_structs_are_null(col, a)
+
+
+def _assert_members_of_null_structs_are_null(name, array):
+    """As Lance writes them: where a struct is NULL its members read NULL too (DataFusion's
+    get_field, and so LanceDB's `s.a IS NULL`, reads a member without its parent's validity)."""
+    if not pa.types.is_struct(array.type) or array.null_count == 0:
+        return
+    parent_null = array.is_null().to_pylist()
+    for i in range(array.type.num_fields):
+        member = array.field(i)
+        if pa.types.is_null(member.type):
+            continue
+        valid = member.is_valid().to_pylist()
+        bad = [k for k, p in enumerate(parent_null) if p and valid[k]]
+        assert not bad, f"{name}.{array.type.field(i).name}: valid under a NULL struct at rows {bad[:5]}"
+        _assert_members_of_null_structs_are_null(f"{name}.{array.type.field(i).name}", member)
 
 
 def test_pylance_reads_row_ranges(written):
