@@ -51,7 +51,7 @@ def random_filter(rng: random.Random, depth: int = 0) -> str:
     """A filter over indexed and unindexed columns: comparisons, IN, BETWEEN, IS NULL, bare
     booleans, array_has_any / array_has_all / array_contains, under AND / OR / NOT."""
     n = rng.randrange
-    pick = n(17 if depth < 2 else 13)
+    pick = n(18 if depth < 2 else 13)
     if pick == 0:
         return f"id = {n(2200)}"
     if pick == 1:
@@ -77,6 +77,8 @@ def random_filter(rng: random.Random, depth: int = 0) -> str:
     if pick == 11:
         return f"array_contains(tags, 't{n(6)}')"
     if pick == 12:
+        if rng.random() < 0.3:
+            return f"category LIKE 'c{n(8)}%'"
         return f"day >= DATE '2024-01-{1 + n(28):02d}' AND other = {n(11)}"
     if pick == 13:
         return f"({random_filter(rng, depth + 1)}) AND ({random_filter(rng, depth + 1)})"
@@ -84,7 +86,9 @@ def random_filter(rng: random.Random, depth: int = 0) -> str:
         return f"({random_filter(rng, depth + 1)}) OR ({random_filter(rng, depth + 1)})"
     if pick == 15:
         return f"NOT ({random_filter(rng, depth + 1)})"
-    return f"category IN ('c{n(8)}', 'c{n(8)}') AND id < {n(2200)}"
+    if pick == 16:
+        return f"category IN ('c{n(8)}', 'c{n(8)}') AND id < {n(2200)}"
+    return f"category {rng.choice(['LIKE', 'NOT LIKE'])} '{rng.choice(['c', 'c1', 'c7', 'd', ''])}%'"
 
 
 def duckdb_sql(sql: str) -> str:

@@ -221,6 +221,8 @@ class Planner {
       }
       case BoundOp::kFunction:
         return ArrayLeaf(e);
+      case BoundOp::kLike:
+        return LikeLeaf(e);
       default:
         return std::nullopt;
     }
@@ -284,6 +286,44 @@ class Planner {
     }
     auto n = Lookup(ColumnName(*col), std::move(q));
     if (n && op == expr::BinaryOp::kNe) return Negate(std::move(*n));
+    return n;
+  }
+
+  /// `s [NOT] LIKE 'prefix%'` (case-sensitive, no other wildcard or escape): the range
+  /// [prefix, the next string without that prefix), as Lance answers it with a BTREE.
+  std::optional<IndexLookup> LikeLeaf(const BoundExpr& e) {
+    if (e.case_insensitive || e.args.size() != 2) return std::nullopt;
+    const BoundExpr* col = AsColumn(*e.args[0]);
+    const BoundExpr& pattern = *e.args[1];
+    if (col == nullptr || col->kind != expr::ValueKind::kString ||
+        pattern.op != BoundOp::kLiteral || pattern.literal.kind != expr::LiteralKind::kString) {
+      return std::nullopt;
+    }
+    const std::string& p = pattern.literal.string_value;
+    if (p.empty() || p.back() != '%') return std::nullopt;
+    std::string prefix = p.substr(0, p.size() - 1);
+    if (prefix.find_first_of("%_\\") != std::string::npos) return std::nullopt;
+    scalar::ScalarQuery q;
+    q.kind = Kind::kRange;
+    scalar::Key lower;
+    lower.kind = expr::ValueKind::kString;
+    lower.s = prefix;
+    q.lower = lower;
+    q.lower_inclusive = true;
+    // The smallest string above every string starting with `prefix`: drop trailing 0xFF bytes
+    // and increment the last byte left (none left: no upper bound).
+    std::string upper = prefix;
+    while (!upper.empty() && static_cast<unsigned char>(upper.back()) == 0xFF) upper.pop_back();
+    if (!upper.empty()) {
+      upper.back() = static_cast<char>(static_cast<unsigned char>(upper.back()) + 1);
+      scalar::Key key;
+      key.kind = expr::ValueKind::kString;
+      key.s = std::move(upper);
+      q.upper = std::move(key);
+      q.upper_inclusive = false;
+    }
+    auto n = Lookup(ColumnName(*col), std::move(q));
+    if (n && e.negated) return Negate(std::move(*n));
     return n;
   }
 

@@ -99,6 +99,13 @@ TEST(IndexFilter, ShapesBecomeLookupsAndTheRestIsTheResidual) {
   ASSERT_TRUE(p);
   EXPECT_EQ(p->root.ToString(),
             "OR(NOT([id IN [1,2,3]]@id_idx(BTree)),NOT([c = c0]@c_idx(Bitmap)))");
+  p = Plan(f, "c LIKE 'c1%' AND c NOT LIKE 'c1x%'");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->root.ToString(),
+            "AND([c >= c1 && c < c2]@c_idx(Bitmap),NOT([c >= c1x && c < c1y]@c_idx(Bitmap)))");
+  EXPECT_FALSE(Plan(f, "c LIKE 'c_%'"));  // other wildcards: scanned
+  EXPECT_FALSE(Plan(f, "c ILIKE 'c1%'"));
+  EXPECT_FALSE(Plan(f, "c LIKE '%1'"));
   EXPECT_FALSE(Plan(f, "id = 5 OR other = 1"));  // an OR half unindexed: scanned
   EXPECT_FALSE(Plan(f, "NOT (id = 5 AND other = 1)"));
   EXPECT_FALSE(Plan(f, "id + 1 = 5"));
@@ -129,6 +136,7 @@ TEST(IndexFilter, EvaluationFollowsThreeValuedLogicAndDropsDeletedRows) {
   }
   EXPECT_EQ(not_three.size(), 200u - 40u - 20u - 1u);  // minus NULLs, x = 3 and deleted id 7
   EXPECT_EQ(rows("x IS NULL AND id < 12"), (std::vector<uint64_t>{0, 5, 10}));
+  EXPECT_EQ(rows("c LIKE 'c2%' AND id < 12"), (std::vector<uint64_t>{2, 5, 8, 11}));
   // Addresses of fragment 1 carry its id in the high half.
   EXPECT_EQ(rows("id = 150"), (std::vector<uint64_t>{(uint64_t{1} << 32) | 50}));
   EXPECT_TRUE(rows("id = 220").empty());  // in the uncovered fragment: left to the scan
