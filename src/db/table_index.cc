@@ -59,10 +59,7 @@ Status LocalTable::CreateScalarIndex(const std::string& column, ScalarIndexType 
                                      const CreateIndexOptions& options) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
-  LANCEDB_ASSIGN_OR_RETURN(
-      auto written,
-      index::CreateScalarIndex(latest, column, static_cast<index::scalar::ScalarIndexType>(type),
-                               options));
+  LANCEDB_ASSIGN_OR_RETURN(auto written, index::CreateScalarIndex(latest, column, type, options));
   Publish(written);
   return Status::OK();
 }

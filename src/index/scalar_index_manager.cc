@@ -48,18 +48,6 @@ const format::LanceField* IndexedField(const table::Dataset& dataset, int32_t fi
   return dataset.lance_schema().FindById(field_id);
 }
 
-/// The dotted path of `field` ("s.a" for member `a` of struct column `s`).
-std::string FieldPath(const table::Dataset& dataset, const format::LanceField& field) {
-  std::string path = field.name;
-  for (int32_t parent = field.parent_id; parent != -1;) {
-    const format::LanceField* p = dataset.lance_schema().FindById(parent);
-    if (p == nullptr) break;
-    path = p->name + "." + path;
-    parent = p->parent_id;
-  }
-  return path;
-}
-
 /// `column` split at dots when the schema has no top-level column of that exact name.
 std::vector<std::string> ColumnPath(const table::Dataset& dataset, const std::string& column) {
   if (dataset.schema()->GetFieldIndex(column) >= 0) return {column};
@@ -186,7 +174,7 @@ Result<std::vector<ScalarSegment>> LoadScalarIndices(const table::Dataset& datas
     if (field == nullptr) continue;  // column dropped
     ScalarSegment seg;
     seg.name = meta.name();
-    seg.column = FieldPath(dataset, *field);
+    seg.column = FieldName(dataset, field->id);
     seg.type = *type;
     LANCEDB_ASSIGN_OR_RETURN(auto frags, FragmentsOf(meta));
     for (uint64_t f : frags) {
@@ -260,7 +248,7 @@ Result<table::DatasetPtr> OptimizeScalarIndex(const table::DatasetPtr& dataset,
   }
   const format::LanceField* field = IndexedField(*dataset, segments[0]->fields(0));
   if (field == nullptr) return Status::NotFound("The column of index '" + name + "' is gone");
-  const std::string column = FieldPath(*dataset, *field);
+  const std::string column = FieldName(*dataset, field->id);
   LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(*dataset, column));
   std::set<uint64_t> present, covered;
   for (const auto& f : dataset->manifest().proto().fragments()) present.insert(f.id());
@@ -366,7 +354,7 @@ Result<std::optional<pb::IndexMetadata>> RemapScalarIndex(
   if (!type || meta.fields_size() != 1) return std::optional<pb::IndexMetadata>();
   const format::LanceField* field = IndexedField(dataset, meta.fields(0));
   if (field == nullptr) return std::optional<pb::IndexMetadata>();
-  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, FieldPath(dataset, *field)));
+  LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, FieldName(dataset, field->id)));
   LANCEDB_ASSIGN_OR_RETURN(
       auto index,
       scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, table::IndexUuidString(meta)), *type,

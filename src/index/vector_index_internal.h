@@ -33,7 +33,8 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
                                             std::vector<table::pb::IndexMetadata> removed,
                                             bool replace);
 
-/// The column name of field `field_id` of `dataset` (empty when unknown).
+/// The name of field `field_id`: a top-level column's name, a struct member's dotted path
+/// ("s.a"); empty when the field is gone.
 std::string FieldName(const table::Dataset& dataset, int32_t field_id);
 
 }  // namespace lancedb::index

@@ -16,18 +16,6 @@
 
 namespace lancedb::index::scalar {
 
-std::string_view ScalarIndexTypeName(ScalarIndexType type) {
-  switch (type) {
-    case ScalarIndexType::kBTree:
-      return "BTREE";
-    case ScalarIndexType::kBitmap:
-      return "BITMAP";
-    case ScalarIndexType::kLabelList:
-      return "LABEL_LIST";
-  }
-  return "?";
-}
-
 std::string_view ScalarIndexPlanName(ScalarIndexType type) {
   switch (type) {
     case ScalarIndexType::kBTree:

@@ -22,13 +22,12 @@
 #include "expr/bound.h"
 #include "index/scalar/row_addr_set.h"
 #include "io/file_system.h"
+#include "lancedb/index.h"
 
 namespace lancedb::index::scalar {
 
-enum class ScalarIndexType : uint8_t { kBTree, kBitmap, kLabelList };
-
-/// "BTREE", "BITMAP", "LABEL_LIST" (LanceDB's index_type names).
-std::string_view ScalarIndexTypeName(ScalarIndexType type);
+/// The public enum (lancedb/index.h); ScalarIndexTypeName gives "BTREE", "BITMAP", "LABEL_LIST".
+using ScalarIndexType = ::lancedb::ScalarIndexType;
 /// "BTree", "Bitmap", "LabelList" (as LanceDB's explain_plan writes them).
 std::string_view ScalarIndexPlanName(ScalarIndexType type);
 /// The IndexMetadata.index_details type URL Lance registers each type with.
