@@ -15,13 +15,13 @@ namespace {
 
 int Sign(int64_t c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); }
 
+}  // namespace
+
 int CompareDoubles(double a, double b) {
   const bool an = std::isnan(a), bn = std::isnan(b);
   if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
   return a < b ? -1 : (a > b ? 1 : 0);
 }
-
-}  // namespace
 
 Key KeyAt(const expr::Vec& v, int64_t i) {
   Key k;

@@ -76,12 +76,6 @@ Key Key::FromLiteral(const expr::Literal& literal, expr::ValueKind kind) {
 namespace {
 
 /// Floats in total order: -inf < ... < -0 = +0 < ... < +inf < NaN.
-int CompareDoubles(double a, double b) {
-  const bool an = std::isnan(a);
-  const bool bn = std::isnan(b);
-  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
-  return a < b ? -1 : (a > b ? 1 : 0);
-}
 
 std::string DateString(int64_t days) {
   const expr::CivilDate date = expr::CivilFromDays(days);

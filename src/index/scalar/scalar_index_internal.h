@@ -45,6 +45,9 @@ Result<std::shared_ptr<const ScalarIndex>> OpenBitmap(const io::FileSystemPtr& f
 Key KeyAt(const expr::Vec& v, int64_t i);
 /// Compare row `i` of `v` with `key` (row valid), as CompareKeys.
 int CompareAt(const expr::Vec& v, int64_t i, const Key& key);
+/// <0, 0, >0 as `a` sorts before, with or after `b`; NaN sorts above every number (as Lance's
+/// total order).
+int CompareDoubles(double a, double b);
 /// Compare rows `i` and `j` of `v` (both valid).
 int CompareRows(const expr::Vec& v, int64_t i, int64_t j);
 
