@@ -392,3 +392,66 @@ def _duck(table):
     con = duckdb.connect()
     con.register("t", table.to_arrow())
     return con
+
+
+def typed_rows(n: int) -> pa.Table:
+    rng = random.Random(5)
+    base = datetime.datetime(2024, 3, 1)
+
+    def maybe(i, v):
+        return None if i % 9 == 4 else v
+
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "i8": pa.array([maybe(i, rng.randint(-100, 100)) for i in range(n)], pa.int8()),
+            "i32": pa.array([maybe(i, rng.randint(-1000, 1000)) for i in range(n)], pa.int32()),
+            "u64": pa.array([maybe(i, rng.randint(0, 2**63 + 1000)) for i in range(n)], pa.uint64()),
+            "f32": pa.array([maybe(i, rng.uniform(-5, 5)) for i in range(n)], pa.float32()),
+            "ls": pa.array([maybe(i, f"k{rng.randint(0, 300):03d}") for i in range(n)], pa.large_string()),
+            "bin": pa.array([maybe(i, bytes([rng.randint(0, 255)])) for i in range(n)], pa.binary()),
+            "ts": pa.array(
+                [maybe(i, base + datetime.timedelta(minutes=rng.randint(0, 5000))) for i in range(n)],
+                pa.timestamp("us"),
+            ),
+            "d": pa.array(
+                [maybe(i, datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 40)) for i in range(n)],
+                pa.date32(),
+            ),
+            "b": pa.array([maybe(i, i % 3 == 0) for i in range(n)], pa.bool_()),
+        }
+    )
+
+
+TYPED_FILTERS = [
+    "i8 = 7", "i8 < -50", "i8 IN (1, 2, 3)", "i8 IS NULL",
+    "i32 >= 500 AND i32 < 700", "i32 NOT IN (0, 1)",
+    "u64 > 9223372036854775807", "u64 < 1000000000000000000",
+    "f32 < -4.5", "f32 BETWEEN 0 AND 0.5",
+    "ls = 'k100'", "ls >= 'k250'", "ls LIKE 'k1%'",
+    "bin IS NULL", "bin IS NOT NULL AND id < 50",
+    "ts >= TIMESTAMP '2024-03-03 00:00:00'", "ts < TIMESTAMP '2024-03-01 10:00:00'",
+    "d = DATE '2024-01-05'", "d > DATE '2024-02-01'",
+    "b", "b = false", "b IS NULL",
+]
+
+
+@pytest.mark.parametrize("builder", ["lancedb_cpp", "lancedb"])
+def test_btree_on_every_orderable_type(tmp_path, builder):
+    path = tmp_path / "db"
+    data = typed_rows(3000)
+    ours = lancedb.connect(path).create_table("t", data)
+    theirs = real_lancedb.connect(path).open_table("t")
+    expected = {sql: _ids(theirs.search().where(sql).limit(None).to_arrow()) for sql in TYPED_FILTERS}
+    target = ours if builder == "lancedb_cpp" else theirs
+    for column in ("i8", "i32", "u64", "f32", "ls", "bin", "ts", "d", "b"):
+        if column in ("ls", "bin") and builder == "lancedb":
+            continue  # LanceDB refuses a BTREE on large_string and binary; lancedb-cpp builds them
+        target.create_scalar_index(column)
+    ours.checkout_latest()
+    theirs.checkout_latest()
+    for sql in TYPED_FILTERS:
+        if not (sql.startswith(("ls", "bin")) and builder == "lancedb"):
+            assert "ScalarIndexQuery" in ours.search().where(sql).explain_plan(), sql
+        assert our_ids(ours, sql) == expected[sql], sql
+        assert _ids(theirs.search().where(sql).limit(None).to_arrow()) == expected[sql], sql

@@ -125,6 +125,14 @@ Status ConstantScalar(const pb::ConstantLayout& c, const PageContext& ctx, bool 
   value->Clear();
   if (value_in_buffer) return DecodeScalarBuffer(ctx.buffers[0]->span(), value);
   if (!c.has_inline_value()) return Status::OK();
+  if (value->kind == ValueKind::kFixed && value->fsl_dim == 0 && value->bits_per_value < 8 &&
+      c.inline_value().size() == 1) {
+    // A boolean: one byte whose low bits are the value (as a constant in a value buffer).
+    const auto byte = static_cast<uint8_t>(c.inline_value()[0]);
+    value->data.assign(1, static_cast<uint8_t>(byte & ((1u << value->bits_per_value) - 1)));
+    value->num_values = 1;
+    return Status::OK();
+  }
   if (value->kind != ValueKind::kFixed || value->bits_per_value % 8 != 0 ||
       static_cast<int64_t>(c.inline_value().size()) * 8 != value->bits_per_value) {
     return Status::NotSupported("inline value of " + std::to_string(c.inline_value().size()) +

@@ -67,6 +67,8 @@ def random_table(seed):
                          for _ in range(n)], pa.binary()),
         "all_null": pa.nulls(n, pa.int64()),
         "constant": pa.array(np.full(n, 42, dtype=np.int32)),
+        "constant_bool": pa.array(np.full(n, True)),
+        "constant_i8": pa.array(np.full(n, -3, dtype=np.int8)),
         "list_i32": pa.array(_lists(rng, n, lambda: int(rng.integers(0, 100))), pa.list_(pa.int32())),
         "list_str": pa.array(_lists(rng, n, lambda: words[int(rng.integers(0, 12))]),
                              pa.list_(pa.string())),
