@@ -41,19 +41,7 @@ bool Assignable(const expr::BoundExpr& e, expr::ValueKind to) {
 Result<int64_t> LocalTable::CountRows(const std::string& filter) const {
   if (filter.empty()) return CountRows();
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
-  QueryRequest request;
-  request.filter = filter;
-  request.select = SelectKind::kDynamic;
-  request.max_batch_length = 8192;
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, query::PlanQuery(ds, request));
-  LANCEDB_ASSIGN_OR_RETURN(auto reader, query::ExecutePlan(std::move(plan)));
-  int64_t count = 0;
-  while (true) {
-    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
-    if (!batch) break;
-    count += batch->num_rows();
-  }
-  return count;
+  return query::CountMatchingRows(ds, filter);
 }
 
 Status LocalTable::ExecuteQuery(const QueryRequest& request, ArrowArrayStream* out) const {

@@ -378,25 +378,81 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   return plan;
 }
 
-Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,
-                                                   const expr::BoundExpression* filter) {
+namespace {
+
+/// A plan reading only `_rowid` of the rows where `filter` (SQL) is TRUE.
+Result<QueryPlan> PlanRowIds(const table::DatasetPtr& dataset, const std::string* filter,
+                             bool use_scalar_index) {
   QueryRequest request;
-  if (filter) request.filter = filter->sql;  // the source text, bound again on `dataset`
+  if (filter) request.filter = *filter;
   request.select = SelectKind::kDynamic;
   request.with_row_id = true;
   request.max_batch_length = 8192;
-  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanQuery(dataset, request));
+  request.use_scalar_index = use_scalar_index;
+  return PlanQuery(dataset, request);
+}
+
+/// Run a PlanRowIds plan: the `_rowid` values (or only their number, with `count_only`).
+Status RunRowIds(QueryPlan plan, bool count_only, std::vector<uint64_t>* ids, int64_t* count) {
   LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan)));
-  std::vector<uint64_t> out;
   while (true) {
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
     if (!batch) break;
-    const auto& ids = batch->column(batch->num_columns() - 1);
-    out.insert(out.end(), ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
+    *count += batch->num_rows();
+    if (count_only) continue;
+    const auto& col = batch->column(batch->num_columns() - 1);
+    ids->insert(ids->end(), col->GetValues<uint64_t>(1), col->GetValues<uint64_t>(1) + col->length);
   }
+  return Status::OK();
+}
+
+/// The rows where `filter` is TRUE: addresses (ascending within the indexed fragments, then in
+/// scan order) unless `count_only`, and their number. An exact index filter answers for the
+/// fragments it covers without reading them; the others are scanned.
+Status Matching(const table::DatasetPtr& dataset, const std::string* filter, bool count_only,
+                std::vector<uint64_t>* addresses, int64_t* count) {
+  LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanRowIds(dataset, filter, /*use_scalar_index=*/true));
+  *count = 0;
+  std::vector<uint64_t> ids;  // `_rowid` values of the scanned part
+  if (plan.index_filter && plan.index_filter->exact) {
+    LANCEDB_ASSIGN_OR_RETURN(*addresses, EvaluateIndexFilter(*plan.index_filter, *dataset));
+    *count = static_cast<int64_t>(addresses->size());
+    if (count_only) addresses->clear();
+    const std::set<uint64_t> covered = plan.index_filter->fragments;
+    LANCEDB_ASSIGN_OR_RETURN(auto rest,
+                             FragmentView(dataset, [&](uint64_t f) { return !covered.count(f); }));
+    if (rest->manifest().proto().fragments_size() > 0) {
+      LANCEDB_ASSIGN_OR_RETURN(auto scan, PlanRowIds(rest, filter, /*use_scalar_index=*/false));
+      LANCEDB_RETURN_NOT_OK(RunRowIds(std::move(scan), count_only, &ids, count));
+    }
+  } else {
+    LANCEDB_RETURN_NOT_OK(RunRowIds(std::move(plan), count_only, &ids, count));
+  }
+  if (count_only || ids.empty()) return Status::OK();
   // On a table with stable row ids `_rowid` is the id, not the address.
-  if (table::UsesStableRowIds(*dataset)) return table::RowIdsToAddresses(*dataset, out);
+  if (table::UsesStableRowIds(*dataset)) {
+    LANCEDB_ASSIGN_OR_RETURN(ids, table::RowIdsToAddresses(*dataset, ids));
+  }
+  addresses->insert(addresses->end(), ids.begin(), ids.end());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,
+                                                   const expr::BoundExpression* filter) {
+  std::vector<uint64_t> out;
+  int64_t count = 0;
+  LANCEDB_RETURN_NOT_OK(
+      Matching(dataset, filter ? &filter->sql : nullptr, /*count_only=*/false, &out, &count));
   return out;
+}
+
+Result<int64_t> CountMatchingRows(const table::DatasetPtr& dataset, const std::string& filter) {
+  std::vector<uint64_t> unused;
+  int64_t count = 0;
+  LANCEDB_RETURN_NOT_OK(Matching(dataset, &filter, /*count_only=*/true, &unused, &count));
+  return count;
 }
 
 namespace {

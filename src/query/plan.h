@@ -68,8 +68,14 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
 Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
     QueryPlan plan, std::shared_ptr<QueryMetrics> metrics = nullptr);
 
-/// Row addresses of the rows where `filter` is TRUE (every row when null), in scan order.
+/// Row addresses of the rows where `filter` is TRUE (every row when null): for the fragments
+/// an exact index filter covers, straight from the index lookups (ascending); the other
+/// fragments are scanned (in scan order).
 Result<std::vector<uint64_t>> MatchingRowAddresses(const table::DatasetPtr& dataset,
                                                    const expr::BoundExpression* filter);
+
+/// The number of rows where `filter` (SQL) is TRUE; the index lookups answer without reading
+/// rows where the filter is exactly theirs.
+Result<int64_t> CountMatchingRows(const table::DatasetPtr& dataset, const std::string& filter);
 
 }  // namespace lancedb::query
