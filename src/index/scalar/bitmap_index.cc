@@ -220,7 +220,11 @@ Result<std::vector<WrittenFile>> BuildBitmap(const io::FileSystemPtr& fs, const 
       entries.row_ids.insert(entries.row_ids.end(), in.row_ids.begin(), in.row_ids.end());
       continue;
     }
+    // The items of the batch's non-null lists: one slice of the items when they are
+    // contiguous (the usual case), else a take of their positions.
     const auto& lists = in.values;
+    std::vector<int64_t> items;
+    bool contiguous = true;
     for (int64_t r = 0; r < lists->length; ++r) {
       if (lists->IsNull(r)) {
         entries.list_nulls.Add(in.row_ids[static_cast<size_t>(r)]);
@@ -228,9 +232,18 @@ Result<std::vector<WrittenFile>> BuildBitmap(const io::FileSystemPtr& fs, const 
       }
       auto [begin, end] = lists->GetListRange(r);
       if (begin == end) continue;
+      contiguous = contiguous && (items.empty() || items.back() + 1 == begin);
+      for (int64_t k = begin; k < end; ++k) items.push_back(k);
       entries.row_ids.insert(entries.row_ids.end(), static_cast<size_t>(end - begin),
                              in.row_ids[static_cast<size_t>(r)]);
-      parts.push_back(array::Slice(lists->children[0], begin, end - begin));
+    }
+    if (items.empty()) continue;
+    if (contiguous) {
+      parts.push_back(
+          array::Slice(lists->children[0], items.front(), static_cast<int64_t>(items.size())));
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(auto taken, array::Take(lists->children[0], items));
+      parts.push_back(std::move(taken));
     }
   }
   entries.keys = array::MakeNullArray(key_type, 0);
