@@ -374,6 +374,15 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
       plan.index_filter = PlanIndexFilter(*plan.filter->root, *plan.segments);
     }
   }
+  if (plan.index_filter && plan.index_filter->exact &&
+      plan.index_filter->fragments.size() ==
+          static_cast<size_t>(dataset->manifest().proto().fragments_size())) {
+    // Every row read comes from the lookups and passes the filter: read all columns at once
+    // (late materialization only pays when a scan's rows may fail the filter).
+    plan.scan_columns.insert(plan.scan_columns.end(), plan.late_columns.begin(),
+                             plan.late_columns.end());
+    plan.late_columns.clear();
+  }
   plan.dataset = std::move(dataset);
   return plan;
 }
