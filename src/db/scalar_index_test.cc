@@ -205,6 +205,12 @@ TEST(ScalarIndices, ExplainPlanNamesTheLookupsAndAnalyzeCountsThem) {
   ASSERT_OK_AND_ASSIGN(auto analyzed, t->Query().Where("id = 5").AnalyzePlan());
   EXPECT_NE(analyzed.find("output_rows=1, index_candidates=1"), std::string::npos) << analyzed;
   EXPECT_NE(analyzed.find("fragments_scanned=0"), std::string::npos) << analyzed;
+  // Without the index, zone statistics prune the fragments whose ids are all above 10.
+  ASSERT_OK_AND_ASSIGN(analyzed, t->Query().Where("id < 10").UseScalarIndex(false).AnalyzePlan());
+  EXPECT_NE(analyzed.find("output_rows=10, index_candidates=0"), std::string::npos) << analyzed;
+  EXPECT_NE(analyzed.find("fragments_scanned=4, zones_read=1, zones_pruned=3, rows_scanned=500"),
+            std::string::npos)
+      << analyzed;
 }
 
 /// The rows of `t` as text, sorted (every column).

@@ -83,8 +83,10 @@ Result<std::string> LocalTable::AnalyzeQuery(const QueryRequest& request) const 
   text += "metrics=[output_rows=" + std::to_string(metrics->output_rows) +
           ", index_candidates=" + std::to_string(metrics->index_candidates) +
           ", index_pages_loaded=" + std::to_string(metrics->index_pages_loaded) +
-          ", fragments_scanned=" + std::to_string(metrics->fragments_scanned) + ", " + times +
-          "]\n";
+          ", fragments_scanned=" + std::to_string(metrics->fragments_scanned) +
+          ", zones_read=" + std::to_string(metrics->zones_read.load()) +
+          ", zones_pruned=" + std::to_string(metrics->zones_pruned.load()) +
+          ", rows_scanned=" + std::to_string(metrics->rows_scanned) + ", " + times + "]\n";
   return text;
 }
 

@@ -129,6 +129,7 @@ class QueryReader : public array::RecordBatchReader {
                                WithColumns(*batch, {{expr::kRowOffsetColumn, U64Array(offsets)}}));
     }
     seen_ += n;
+    if (metrics_) metrics_->rows_scanned += n;
     std::vector<int64_t> keep;
     if (plan_.filter) {
       LANCEDB_ASSIGN_OR_RETURN(keep, expr::EvaluateFilter(*plan_.filter, *batch));
@@ -200,6 +201,14 @@ Result<std::unique_ptr<array::RecordBatchReader>> ScanReader(const QueryPlan& pl
   options.batch_size = plan.filter ? std::max<int64_t>(plan.batch_size, 8192) : plan.batch_size;
   if (plan.filter && !plan.needs_row_offset) {
     options.may_match = expr::MakeRangePredicate(plan.filter->root);
+    if (metrics) {
+      options.may_match =
+          [metrics, may = std::move(options.may_match)](const format::RangeStatsLookup& stats) {
+            const bool read = may(stats);
+            (read ? metrics->zones_read : metrics->zones_pruned) += 1;
+            return read;
+          };
+    }
   }
   if (metrics) metrics->fragments_scanned += dataset->manifest().proto().fragments_size();
   return dataset->Scan(options);

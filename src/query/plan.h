@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,8 +50,11 @@ struct QueryPlan {
 
 /// Counters of one execution (analyze_plan).
 struct QueryMetrics {
-  int64_t index_candidates = 0;   // rows the index lookups returned
-  int64_t fragments_scanned = 0;  // fragments read by the scan
+  int64_t index_candidates = 0;          // rows the index lookups returned
+  int64_t fragments_scanned = 0;         // fragments read by the scan
+  std::atomic<int64_t> zones_read{0};    // row ranges the scan read (statistics kept)
+  std::atomic<int64_t> zones_pruned{0};  // row ranges skipped: statistics prove no match
+  int64_t rows_scanned = 0;              // rows the scan and the index takes read
   int64_t output_rows = 0;
   int64_t index_pages_loaded = 0;  // scalar index pages decoded
   double index_seconds = 0;
