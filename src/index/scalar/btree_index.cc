@@ -230,8 +230,9 @@ class BTreeIndex final : public ScalarIndex {
     return PagePtr(page);
   }
 
-  // Decoded pages kept per index: 1024 pages of 4096 rows are 64 MiB for int64 keys.
-  static constexpr size_t kCachedPages = 1024;
+  // Decoded pages kept per index (LRU): 4096 pages of 4096 rows, 256 MiB for int64 keys,
+  // hold a 16M-row index whole, as LanceDB's index cache does.
+  static constexpr size_t kCachedPages = 4096;
 
   std::unique_ptr<format::FileReader> data_;
   int32_t values_field_ = 0;
