@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
@@ -26,40 +27,52 @@ namespace lancedb::index::scalar {
 namespace {
 
 /// Row permutation of `keys` sorting nulls first (by row id), then by key, then by row id.
+/// An order-preserving uint64 image of a fixed-width key: signed integers with the sign bit
+/// flipped, doubles in Lance's total order (-0 = +0, every NaN above +inf).
+uint64_t OrderedBits(const expr::Vec& keys, int64_t i) {
+  switch (keys.kind) {
+    case expr::ValueKind::kFloat: {
+      const double d = keys.floats[static_cast<size_t>(i)] + 0.0;  // -0 becomes +0
+      if (std::isnan(d)) return ~uint64_t{0};
+      uint64_t bits = 0;
+      std::memcpy(&bits, &d, sizeof(bits));
+      return (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+    }
+    case expr::ValueKind::kBool:
+      return keys.bools[static_cast<size_t>(i)] ? 1 : 0;
+    default: {
+      const auto v = static_cast<uint64_t>(keys.ints[static_cast<size_t>(i)]);
+      return keys.is_unsigned ? v : v ^ (uint64_t{1} << 63);
+    }
+  }
+}
+
+/// The order of the index's rows: nulls first, then by key; equal keys by row id.
 std::vector<int64_t> SortPermutation(const expr::Vec& keys, const std::vector<uint64_t>& ids) {
   std::vector<int64_t> nulls, valid;
   for (int64_t i = 0; i < keys.length; ++i) (keys.IsValid(i) ? valid : nulls).push_back(i);
-  auto by_id = [&](int64_t a, int64_t b) { return ids[a] < ids[b]; };
-  std::sort(nulls.begin(), nulls.end(), by_id);
-  auto sort_valid = [&](auto key_of) {
+  std::sort(nulls.begin(), nulls.end(), [&](int64_t a, int64_t b) { return ids[a] < ids[b]; });
+  if (keys.kind == expr::ValueKind::kString) {
     std::sort(valid.begin(), valid.end(), [&](int64_t a, int64_t b) {
-      const auto ka = key_of(a), kb = key_of(b);
-      if (ka < kb) return true;
-      if (kb < ka) return false;
-      return ids[a] < ids[b];
+      const int c = keys.strings[a].compare(keys.strings[b]);
+      return c != 0 ? c < 0 : ids[a] < ids[b];
     });
-  };
-  switch (keys.kind) {
-    case expr::ValueKind::kString:
-      sort_valid([&](int64_t i) { return keys.strings[i]; });
-      break;
-    case expr::ValueKind::kFloat:
-      // Total order: NaN after +inf; -0 and +0 equal.
-      sort_valid([&](int64_t i) {
-        const double d = keys.floats[i];
-        return std::make_pair(std::isnan(d) ? 1 : 0, std::isnan(d) ? 0.0 : d + 0.0);
-      });
-      break;
-    case expr::ValueKind::kBool:
-      sort_valid([&](int64_t i) { return keys.bools[i]; });
-      break;
-    default:
-      if (keys.is_unsigned) {
-        sort_valid([&](int64_t i) { return static_cast<uint64_t>(keys.ints[i]); });
-      } else {
-        sort_valid([&](int64_t i) { return keys.ints[i]; });
-      }
-      break;
+  } else {
+    // Fixed-width keys: sort contiguous (key, id, row) entries, not an index into the columns
+    // (several times faster on large columns).
+    struct Entry {
+      uint64_t key;
+      uint64_t id;
+      int64_t row;
+    };
+    std::vector<Entry> entries(valid.size());
+    for (size_t k = 0; k < valid.size(); ++k) {
+      entries[k] = {OrderedBits(keys, valid[k]), ids[static_cast<size_t>(valid[k])], valid[k]};
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.key != b.key ? a.key < b.key : a.id < b.id;
+    });
+    for (size_t k = 0; k < entries.size(); ++k) valid[k] = entries[k].row;
   }
   nulls.insert(nulls.end(), valid.begin(), valid.end());
   return nulls;
