@@ -184,6 +184,7 @@ class BTreeIndex final : public ScalarIndex {
                      RowAddrSet* out) const {
     auto above_lo = [&](int c) { return lo_inc ? c >= 0 : c > 0; };  // c = cmp(value, lo)
     auto below_hi = [&](int c) { return hi_inc ? c <= 0 : c < 0; };  // c = cmp(value, hi)
+    std::vector<uint64_t> found;  // row ids in key order: sorted once, added in bulk
     for (int64_t p = 0; p < num_pages(); ++p) {
       if (!maxes_.IsValid(p)) continue;  // every row of the page is NULL
       if (lo && !above_lo(CompareAt(maxes_, p, *lo))) continue;
@@ -207,12 +208,20 @@ class BTreeIndex final : public ScalarIndex {
         }
         first = a;
       }
-      for (int64_t i = first; i < keys.length; ++i) {
-        if (!keys.IsValid(i)) continue;
-        if (hi && !below_hi(CompareAt(keys, i, *hi))) break;
-        out->Add(page->ids[static_cast<size_t>(i)]);
+      int64_t last = first;
+      bool ended = false;  // a key at or above `hi`: the range ends in this page
+      while (last < keys.length && keys.IsValid(last)) {
+        if (hi && !below_hi(CompareAt(keys, last, *hi))) {
+          ended = true;
+          break;
+        }
+        ++last;
       }
+      found.insert(found.end(), page->ids.begin() + first, page->ids.begin() + last);
+      if (ended) break;
     }
+    std::sort(found.begin(), found.end());
+    out->AddMany(found.data(), found.size());
     return Status::OK();
   }
 
