@@ -541,8 +541,10 @@ std::optional<IndexFilter> PlanIndexFilter(const expr::BoundExpr& filter,
   return out;
 }
 
-Result<std::vector<uint64_t>> EvaluateIndexFilter(const IndexFilter& filter,
-                                                  const table::Dataset& dataset) {
+namespace {
+
+/// The live rows where the tree is TRUE, as a set.
+Result<scalar::RowAddrSet> EvaluateToSet(const IndexFilter& filter, const table::Dataset& dataset) {
   Evaluator evaluator(dataset, filter.fragments);
   LANCEDB_ASSIGN_OR_RETURN(auto result, evaluator.Eval(filter.root));
   scalar::RowAddrSet rows = std::move(result.true_rows);
@@ -558,7 +560,20 @@ Result<std::vector<uint64_t>> EvaluateIndexFilter(const IndexFilter& filter,
     for (uint32_t off : deleted) gone.Add((frag.id() << 32) | off);
     rows.Subtract(gone);
   }
+  return rows;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> EvaluateIndexFilter(const IndexFilter& filter,
+                                                  const table::Dataset& dataset) {
+  LANCEDB_ASSIGN_OR_RETURN(auto rows, EvaluateToSet(filter, dataset));
   return rows.ToVector();
+}
+
+Result<int64_t> CountIndexFilter(const IndexFilter& filter, const table::Dataset& dataset) {
+  LANCEDB_ASSIGN_OR_RETURN(auto rows, EvaluateToSet(filter, dataset));
+  return static_cast<int64_t>(rows.Cardinality());
 }
 
 }  // namespace lancedb::query

@@ -68,4 +68,7 @@ std::optional<IndexFilter> PlanIndexFilter(const expr::BoundExpr& filter,
 Result<std::vector<uint64_t>> EvaluateIndexFilter(const IndexFilter& filter,
                                                   const table::Dataset& dataset);
 
+/// The number of rows EvaluateIndexFilter returns, without listing them.
+Result<int64_t> CountIndexFilter(const IndexFilter& filter, const table::Dataset& dataset);
+
 }  // namespace lancedb::query

@@ -433,9 +433,12 @@ Status Matching(const table::DatasetPtr& dataset, const std::string* filter, boo
   *count = 0;
   std::vector<uint64_t> ids;  // `_rowid` values of the scanned part
   if (plan.index_filter && plan.index_filter->exact) {
-    LANCEDB_ASSIGN_OR_RETURN(*addresses, EvaluateIndexFilter(*plan.index_filter, *dataset));
-    *count = static_cast<int64_t>(addresses->size());
-    if (count_only) addresses->clear();
+    if (count_only) {
+      LANCEDB_ASSIGN_OR_RETURN(*count, CountIndexFilter(*plan.index_filter, *dataset));
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(*addresses, EvaluateIndexFilter(*plan.index_filter, *dataset));
+      *count = static_cast<int64_t>(addresses->size());
+    }
     const std::set<uint64_t> covered = plan.index_filter->fragments;
     LANCEDB_ASSIGN_OR_RETURN(auto rest,
                              FragmentView(dataset, [&](uint64_t f) { return !covered.count(f); }));
