@@ -418,10 +418,8 @@ def _handle_bad_vectors(
                 batch = _fix_batch(batch, name, dim, on_bad_vectors, fill_value)
             yield batch
 
-    # Validate eagerly when asked to error, so that nothing is written on bad input.
-    if on_bad_vectors == "error":
-        batches = list(gen())
-        return pa.RecordBatchReader.from_batches(reader.schema, batches)
+    # Streamed, also with "error": a bad vector raises from the stream, which fails the write
+    # before it commits, so nothing is written (and a large input is never held whole).
     return pa.RecordBatchReader.from_batches(reader.schema, gen())
 
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "common/memory.h"
 #include "expr/vec.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
@@ -221,6 +222,8 @@ Result<table::DatasetPtr> CreateScalarIndex(const table::DatasetPtr& dataset,
   NewIndexUuid uuid = MakeIndexUuid();
   const std::string dir = IndexDir(*dataset, uuid.text);
   auto files = scalar::BuildScalarIndex(dataset->fs(), dir, type, column_type, inputs);
+  inputs.clear();
+  ReleaseFreeMemory();  // the column read and the sort's buffers (common/memory.h)
   if (!files.ok()) {
     (void)dataset->fs()->DeleteDirRecursive(dir);
     return files.status();

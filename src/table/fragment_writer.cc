@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/memory.h"
 #include "format/file_writer.h"
 #include "table/dataset_impl.h"
 
@@ -79,6 +80,7 @@ Result<std::vector<pb::DataFragment>> WriteFragments(
   auto finish = [&]() -> Status {
     LANCEDB_ASSIGN_OR_RETURN(auto result, current.writer->Finish());
     current.writer.reset();
+    ReleaseFreeMemory();  // the file's page buffers, freed on the heap (common/memory.h)
     pb::DataFragment frag;
     frag.set_physical_rows(static_cast<uint64_t>(result.num_rows));
     auto* file = frag.add_files();
