@@ -107,6 +107,24 @@ def test_add_bad_vectors_writes_nothing(both):
     assert len(t) == 1
 
 
+def test_bad_vector_in_a_late_batch_of_a_stream_writes_nothing(both, tmp_path):
+    """Vectors are checked as the data streams in: a NaN in the last batch fails the write
+    after earlier batches were written to data files, and still nothing is committed."""
+    db, _ = both
+    schema = pa.schema([("vector", pa.list_(pa.float32(), 2)), ("id", pa.int64())])
+    good = [{"vector": [1.0, 2.0], "id": i} for i in range(100)]
+    batches = [pa.RecordBatch.from_pylist(good, schema=schema) for _ in range(4)]
+    batches.append(pa.RecordBatch.from_pylist(good + [{"vector": [math.nan, 1.0], "id": -1}],
+                                              schema=schema))
+    with pytest.raises(ValueError, match="NaN"):
+        db.create_table("t", pa.RecordBatchReader.from_batches(schema, iter(batches)))
+    assert db.list_tables().tables == []
+    t = db.create_table("t", pa.Table.from_batches(batches[:1]))
+    with pytest.raises(ValueError, match="NaN"):
+        t.add(pa.RecordBatchReader.from_batches(schema, iter(batches)))
+    assert t.version == 1 and len(t) == 100
+
+
 def test_mismatched_types_name_field_and_row(db):
     with pytest.raises(ValueError, match=r"field 'a'.*row 0.*row 2"):
         db.create_table("t", [{"a": 1}, {"a": 2}, {"a": "x"}])
