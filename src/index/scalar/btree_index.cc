@@ -69,29 +69,9 @@ std::vector<int64_t> SortPermutation(const expr::Vec& keys, const std::vector<ui
     for (size_t k = 0; k < valid.size(); ++k) {
       entries[k] = {OrderedBits(keys, valid[k]), ids[static_cast<size_t>(valid[k])], valid[k]};
     }
-    // LSD radix sort, stable: by id, then by key (bytes that are equal everywhere are
-    // skipped), which orders by (key, id).
-    std::vector<Entry> scratch(entries.size());
-    auto radix = [&](auto field) {
-      for (int shift = 0; shift < 64; shift += 8) {
-        size_t counts[256] = {};
-        for (const Entry& e : entries) ++counts[(field(e) >> shift) & 0xFF];
-        if (std::any_of(std::begin(counts), std::end(counts),
-                        [&](size_t c) { return c == entries.size(); })) {
-          continue;  // every entry has the same byte here
-        }
-        size_t offsets[256];
-        size_t sum = 0;
-        for (int b = 0; b < 256; ++b) {
-          offsets[b] = sum;
-          sum += counts[b];
-        }
-        for (const Entry& e : entries) scratch[offsets[(field(e) >> shift) & 0xFF]++] = e;
-        entries.swap(scratch);
-      }
-    };
-    radix([](const Entry& e) { return e.id; });
-    radix([](const Entry& e) { return e.key; });
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.key != b.key ? a.key < b.key : a.id < b.id;
+    });
     for (size_t k = 0; k < entries.size(); ++k) valid[k] = entries[k].row;
   }
   nulls.insert(nulls.end(), valid.begin(), valid.end());
@@ -308,6 +288,7 @@ Result<std::vector<WrittenFile>> BuildBTree(const io::FileSystemPtr& fs, const s
   }
   LANCEDB_ASSIGN_OR_RETURN(auto keys, expr::FromArray(all, kind));
   const std::vector<int64_t> perm = SortPermutation(keys, ids);
+  keys = expr::Vec();  // not needed past the sort: keep the build's peak memory down
   LANCEDB_ASSIGN_OR_RETURN(auto sorted, array::Take(all, perm));
   std::vector<uint64_t> sorted_ids(perm.size());
   for (size_t k = 0; k < perm.size(); ++k) sorted_ids[k] = ids[static_cast<size_t>(perm[k])];
