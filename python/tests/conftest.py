@@ -16,7 +16,7 @@ def db(tmp_path):
 
 @pytest.fixture
 def oracle(tmp_path):
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     return lancedb.connect(tmp_path / "oracle")
 

@@ -104,7 +104,7 @@ def test_to_batches_and_polars(db):
     t = db.create_table("t", pa.table({"a": list(range(5000))}))
     sizes = [b.num_rows for b in t.search().to_batches(1000)]
     assert sum(sizes) == 5000 and max(sizes) <= 1000
-    pl = pytest.importorskip("polars")
+    import polars as pl
     assert t.search().to_polars().shape == (5000, 1)
     assert isinstance(t.to_polars(), pl.LazyFrame)
     t2 = db.create_table("from_polars", pl.DataFrame({"x": [1, 2]}))

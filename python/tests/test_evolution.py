@@ -100,7 +100,7 @@ def test_merge_insert_matches_pandas(tmp_path, seed, mode):
 
 
 def test_merge_insert_matches_lancedb(tmp_path):
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     target = _frame(list(range(0, 20)), 1)
     source = _frame(list(range(15, 30)), 2)
     results = []
@@ -172,13 +172,13 @@ def test_tags_roundtrip_and_lance_layout(tmp_path):
     with pytest.raises(ValueError, match="not found"):
         t.tags.get_version("first")
     # pylance sees our tags.
-    lance = pytest.importorskip("lance")
+    import lance
     ds = lance.dataset(t.uri)
     assert ds.tags.list()["v2"]["version"] == 3
 
 
 def test_tags_written_by_lance_are_read(tmp_path):
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     t = lancedb.connect(tmp_path).create_table("t", [{"id": 1}])
     t.add([{"id": 2}])
     t.tags.create("mark", 1)
@@ -197,7 +197,7 @@ def _table(tmp_path, rows=10):
 
 
 def test_add_columns_sql_matches_lancedb(tmp_path):
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     data = pa.table({"id": list(range(10)), "x": [i / 2 for i in range(10)]})
     ours = lancedb_cpp.connect(tmp_path / "cpp").create_table("t", data)
     theirs = lancedb.connect(tmp_path / "oracle").create_table("t", data)
@@ -217,7 +217,7 @@ def test_add_columns_all_null_nested_struct(tmp_path):
     col = t.to_arrow()["meta"]
     assert col.null_count == 10
     # New columns are new files in the same fragments: pylance agrees.
-    lance = pytest.importorskip("lance")
+    import lance
     ds = lance.dataset(t.uri)
     frags = ds.get_fragments()
     assert len(frags) == 1 and len(frags[0].data_files()) == 2
@@ -280,7 +280,7 @@ def test_alter_drop_metadata(tmp_path):
     assert t.schema.names == ["id"] and t.to_arrow()["id"].to_pylist() == [1, 2]
     t.checkout(1)
     assert t.schema.names == ["id", "s"] and t.to_arrow()["s"].to_pylist()[0] == {"a": 1, "b": "x"}
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(t.uri).schema.names == ["id"]
 
 
@@ -296,7 +296,7 @@ def test_parallel_compaction_contract(tmp_path):
     stats = t.compact_files(target_rows_per_fragment=20, num_threads=64)
     assert (stats.fragments_removed, stats.fragments_added) == (64, 32)
     assert t.count_rows() == 640 and t.version == before + 2
-    lance = pytest.importorskip("lance")
+    import lance
     ds = lance.dataset(t.uri)
     assert len(ds.get_fragments()) == 32
     assert sorted(ds.to_table()["id"].to_pylist()) == list(range(640))
@@ -325,7 +325,7 @@ def test_compaction_preserves_values_after_deletes(tmp_path):
     assert stats.compaction.fragments_removed == 3 and stats.compaction.fragments_added == 1
     assert stats.prune.old_versions_removed == 0
     assert t.to_arrow().sort_by("id") == expected
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(t.uri).to_table().sort_by("id") == expected
 
 
@@ -345,7 +345,7 @@ def test_prune_keeps_latest_and_tagged(tmp_path):
     assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2]
     t.checkout_latest()
     assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2, 3]
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(t.uri, version=2).count_rows() == 2
 
 
@@ -365,7 +365,7 @@ def test_prune_refuses_tagged_old_versions_by_default(tmp_path):
     stats = t.optimize(cleanup_older_than=timedelta(0), error_if_tagged_old_versions=False)
     assert stats.prune.old_versions_removed >= 2
     assert t.list_versions()[0]["version"] == 1
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(t.uri, version="keep").count_rows() == 1
 
 
@@ -418,7 +418,7 @@ def test_table_level_new_table_storage_options(tmp_path):
         db.create_table("v21", pa.table({"id": [1]}),
                         storage_options={"new_table_data_storage_version": "2.1"})
     assert sorted(db.list_tables().tables) == ["e", "plain", "t"]
-    lance = pytest.importorskip("lance")
+    import lance
     ds = lance.dataset(t.uri)
     assert ds.data_storage_version == "2.2"
     theirs = ds.to_table(with_row_id=True).sort_by("id")
@@ -445,7 +445,7 @@ def test_alter_columns_casts_nested_fields(tmp_path):
     assert t.schema == new_schema
     expected = pa.Table.from_pylist([r for r in rows if r["id"] != 4], schema=new_schema)
     assert t.to_arrow().sort_by("id") == expected
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(t.uri).to_table().sort_by("id") == expected
     assert lance.dataset(t.uri, version=old_version).to_table().sort_by("id") == old
     t.checkout(old_version)
@@ -477,7 +477,7 @@ def test_stable_row_ids_survive_compaction_and_pylance_agrees(tmp_path):
     assert stats.fragments_added == 1
     after = t.search().with_row_id(True).to_arrow().sort_by("id")
     assert after == before
-    lance = pytest.importorskip("lance")
+    import lance
     ds = lance.dataset(t.uri)
     theirs = ds.to_table(columns=["id"], with_row_id=True).sort_by("id")
     assert theirs["_rowid"].to_pylist() == before["_rowid"].to_pylist()
@@ -509,7 +509,7 @@ def test_read_consistency_interval(tmp_path, interval):
 
 
 def test_alter_columns_cast_matches_lancedb(tmp_path):
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     data = pa.table({"id": pa.array(range(6), pa.int32()), "x": [i / 4 for i in range(6)],
                      "s": [str(i) for i in range(6)]})
     tables = []
@@ -523,7 +523,7 @@ def test_alter_columns_cast_matches_lancedb(tmp_path):
     assert ours.to_arrow().sort_by("id") == theirs.to_arrow().sort_by("id")
     with pytest.raises(ValueError, match="cannot cast"):
         ours.alter_columns({"path": "s", "data_type": pa.list_(pa.int32())})
-    lance = pytest.importorskip("lance")
+    import lance
     assert lance.dataset(ours.uri).to_table().sort_by("id") == ours.to_arrow().sort_by("id")
 
 

@@ -7,8 +7,8 @@ import pytest
 
 import lancedb_cpp
 
-lancedb = pytest.importorskip("lancedb")
-lance = pytest.importorskip("lance")
+import lancedb
+import lance
 
 DATA = [
     {"id": i, "name": f"item {i}", "price": i * 1.5, "vector": [float(i), 0.5, -1.0],

@@ -12,7 +12,7 @@ import pytest
 
 import lancedb_cpp
 
-lance = pytest.importorskip("lance")
+import lance
 
 
 def _rows(ids, offset=0.0):

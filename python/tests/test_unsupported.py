@@ -207,7 +207,7 @@ def test_engine_not_supported_is_raised_not_answered_by_a_scan():
 
 
 def _pairs():
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     from lancedb.db import LanceDBConnection
     from lancedb.table import LanceTable
 
@@ -240,7 +240,7 @@ def test_signatures_take_lancedbs_parameters_and_swallow_nothing():
 
 
 def test_polars_batch_size_is_honoured(table):
-    pl = pytest.importorskip("polars")
+    import polars as pl
     frame = table.to_polars(batch_size=64)
     assert isinstance(frame, pl.LazyFrame)
     assert frame.collect().height == 300

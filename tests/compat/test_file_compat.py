@@ -15,7 +15,7 @@ import pytest
 
 from conftest import built, fixtures_dir, fixtures_root, run_gtest
 
-lance_file = pytest.importorskip("lance.file")
+import lance.file as lance_file
 
 FIXTURE_TABLES = ["types_20", "types_21", "types_22"]
 
@@ -102,7 +102,7 @@ def test_pylance_reads_row_ranges(written):
 @pytest.mark.parametrize("table", FIXTURE_TABLES)
 def test_reader_matches_pylance_on_lancedb_fixtures(decoded_fixtures, table):
     """Every column lancedb-cpp decodes from a file LanceDB wrote equals what pylance reads."""
-    lance = pytest.importorskip("lance")
+    import lance
     fixtures, out = decoded_fixtures
     expected = lance.dataset(str(fixtures / f"{table}.lance")).to_table()
     decoded = {path.stem.split("__", 1)[1]: path

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import built, run_gtest
 
-lance = pytest.importorskip("lance")
+import lance
 
 TYPE_URL = "/lancedb_cpp.VectorIndexDetails"
 

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-lance = pytest.importorskip("lance")
+import lance
 
 N = 20_000
 

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import fixtures_dir
 
-lance = pytest.importorskip("lance")
+import lance
 
 FIXTURE_TABLES = ["types_20", "types_21", "types_22", "ops", "stable", "dense_del", "fulldel"]
 

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import built, run_gtest
 
-lance = pytest.importorskip("lance")
+import lance
 from lance.file import LanceFileReader  # noqa: E402
 
 ROWS = 30000
