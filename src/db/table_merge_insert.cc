@@ -22,6 +22,7 @@
 #include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
+#include "expr/vec.h"
 #include "lancedb/table.h"
 #include "query/plan.h"
 #include "table/merge_rows.h"
@@ -322,48 +323,27 @@ std::optional<std::string> KeyFilter(const MergeInsertRequest& request, const Me
   std::string column = "`";
   for (char c : request.on[0]) column += c == '`' ? std::string("``") : std::string(1, c);
   column += "`";
-  std::set<std::string> literals;
+  // Integer or utf8 keys only (large strings, binary, floats and temporal keys scan).
   const auto id = keys->type->id();
+  if (id != array::TypeId::kString && (id < array::TypeId::kInt8 || id > array::TypeId::kUInt64)) {
+    return std::nullopt;
+  }
+  auto kind = expr::KindOf(*keys->type);
+  if (!kind.ok()) return std::nullopt;
+  auto values = expr::FromArray(keys, *kind);
+  if (!values.ok()) return std::nullopt;
+  std::set<std::string> literals;
   for (int64_t r = 0; r < keys->length; ++r) {
-    if (!keys->IsValid(r)) continue;  // a NULL key matches nothing
-    switch (id) {
-      case array::TypeId::kInt8:
-        literals.insert(std::to_string(keys->GetValues<int8_t>(1)[r]));
-        break;
-      case array::TypeId::kInt16:
-        literals.insert(std::to_string(keys->GetValues<int16_t>(1)[r]));
-        break;
-      case array::TypeId::kInt32:
-        literals.insert(std::to_string(keys->GetValues<int32_t>(1)[r]));
-        break;
-      case array::TypeId::kInt64:
-        literals.insert(std::to_string(keys->GetValues<int64_t>(1)[r]));
-        break;
-      case array::TypeId::kUInt8:
-        literals.insert(std::to_string(keys->GetValues<uint8_t>(1)[r]));
-        break;
-      case array::TypeId::kUInt16:
-        literals.insert(std::to_string(keys->GetValues<uint16_t>(1)[r]));
-        break;
-      case array::TypeId::kUInt32:
-        literals.insert(std::to_string(keys->GetValues<uint32_t>(1)[r]));
-        break;
-      case array::TypeId::kUInt64:
-        literals.insert(std::to_string(keys->GetValues<uint64_t>(1)[r]));
-        break;
-      case array::TypeId::kString: {
-        const int32_t* offsets = keys->GetValues<int32_t>(1);
-        const char* data = keys->buffers[2] ? keys->buffers[2]->data_as<char>() : "";
-        std::string quoted = "'";
-        for (int32_t k = offsets[r]; k < offsets[r + 1]; ++k) {
-          quoted += data[k] == '\'' ? std::string("''") : std::string(1, data[k]);
-        }
-        literals.insert(quoted + "'");
-        break;
-      }
-      default:
-        return std::nullopt;
+    if (!values->IsValid(r)) continue;  // a NULL key matches nothing
+    const auto row = static_cast<size_t>(r);
+    if (*kind == expr::ValueKind::kInt) {
+      literals.insert(values->is_unsigned ? std::to_string(static_cast<uint64_t>(values->ints[row]))
+                                          : std::to_string(values->ints[row]));
+      continue;
     }
+    std::string quoted = "'";
+    for (char c : values->strings[row]) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    literals.insert(quoted + "'");
   }
   if (literals.empty()) return std::nullopt;
   std::string sql = column + " IN (";
