@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""``CrossEncoderReranker``: not supported by lancedb_cpp; creating one raises NotImplementedError."""
+"""``CrossEncoderReranker``: not supported by lancedb_cpp (creating one raises
+NotImplementedError)."""
 
 from ._hosted import CrossEncoderReranker
 
