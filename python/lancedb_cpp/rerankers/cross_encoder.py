@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""``CrossEncoderReranker``: not supported by lancedb_cpp (creating one raises
+NotImplementedError)."""
+
+from ._hosted import CrossEncoderReranker
+
+__all__ = ["CrossEncoderReranker"]

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""``OpenaiReranker``: not supported by lancedb_cpp; creating one raises NotImplementedError."""
+
+from ._hosted import OpenaiReranker
+
+__all__ = ["OpenaiReranker"]
