@@ -8,6 +8,7 @@
 #include <unicode/locid.h>
 #include <unicode/uchar.h>
 #include <unicode/utext.h>
+#include <utf8proc.h>
 
 #include <algorithm>
 #include <utility>
@@ -40,8 +41,45 @@ bool IsAlphanumeric(uint32_t cp) {
   return type == U_DECIMAL_DIGIT_NUMBER || type == U_LETTER_NUMBER || type == U_OTHER_NUMBER;
 }
 
-/// Rust's char::is_whitespace: the White_Space property.
-bool IsWhitespace(uint32_t cp) { return u_isUWhiteSpace(static_cast<UChar32>(cp)) != 0; }
+/// Whether `text` holds an alphanumeric code point.
+bool HasAlphanumeric(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (IsAlphanumeric(expr::DecodeUtf8(text, &i))) return true;
+  }
+  return false;
+}
+
+/// Rust's char::is_ascii_whitespace (LanceDB's whitespace tokenizer splits on nothing else:
+/// not on U+00A0 or U+3000).
+bool IsAsciiWhitespace(uint32_t cp) {
+  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\f' || cp == '\r';
+}
+
+/// Lower-case character by character, as Rust's char::to_lowercase: Unicode's mappings with
+/// no context, so a capital sigma always becomes σ (never the final ς), and İ becomes i
+/// followed by U+0307.
+std::string LowerCase(std::string_view text) {
+  std::string lower;
+  lower.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t begin = i;
+    const uint32_t cp = expr::DecodeUtf8(text, &i);
+    if (cp < 0x80) {
+      lower.push_back(static_cast<char>(cp >= 'A' && cp <= 'Z' ? cp + ('a' - 'A') : cp));
+    } else if (cp == 0x130) {  // İ
+      lower.append("i\u0307");
+    } else {
+      const auto mapped =
+          static_cast<uint32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp)));
+      if (mapped == cp) {
+        lower.append(text.substr(begin, i - begin));  // also keeps ill-formed bytes as they are
+      } else {
+        expr::AppendUtf8(mapped, &lower);
+      }
+    }
+  }
+  return lower;
+}
 
 /// Call emit(token) for each maximal run of code points of `text` that satisfy keep(cp).
 template <typename Keep, typename Emit>
@@ -169,7 +207,7 @@ void Analyzer::ReleaseStemmer(sb_stemmer* stemmer) const {
 void Analyzer::Filter(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
                       std::vector<Token>* out) const {
   if (options_.max_token_length.has_value() && raw.size() >= *options_.max_token_length) return;
-  std::string text = options_.lower_case ? expr::Utf8Lower(raw) : std::string(raw);
+  std::string text = options_.lower_case ? LowerCase(raw) : std::string(raw);
   if (stemmer != nullptr) {
     const sb_symbol* stemmed = sb_stemmer_stem(
         stemmer, reinterpret_cast<const sb_symbol*>(text.data()), static_cast<int>(text.size()));
@@ -200,9 +238,11 @@ void Analyzer::TokenizeIcu(std::string_view text, sb_stemmer* stemmer,
   int32_t start = words->first();
   for (int32_t end = words->next(); end != icu::BreakIterator::DONE;
        start = end, end = words->next()) {
-    if (words->getRuleStatus() < UBRK_WORD_NONE_LIMIT) continue;  // spaces, punctuation
     std::string_view word =
         text.substr(static_cast<size_t>(start), static_cast<size_t>(end - start));
+    // LanceDB keeps the segments that hold a letter or number (Rust's is_alphanumeric), which
+    // also keeps a lone ① or ½ that ICU's rule status counts as neither.
+    if (!HasAlphanumeric(word)) continue;
     if (base_ == BaseTokenizer::kIcuSplit) {
       SplitRuns(word, IsAlphanumeric,
                 [&](std::string_view piece) { Filter(piece, position++, stemmer, out); });
@@ -223,7 +263,7 @@ void Analyzer::Analyze(std::string_view text, std::vector<Token>* out) const {
       break;
     case BaseTokenizer::kWhitespace:
       SplitRuns(
-          text, [](uint32_t cp) { return !IsWhitespace(cp); },
+          text, [](uint32_t cp) { return !IsAsciiWhitespace(cp); },
           [&](std::string_view token) { Filter(token, position++, stemmer, out); });
       break;
     case BaseTokenizer::kRaw:
