@@ -8,6 +8,11 @@
 // case-sensitive; ASCII folding runs last. Positions are the base tokenizer's, counted before
 // any filter, so a dropped stop word keeps its slot.
 //
+// Known difference: stemming uses the system libstemmer (Snowball 2.2), while LanceDB 0.39
+// links a Snowball 3 port whose stemmers changed for some words (Dutch was rewritten:
+// "huizen" -> "huis"; English "added" -> "add", German "bereitete" -> "bereit", Swedish,
+// Romanian, ...). Everything else matches lancedb.tokenize on random samples.
+//
 // Thread-safety: an Analyzer is immutable after Make(); Analyze() may be called concurrently
 // (the Snowball stemmers, which are not thread-safe, come from an internal pool).
 

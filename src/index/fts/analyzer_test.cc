@@ -541,6 +541,25 @@ TEST(Analyzer, PositionsAreDocumentForm) {
   EXPECT_EQ(AnalyzeToPairs(options, "abcd"), (Tokens{{"abc", 0}, {"bcd", 0}}));
 }
 
+TEST(Analyzer, IcuUsesEveryLanguagesStopWords) {
+  // With no custom list the icu tokenizers drop the stop words of every language LanceDB
+  // knows, Japanese and digits included ("dog" is one of them).
+  AnalyzerOptions options;
+  options.base_tokenizer = "icu";
+  EXPECT_EQ(AnalyzeToPairs(options, "le chat der Hund the dog の 3 y perro"),
+            (Tokens{{"chat", 1}, {"hund", 3}, {"perro", 9}}));
+  options.base_tokenizer = "simple";
+  EXPECT_EQ(AnalyzeToPairs(options, "le chat der Hund the dog の 3 y perro"),
+            (Tokens{{"le", 0},
+                    {"chat", 1},
+                    {"der", 2},
+                    {"hund", 3},
+                    {"dog", 5},
+                    {"の", 6},
+                    {"3", 7},
+                    {"perro", 9}}));
+}
+
 TEST(Analyzer, AppendsToOutput) {
   auto analyzer = Analyzer::Make(AnalyzerOptions{});
   ASSERT_TRUE(analyzer.ok());

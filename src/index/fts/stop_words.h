@@ -18,7 +18,8 @@ namespace lancedb::index::fts {
 std::span<const std::string_view> BuiltinStopWords(std::string_view language);
 
 /// Return the stop words that the icu tokenizers use when no custom list is given: the words
-/// of every language's list together.
+/// of every language's list together, and the further words (Japanese, Chinese, digits, ...)
+/// that LanceDB removes there.
 const std::vector<std::string_view>& AllLanguagesStopWords();
 
 }  // namespace lancedb::index::fts
