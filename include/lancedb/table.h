@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lancedb/arrow_c.h"
+#include "lancedb/fts_query.h"
 #include "lancedb/index.h"
 #include "lancedb/maintenance.h"
 #include "lancedb/merge_insert.h"
@@ -112,6 +113,14 @@ class Table : public std::enable_shared_from_this<Table> {
                                                  bool verbose) const;
   /// Run a vector query and return its plan with measured counters (VectorQuery::AnalyzePlan).
   virtual Result<std::string> AnalyzeVectorQuery(const VectorQueryRequest& request) const;
+  /// Start a full-text query (fts_query.h; LanceDB `search(text)` / `full_text_search`).
+  lancedb::FtsQuery Search(FullTextQuery query) const;
+  /// Execute a full-text query request (what FtsQuery::Execute calls).
+  virtual Status ExecuteFtsQuery(const FtsQueryRequest& request, ArrowArrayStream* out) const;
+  /// The schema the full-text query `request` returns.
+  virtual Status FtsQuerySchema(const FtsQueryRequest& request, ArrowSchema* out) const;
+  /// The plan of a full-text query as text.
+  virtual Result<std::string> ExplainFtsQuery(const FtsQueryRequest& request, bool verbose) const;
 
   /// Build a vector index on `column` and commit it (index.h). The name defaults to
   /// "{column}_idx"; AlreadyExists when the name is taken and !options.replace. InvalidArgument
@@ -123,6 +132,12 @@ class Table : public std::enable_shared_from_this<Table> {
   /// LABEL_LIST on a non-list); AlreadyExists for an existing name without `replace`.
   virtual Status CreateScalarIndex(const std::string& column, ScalarIndexType type,
                                    const CreateIndexOptions& options = {});
+  /// Build an FTS (inverted) index on the string column `column` (LanceDB's create_fts_index /
+  /// create_index(config=FTS(...))). InvalidArgument for a missing or non-string column or a
+  /// bad option (unknown tokenizer or language, ...); AlreadyExists for an existing name
+  /// without `replace`. Nothing is written on error.
+  virtual Status CreateFtsIndex(const std::string& column, const FtsIndexConfig& config,
+                                const CreateIndexOptions& options = {});
   /// The table's indices, ordered by name.
   virtual Result<std::vector<IndexInfo>> ListIndices() const = 0;
   /// Statistics of index `name`; NotFound when there is none.

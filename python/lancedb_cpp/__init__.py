@@ -21,10 +21,65 @@ from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
 
 __version__ = _native.__version__
 
+
+class FtsToken:
+    """One token of ``tokenize()``: its text and its position among the query's tokens."""
+
+    __slots__ = ("text", "position")
+
+    def __init__(self, text: str, position: int):
+        self.text = text
+        self.position = position
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, FtsToken)
+            and self.text == other.text
+            and self.position == other.position
+        )
+
+    def __repr__(self) -> str:
+        return f'FtsToken(text="{self.text}", position={self.position})'
+
+
+def tokenize(
+    query: str,
+    *,
+    base_tokenizer: str = "simple",
+    language: str = "English",
+    max_token_length: Optional[int] = 40,
+    lower_case: bool = True,
+    stem: bool = True,
+    remove_stop_words: bool = True,
+    custom_stop_words: Optional[List[str]] = None,
+    ascii_folding: bool = True,
+    ngram_min_length: int = 3,
+    ngram_max_length: int = 3,
+    prefix_only: bool = False,
+) -> List[FtsToken]:
+    """Tokenize a full-text query as an FTS index built with these options would (the same
+    options as :class:`lancedb_cpp.index.FTS`); no index needed."""
+    pairs = _native.tokenize(
+        query,
+        base_tokenizer=base_tokenizer,
+        language=language,
+        max_token_length=max_token_length,
+        lower_case=lower_case,
+        stem=stem,
+        remove_stop_words=remove_stop_words,
+        custom_stop_words=None if custom_stop_words is None else list(custom_stop_words),
+        ascii_folding=ascii_folding,
+        ngram_min_length=ngram_min_length,
+        ngram_max_length=ngram_max_length,
+        prefix_only=prefix_only,
+    )
+    return [FtsToken(text, position) for text, position in pairs]
+
 __all__ = [
     "AddResult",
     "DBConnection",
     "DeleteResult",
+    "FtsToken",
     "LanceDBConnection",
     "LanceEmptyQueryBuilder",
     "LanceQueryBuilder",
@@ -35,6 +90,7 @@ __all__ = [
     "UpdateResult",
     "connect",
     "exceptions",
+    "tokenize",
 ]
 
 

@@ -9,11 +9,11 @@ installed) or to a callable ``progress(stage, fraction)``."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Callable, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from . import _native
 from ._unsupported import reject_unsupported
-from .index import SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
+from .index import FTS, SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
 
 _METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
 
@@ -107,6 +107,9 @@ class IndexMixin:
             metric = "l2"
         column = column or "vector"
         kind = getattr(config, "index_type", None) if config is not None else None
+        if kind == "FTS":
+            create_fts(self, column, config, name=name, replace=replace)
+            return
         if kind in SCALAR_INDEX_TYPES:
             # Scalar indices have no training step: `train` changes nothing for them.
             _native.create_scalar_index(
@@ -159,6 +162,78 @@ class IndexMixin:
             progress=_progress_callback(progress),
             **params,
         )
+
+    def create_fts_index(
+        self,
+        field_names: Union[str, List[str]],
+        *,
+        ordering_field_names: Optional[Union[str, List[str]]] = None,
+        replace: bool = False,
+        writer_heap_size: Optional[int] = 1024 * 1024 * 1024,
+        use_tantivy: bool = False,
+        tokenizer_name: Optional[str] = None,
+        with_position: bool = False,
+        base_tokenizer: str = "simple",
+        language: str = "English",
+        max_token_length: Optional[int] = 40,
+        lower_case: bool = True,
+        stem: bool = True,
+        remove_stop_words: bool = True,
+        custom_stop_words: Optional[List[str]] = None,
+        ascii_folding: bool = True,
+        ngram_min_length: int = 3,
+        ngram_max_length: int = 3,
+        prefix_only: bool = False,
+        block_size: int = 128,
+        document_granularity: Any = "row",
+        name: Optional[str] = None,
+    ) -> None:
+        """Build an FTS (inverted) index on the string column `field_names` and commit it
+        (LanceDB's create_fts_index; ``create_index(column, config=FTS(...))`` is the same).
+        The name defaults to "{column}_idx"; ``replace=False`` makes an existing name an
+        error."""
+        if use_tantivy:
+            raise ValueError(
+                "Tantivy-based FTS has been removed. "
+                "Remove use_tantivy and recreate the index with native FTS."
+            )
+        if ordering_field_names is not None:
+            raise ValueError(
+                "ordering_field_names was only supported by the removed "
+                "Tantivy-based FTS implementation."
+            )
+        if writer_heap_size != 1024 * 1024 * 1024:
+            raise ValueError(
+                "writer_heap_size was only supported by the removed "
+                "Tantivy-based FTS implementation."
+            )
+        if not isinstance(field_names, str):
+            raise ValueError(
+                "Native FTS indexes can only be created on a single field "
+                "at a time. To search over multiple text fields, create a "
+                "separate FTS index for each field."
+            )
+        if tokenizer_name is None:
+            options = dict(
+                base_tokenizer=base_tokenizer,
+                language=language,
+                with_position=with_position,
+                max_token_length=max_token_length,
+                lower_case=lower_case,
+                stem=stem,
+                remove_stop_words=remove_stop_words,
+                custom_stop_words=custom_stop_words,
+                ascii_folding=ascii_folding,
+                ngram_min_length=ngram_min_length,
+                ngram_max_length=ngram_max_length,
+                prefix_only=prefix_only,
+            )
+        else:
+            options = tokenizer_preset(tokenizer_name)
+            options["custom_stop_words"] = custom_stop_words
+            options["with_position"] = with_position
+        config = FTS(block_size=block_size, document_granularity=document_granularity, **options)
+        create_fts(self, field_names, config, name=name, replace=replace)
 
     def create_scalar_index(
         self,
@@ -223,3 +298,74 @@ class IndexMixin:
         self._check_writable()
         _native.optimize_indices(self._inner, progress=_progress_callback(progress))
 
+
+
+_STEM_LANGUAGES = {
+    "ar": "Arabic", "da": "Danish", "du": "Dutch", "en": "English", "fi": "Finnish",
+    "fr": "French", "de": "German", "gr": "Greek", "hu": "Hungarian", "it": "Italian",
+    "no": "Norwegian", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian",
+    "es": "Spanish", "sv": "Swedish", "ta": "Tamil", "tr": "Turkish",
+}  # fmt: skip
+
+
+def tokenizer_preset(tokenizer_name: str) -> Dict[str, Any]:
+    """The analysis options of LanceDB's legacy `tokenizer_name` presets: "default", "raw",
+    "whitespace" and "<language code>_stem" (e.g. "en_stem")."""
+    plain = dict(
+        language="English", stem=False, remove_stop_words=False, ascii_folding=False,
+        ngram_min_length=3, ngram_max_length=3, prefix_only=False,
+    )  # fmt: skip
+    if tokenizer_name == "default":
+        return dict(plain, base_tokenizer="simple", max_token_length=40, lower_case=True)
+    if tokenizer_name in ("raw", "whitespace"):
+        return dict(plain, base_tokenizer=tokenizer_name, max_token_length=None, lower_case=False)
+    if len(tokenizer_name) != 7 or not tokenizer_name.endswith("_stem"):
+        raise ValueError(f"Invalid tokenizer name {tokenizer_name}")
+    code = tokenizer_name[:2]
+    if code not in _STEM_LANGUAGES:
+        raise ValueError(f"Invalid language code {code}")
+    return dict(
+        plain, base_tokenizer="simple", language=_STEM_LANGUAGES[code], max_token_length=40,
+        lower_case=True, stem=True,
+    )  # fmt: skip
+
+
+def analysis_kwargs(config: Any) -> Dict[str, Any]:
+    """The engine's analysis keywords of an FTS config."""
+    granularity = getattr(config, "document_granularity", "row")
+    if str(getattr(granularity, "value", granularity)).lower() != "row":
+        raise NotImplementedError(
+            "document_granularity=LIST_ELEMENT (one document per list element) is not "
+            "supported by lancedb_cpp yet"
+        )
+    return dict(
+        with_position=bool(config.with_position),
+        base_tokenizer=str(config.base_tokenizer),
+        language=str(config.language),
+        max_token_length=config.max_token_length,
+        lower_case=bool(config.lower_case),
+        stem=bool(config.stem),
+        remove_stop_words=bool(config.remove_stop_words),
+        custom_stop_words=None
+        if config.custom_stop_words is None
+        else [str(w) for w in config.custom_stop_words],
+        ascii_folding=bool(config.ascii_folding),
+        ngram_min_length=int(config.ngram_min_length),
+        ngram_max_length=int(config.ngram_max_length),
+        prefix_only=bool(config.prefix_only),
+        block_size=int(config.block_size),
+    )
+
+
+def create_fts(table: Any, column: str, config: Any, *, name: Optional[str], replace: bool) -> None:
+    """Build the FTS index `config` on `column` of `table`."""
+    table._check_writable()
+    _native.create_fts_index(
+        table._inner,
+        column,
+        name=name or "",
+        replace=bool(replace),
+        memory_limit=getattr(config, "memory_limit", None),
+        num_workers=getattr(config, "num_workers", None),
+        **analysis_kwargs(config),
+    )

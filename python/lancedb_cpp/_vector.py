@@ -151,8 +151,31 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self._fast_search = True
         return self
 
-    def rerank(self, *args: Any, **kwargs: Any) -> "LanceVectorQueryBuilder":
-        raise NotImplementedError("rerankers are not supported yet")
+    def rerank(
+        self, reranker: Any = None, query_string: Optional[str] = None
+    ) -> "LanceVectorQueryBuilder":
+        """Rerank the results with ``reranker.rerank_vector(query_string, results)`` (default
+        RRFReranker()); `query_string` is required, the query being a vector."""
+        from . import _hybrid
+        from .rerankers import RRFReranker
+
+        reranker = RRFReranker() if reranker is None else reranker
+        if not _hybrid.is_reranker(reranker):
+            raise ValueError("reranker must be an instance of Reranker class.")
+        self._rerank = (reranker, _hybrid.check_vector_rerank_args(reranker, None, query_string))
+        if getattr(reranker, "score", None) == "all":
+            self.with_row_id(True)
+        return self
+
+    def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
+        """Run the query and return the results as a pyarrow Table (reranked when asked)."""
+        results = super().to_arrow(timeout=timeout)
+        rerank = getattr(self, "_rerank", None)
+        if rerank is not None:
+            from . import _hybrid
+
+            results = _hybrid.rerank_vector_results(rerank[0], rerank[1], results)
+        return results
 
     # Execution ------------------------------------------------------------------------------
 

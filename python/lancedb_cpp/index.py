@@ -7,7 +7,7 @@ config=...)``. Field names and defaults are LanceDB's; ``seed`` makes training r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Literal, Optional
+from typing import Any, List, Literal, Optional
 
 DistanceType = Literal["l2", "cosine", "dot", "hamming"]
 
@@ -144,6 +144,33 @@ class LabelList:
     index_type = "LABEL_LIST"
 
 
+@dataclass
+class FTS:
+    """An FTS (inverted) index for full-text search, with LanceDB's options and defaults.
+
+    `memory_limit` (MiB over all workers) and `num_workers` bound the build only and are not
+    stored in the index."""
+
+    with_position: bool = False
+    base_tokenizer: str = "simple"
+    language: str = "English"
+    max_token_length: Optional[int] = 40
+    lower_case: bool = True
+    stem: bool = True
+    remove_stop_words: bool = True
+    ascii_folding: bool = True
+    ngram_min_length: int = 3
+    ngram_max_length: int = 3
+    prefix_only: bool = False
+    block_size: int = 128
+    custom_stop_words: Optional[List[str]] = None
+    memory_limit: Optional[int] = None
+    num_workers: Optional[int] = None
+    document_granularity: Any = "row"
+
+    index_type = "FTS"
+
+
 SCALAR_INDEX_TYPES = ("BTREE", "BITMAP", "LABEL_LIST")
 
 # The engine's type names and LanceDB's spelling of them in ``list_indices``.
@@ -199,6 +226,7 @@ class IndexStatistics:
 __all__ = [
     "BTree",
     "Bitmap",
+    "FTS",
     "HnswFlat",
     "HnswPq",
     "HnswSq",

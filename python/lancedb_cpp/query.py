@@ -185,3 +185,205 @@ class LanceTakeQueryBuilder(LanceQueryBuilder):
         request["take_offsets"] = self._offsets
         request["take_row_ids"] = self._row_ids
         return request
+
+
+# Full-text query classes (lancedb.query) ------------------------------------------------------
+
+import json as _json
+from dataclasses import dataclass as _dataclass
+from dataclasses import field as _field
+from enum import Enum as _Enum
+from typing import Tuple as _Tuple
+
+
+class FullTextQueryType(str, _Enum):
+    MATCH = "match"
+    MATCH_PHRASE = "match_phrase"
+    BOOST = "boost"
+    MULTI_MATCH = "multi_match"
+    BOOLEAN = "boolean"
+
+
+class FullTextOperator(str, _Enum):
+    AND = "AND"
+    OR = "OR"
+
+
+Operator = FullTextOperator
+
+
+class Occur(str, _Enum):
+    SHOULD = "SHOULD"
+    MUST = "MUST"
+    MUST_NOT = "MUST_NOT"
+
+
+class DocumentGranularity(str, _Enum):
+    ROW = "row"
+    LIST_ELEMENT = "list_element"
+
+
+def _check_int(name: str, value: Any, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+
+
+def _check_granularity(value: Any) -> None:
+    if value not in (None, DocumentGranularity.ROW, "row"):
+        raise NotImplementedError(
+            "document_granularity=LIST_ELEMENT (one document per list element) is not "
+            "supported by lancedb_cpp yet"
+        )
+
+
+class FullTextQuery:
+    """A full-text query tree node; ``q1 & q2`` is a BooleanQuery of two MUST clauses and
+    ``q1 | q2`` one of two SHOULD clauses."""
+
+    def query_type(self) -> FullTextQueryType:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _to_dict(self) -> Dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def to_json(self) -> str:
+        """LanceDB's JSON form of the query."""
+        return _json.dumps(self._to_dict(), separators=(",", ":"))
+
+    def __and__(self, other: "FullTextQuery") -> "FullTextQuery":
+        return BooleanQuery([(Occur.MUST, self), (Occur.MUST, other)])
+
+    def __or__(self, other: "FullTextQuery") -> "FullTextQuery":
+        return BooleanQuery([(Occur.SHOULD, self), (Occur.SHOULD, other)])
+
+
+@_dataclass
+class MatchQuery(FullTextQuery):
+    """Documents holding the query's terms (``operator`` OR: any, AND: all), scored by BM25
+    times ``boost``; ``fuzziness`` expands each term to indexed terms within that edit
+    distance (None: 0 up to 2 characters, 1 up to 5, else 2), at most ``max_expansions``,
+    keeping the first ``prefix_length`` characters."""
+
+    query: str
+    column: str
+    boost: float = _field(default=1.0, kw_only=True)
+    fuzziness: Optional[int] = _field(default=0, kw_only=True)
+    max_expansions: int = _field(default=50, kw_only=True)
+    operator: FullTextOperator = _field(default=FullTextOperator.OR, kw_only=True)
+    prefix_length: int = _field(default=0, kw_only=True)
+    document_granularity: Optional[DocumentGranularity] = _field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        if not isinstance(self.query, str):
+            raise ValueError("MatchQuery: query must be a string")
+        _check_int("fuzziness", self.fuzziness, allow_none=True)
+        _check_int("max_expansions", self.max_expansions)
+        _check_int("prefix_length", self.prefix_length)
+        self.operator = FullTextOperator(str(getattr(self.operator, "value", self.operator)).upper())
+        _check_granularity(self.document_granularity)
+
+    def query_type(self) -> FullTextQueryType:
+        return FullTextQueryType.MATCH
+
+    def _to_dict(self) -> Dict[str, Any]:
+        return {
+            "match": {
+                "column": self.column,
+                "terms": self.query,
+                "boost": float(self.boost),
+                "fuzziness": self.fuzziness,
+                "max_expansions": self.max_expansions,
+                "operator": "And" if self.operator == FullTextOperator.AND else "Or",
+                "prefix_length": self.prefix_length,
+            }
+        }
+
+
+@_dataclass
+class PhraseQuery(FullTextQuery):
+    """Documents holding the terms in order, each at most ``slop`` positions further from
+    the previous one than in the query (needs an index built ``with_position=True``)."""
+
+    query: str
+    column: str
+    slop: int = _field(default=0, kw_only=True)
+    document_granularity: Optional[DocumentGranularity] = _field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        _check_int("slop", self.slop)
+        _check_granularity(self.document_granularity)
+
+    def query_type(self) -> FullTextQueryType:
+        return FullTextQueryType.MATCH_PHRASE
+
+    def _to_dict(self) -> Dict[str, Any]:
+        return {"phrase": {"column": self.column, "terms": self.query, "slop": self.slop}}
+
+
+@_dataclass
+class BoostQuery(FullTextQuery):
+    """Documents matching ``positive``, scored ``positive - negative_boost * negative``."""
+
+    positive: FullTextQuery
+    negative: FullTextQuery
+    negative_boost: float = _field(default=0.5, kw_only=True)
+
+    def query_type(self) -> FullTextQueryType:
+        return FullTextQueryType.BOOST
+
+    def _to_dict(self) -> Dict[str, Any]:
+        return {
+            "boost": {
+                "positive": self.positive._to_dict(),
+                "negative": self.negative._to_dict(),
+                "negative_boost": float(self.negative_boost),
+            }
+        }
+
+
+@_dataclass
+class MultiMatchQuery(FullTextQuery):
+    """A match query over several columns; a document scores the best ``boost * score`` of
+    its columns."""
+
+    query: str
+    columns: List[str]
+    boosts: Optional[List[float]] = _field(default=None, kw_only=True)
+    operator: FullTextOperator = _field(default=FullTextOperator.OR, kw_only=True)
+
+    def __post_init__(self):
+        if self.boosts is not None and len(self.boosts) != len(self.columns):
+            raise ValueError("MultiMatchQuery: boosts must have one value per column")
+        self.operator = FullTextOperator(str(getattr(self.operator, "value", self.operator)).upper())
+
+    def query_type(self) -> FullTextQueryType:
+        return FullTextQueryType.MULTI_MATCH
+
+    def _to_dict(self) -> Dict[str, Any]:
+        boosts = self.boosts if self.boosts is not None else [1.0] * len(self.columns)
+        body = {"query": self.query, "columns": list(self.columns), "boost": [float(b) for b in boosts]}
+        if self.operator == FullTextOperator.AND:
+            body["operator"] = "And"
+        return {"multi_match": body}
+
+
+@_dataclass
+class BooleanQuery(FullTextQuery):
+    """MUST clauses must all match, MUST_NOT clauses exclude, SHOULD clauses add their score
+    (and one must match when there is no MUST clause)."""
+
+    queries: List[_Tuple[Occur, FullTextQuery]]
+
+    def query_type(self) -> FullTextQueryType:
+        return FullTextQueryType.BOOLEAN
+
+    def _to_dict(self) -> Dict[str, Any]:
+        out: Dict[str, List[Any]] = {"should": [], "must": [], "must_not": []}
+        for occur, query in self.queries:
+            key = {Occur.SHOULD: "should", Occur.MUST: "must", Occur.MUST_NOT: "must_not"}[
+                Occur(getattr(occur, "value", occur))
+            ]
+            out[key].append(query._to_dict())
+        return {"boolean": out}

@@ -343,17 +343,39 @@ class Table(IndexMixin):
         fts_columns: Optional[Union[str, List[str]]] = None,
     ) -> LanceQueryBuilder:
         """Start a query. Without `query`, a plain scan with where/select/limit/offset; with a
-        vector (list, numpy array) or a list of vectors, a nearest-neighbour query.
-        Full-text search (`fts_columns`, `ordering_field_name`) is not supported."""
-        reject_unsupported(
-            "search",
-            ordering_field_name=(ordering_field_name, None),
-            fts_columns=(fts_columns, None),
-        )
+        vector (list, numpy array) or a list of vectors, a nearest-neighbour query; with a
+        string or a FullTextQuery (or ``query_type="fts"``), a full-text query over
+        `fts_columns` (default: every FTS-indexed column); ``query_type="hybrid"`` starts a
+        hybrid query (``.vector(v).text("words")``)."""
+        from .query import FullTextQuery
+
+        # LanceDB ignores ordering_field_name since its Tantivy index was removed.
+        reject_unsupported("search", ordering_field_name=(ordering_field_name, None))
+        if query_type not in ("auto", "vector", "fts", "hybrid"):
+            raise ValueError(
+                f"Invalid query_type {query_type!r}; expected auto, vector, fts or hybrid"
+            )
+        if query_type == "hybrid":
+            from ._fts import LanceHybridQueryBuilder
+
+            return LanceHybridQueryBuilder(self, query, vector_column_name, fts_columns)
         if query is None:
+            if query_type == "fts":
+                raise ValueError("A full-text query needs query text")
+            reject_unsupported("search", fts_columns=(fts_columns, None))
             return LanceEmptyQueryBuilder(self)
-        if isinstance(query, str) or query_type in ("fts", "hybrid"):
-            raise NotImplementedError("full-text and hybrid search are not implemented yet")
+        if isinstance(query, FullTextQuery) or query_type == "fts" or (
+            isinstance(query, str) and query_type == "auto"
+        ):
+            from ._fts import LanceFtsQueryBuilder
+
+            return LanceFtsQueryBuilder(self, query, fts_columns=fts_columns)
+        if isinstance(query, str):
+            raise ValueError(
+                "No embedding function for vector: a string query needs query_type='fts' or "
+                "an embedding function (not supported by lancedb_cpp yet)"
+            )
+        reject_unsupported("search", fts_columns=(fts_columns, None))
         from ._vector import make_vector_query
 
         return make_vector_query(self, query, vector_column_name, None)

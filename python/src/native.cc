@@ -375,4 +375,5 @@ NB_MODULE(_native, m) {
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
   RegisterEvolution(m);
   BindVectorSearch(m);
+  BindFullTextSearch(m);
 }

@@ -19,5 +19,6 @@ namespace lancedb::python {
 
 /// Register vector_query, vector_query_schema and the index functions on `m`.
 void BindVectorSearch(nanobind::module_& m);
+void BindFullTextSearch(nanobind::module_& m);
 
 }  // namespace lancedb::python

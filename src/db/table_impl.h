@@ -41,10 +41,15 @@ class LocalTable : public Table {
   Result<std::string> ExplainVectorQuery(const VectorQueryRequest& request,
                                          bool verbose) const override;
   Result<std::string> AnalyzeVectorQuery(const VectorQueryRequest& request) const override;
+  Status ExecuteFtsQuery(const FtsQueryRequest& request, ArrowArrayStream* out) const override;
+  Status FtsQuerySchema(const FtsQueryRequest& request, ArrowSchema* out) const override;
+  Result<std::string> ExplainFtsQuery(const FtsQueryRequest& request, bool verbose) const override;
   Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
                      const CreateIndexOptions& options) override;
   Status CreateScalarIndex(const std::string& column, ScalarIndexType type,
                            const CreateIndexOptions& options) override;
+  Status CreateFtsIndex(const std::string& column, const FtsIndexConfig& config,
+                        const CreateIndexOptions& options) override;
   Result<std::vector<IndexInfo>> ListIndices() const override;
   Result<IndexStatistics> IndexStats(const std::string& name) const override;
   Status DropIndex(const std::string& name) override;

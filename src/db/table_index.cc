@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "db/table_impl.h"
+#include "index/fts_index_manager.h"
 #include "index/index_manager.h"
 #include "index/scalar_index_manager.h"
 #include "index/vector_index.h"
@@ -100,6 +101,10 @@ Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   LANCEDB_ASSIGN_OR_RETURN(auto indices, index::ListIndices(*latest));
   for (const auto& info : indices) {
+    if (info.type_url == index::fts::kInvertedIndexTypeUrl) {
+      LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeFtsIndex(latest, info.name));
+      continue;
+    }
     if (index::scalar::ScalarIndexTypeFromUrl(info.type_url)) {
       LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeScalarIndex(latest, info.name));
       continue;

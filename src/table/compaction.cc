@@ -372,11 +372,12 @@ Status RewriteOperation::Build(CommitAttempt* a) {
     // fragment stays covered when every fragment it was rewritten from was (a group mixing in
     // uncovered rows, e.g. updated ones whose indexed vectors are stale, leaves it uncovered).
     std::set<uint64_t> still_covered;
-    // So do Lance's scalar indices (BTREE, BITMAP, LABEL_LIST) on such tables.
+    // So do Lance's scalar and FTS indices (BTREE, BITMAP, LABEL_LIST, INVERTED) on such tables.
     const std::string& url = index.index_details().type_url();
     if (stable &&
         (url == kStableIdVectorIndexTypeUrl || url == "/lance.table.BTreeIndexDetails" ||
-         url == "/lance.table.BitmapIndexDetails" || url == "/lance.table.LabelListIndexDetails")) {
+         url == "/lance.table.BitmapIndexDetails" || url == "/lance.table.LabelListIndexDetails" ||
+         url == "/lance.table.InvertedIndexDetails")) {
       still_covered = CoveredNewFragments(index.fragment_bitmap(), groups_);
     }
     index.set_fragment_bitmap(RemoveFromBitmap(index.fragment_bitmap(), removed, still_covered));
