@@ -160,6 +160,18 @@ def test_query_kinds_equal_lancedb(tmp_path, name, make, where):
     )
 
 
+def test_selecting_score_and_row_id(tmp_path):
+    ours, real = both_tables(tmp_path, make_rows(0, 200, 11))
+    o = ours.search("apple", query_type="fts").select(["id", "_score"]).with_row_id(True)
+    r = real.search("apple", query_type="fts").select(["id", "_score"]).with_row_id(True)
+    o, r = o.to_arrow(), r.to_arrow()
+    assert sorted(o.column_names) == sorted(r.column_names)
+    assert_same(o, r, "select _score")
+    # One fragment: the row id is the row's offset, here its id.
+    assert o.column("_rowid").to_pylist() == o.column("id").to_pylist()
+    assert r.column("_rowid").to_pylist() == r.column("id").to_pylist()
+
+
 def test_plain_strings_quoted_phrases_and_postfilter_equal_lancedb(tmp_path):
     ours, real = both_tables(tmp_path, make_rows(0, 600, 2), with_position=True)
     for q in ["quick brown fox", '"lazy dog"', "the", "zebra unicorn"]:

@@ -18,6 +18,7 @@
 #include "common/buffer.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
+#include "index/fts/posting_codec.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/row_ids.h"
@@ -458,7 +459,7 @@ class Evaluator {
   /// A match query's matching rows with their scores (any order). The index part accumulates
   /// into one dense array per partition (no hashing per posting); the unindexed rows are few.
   Result<std::vector<Scored>> MatchScored(const FullTextQuery& q, const std::string& column,
-                                          double boost) {
+                                          double boost, bool skip_index = false) {
     LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(column));
     const auto tokens = Analyze(*src, q.query);
     // Distinct query tokens, each with its multiplicity and (fuzzy) expansions.
@@ -489,7 +490,7 @@ class Evaluator {
     const bool all = q.op == FtsOperator::kAnd;
     std::vector<Scored> out;
     // Indexed rows.
-    if (src->segment != nullptr) {
+    if (src->segment != nullptr && !skip_index) {
       const auto& index = *src->segment->index;
       const double n = static_cast<double>(index.num_docs());
       const double avgdl = static_cast<double>(index.total_tokens()) / n;
@@ -497,18 +498,30 @@ class Evaluator {
       for (size_t p = 0; p < index.num_partitions(); ++p) {
         const auto row_ids = index.partition_row_ids(p);
         const auto lengths = index.partition_num_tokens(p);
-        std::vector<float> acc;
-        std::vector<uint16_t> hits, mark;
+        // Dense per-document accumulators, reused across queries on this thread; only the
+        // touched entries are reset afterwards.
+        thread_local std::vector<float> acc;
+        thread_local std::vector<uint16_t> hits, mark;
+        if (acc.size() < row_ids.size()) {
+          acc.resize(row_ids.size(), 0.0f);
+          hits.resize(row_ids.size(), 0);
+          mark.resize(row_ids.size(), 0);
+        }
         std::vector<uint32_t> touched;
+        struct ResetTouched {  // leave the accumulators zeroed on every exit, errors included
+          std::vector<uint32_t>& touched;
+          ~ResetTouched() {
+            for (uint32_t d : touched) {
+              acc[d] = 0.0f;
+              hits[d] = 0;
+              mark[d] = 0;
+            }
+          }
+        } reset{touched};
         for (size_t g = 0; g < groups.size(); ++g) {
           for (const auto& e : groups[g]) {
             LANCEDB_RETURN_NOT_OK(index.PartitionPostings(p, e, &docs, &freqs));
             if (docs.empty()) continue;
-            if (acc.empty()) {
-              acc.assign(row_ids.size(), 0.0f);
-              hits.assign(row_ids.size(), 0);
-              mark.assign(row_ids.size(), 0);
-            }
             const double weight = boost * distinct[g].second *
                                   fts::Bm25Idf(static_cast<double>(index.DocFrequency(e)), n);
             const double k = fts::kBm25K1 * (1.0 - fts::kBm25B);
@@ -527,8 +540,7 @@ class Evaluator {
           }
         }
         for (uint32_t d : touched) {
-          if (all && hits[d] < groups.size()) continue;
-          out.push_back({row_ids[d], acc[d]});
+          if (!all || hits[d] >= groups.size()) out.push_back({row_ids[d], acc[d]});
         }
       }
     }
@@ -551,61 +563,187 @@ class Evaluator {
     return out;
   }
 
+  /// The best `k` rows accepted by `keep` of a match query with a single term (no fuzzy
+  /// expansion) over an indexed column, plus the column's unindexed matching rows; nullopt when
+  /// the query is not of that shape. Blocks whose stored max score, rescaled to the index-wide
+  /// statistics, cannot beat the k-th best row are not decoded (block-max pruning).
+  Result<std::optional<std::vector<Scored>>> TopSingleTerm(
+      const FullTextQuery& q, size_t k, const std::function<bool(uint64_t row_id)>& keep) {
+    using Out = std::optional<std::vector<Scored>>;
+    LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
+    if (src->segment == nullptr || k == 0 || q.boost <= 0) return Out();
+    const auto tokens = Analyze(*src, q.query);
+    if (tokens.empty()) return Out();
+    for (const auto& t : tokens) {
+      if (t.text != tokens[0].text) return Out();
+    }
+    const std::string& term = tokens[0].text;
+    const uint32_t fuzz = q.fuzziness ? *q.fuzziness : AutoFuzziness(term);
+    if (fuzz > 0) return Out();
+    const auto& index = *src->segment->index;
+    const double n = static_cast<double>(index.num_docs());
+    const double df = static_cast<double>(index.DocFrequency(term));
+    std::vector<Scored> heap;  // front: the worst of the best k
+    if (df > 0) {
+      const double avgdl = static_cast<double>(index.total_tokens()) / n;
+      const double weight = q.boost * static_cast<double>(tokens.size()) * fts::Bm25Idf(df, n);
+      auto better = [](const Scored& a, const Scored& b) {
+        const auto fa = static_cast<float>(a.score), fb = static_cast<float>(b.score);
+        return fa != fb ? fa > fb : a.row_id < b.row_id;
+      };
+      std::vector<fts::InvertedIndex::Block> blocks;
+      std::vector<uint32_t> docs, freqs;
+      for (size_t p = 0; p < index.num_partitions(); ++p) {
+        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, term, &blocks));
+        if (blocks.empty()) continue;
+        const auto row_ids = index.partition_row_ids(p);
+        const auto lengths = index.partition_num_tokens(p);
+        // Stored block scores use the partition's idf and average length; the index-wide tf
+        // factor is at most max(1, avgdl / avgdl_p) times the partition's.
+        const double idf_p = fts::Bm25Idf(static_cast<double>(index.PartitionDocFrequency(p, term)),
+                                          static_cast<double>(index.partition_num_docs(p)));
+        const double scale =
+            weight / idf_p * std::max(1.0, avgdl / index.partition_avg_length(p)) * (1.0 + 1e-4);
+        for (const auto& block : blocks) {
+          if (heap.size() == k && block.max_score * scale < heap.front().score) continue;
+          docs.clear();
+          freqs.clear();
+          LANCEDB_RETURN_NOT_OK(fts::DecodePostingBlock(block.bytes, block.count, &docs, &freqs));
+          for (size_t i = 0; i < docs.size(); ++i) {
+            const uint32_t d = docs[i];
+            if (d >= row_ids.size()) {
+              return Status::Corruption("Inverted index: posting names a missing document");
+            }
+            const Scored cand{row_ids[d], weight * fts::Bm25Tf(freqs[i], lengths[d], avgdl)};
+            if (heap.size() == k && !better(cand, heap.front())) continue;
+            if (!keep(cand.row_id)) continue;
+            heap.push_back(cand);
+            std::push_heap(heap.begin(), heap.end(), better);
+            if (heap.size() > k) {
+              std::pop_heap(heap.begin(), heap.end(), better);
+              heap.pop_back();
+            }
+          }
+        }
+      }
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto flat, MatchScored(q, q.column, q.boost, /*skip_index=*/true));
+    heap.insert(heap.end(), flat.begin(), flat.end());
+    return Out(std::move(heap));
+  }
+
  private:
+  /// Whether positions `by_slot[i]` (ascending, of query token i) hold the phrase: each token
+  /// at the previous one's position plus its query gap, up to `slop` further.
+  static bool PhraseMatches(const std::vector<fts::Token>& tokens,
+                            const std::vector<const std::vector<uint32_t>*>& by_slot,
+                            uint32_t slop) {
+    std::vector<uint32_t> reach = *by_slot[0], next;
+    for (size_t i = 1; i < tokens.size() && !reach.empty(); ++i) {
+      const uint32_t gap = tokens[i].position - tokens[i - 1].position;
+      next.clear();
+      for (uint32_t p : *by_slot[i]) {
+        for (uint32_t r : reach) {
+          if (p >= r + gap && p <= r + gap + slop) {
+            next.push_back(p);
+            break;
+          }
+        }
+      }
+      std::swap(reach, next);
+    }
+    return !reach.empty();
+  }
+
   Result<ScoreMap> Phrase(const FullTextQuery& q) {
     LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
     const auto tokens = Analyze(*src, q.query);
     ScoreMap out;
     if (tokens.empty()) return out;
-    // Per row: positions of each query token, and the score sum.
+    std::vector<std::string> distinct;
+    std::vector<int> counts;
+    std::vector<size_t> slot(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      auto it = std::find(distinct.begin(), distinct.end(), tokens[i].text);
+      if (it == distinct.end()) {
+        distinct.push_back(tokens[i].text);
+        counts.push_back(0);
+        it = distinct.end() - 1;
+      }
+      slot[i] = static_cast<size_t>(it - distinct.begin());
+      counts[slot[i]]++;
+    }
+    const size_t nd = distinct.size();
+    std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
+    // Indexed rows: intersect the tokens' documents, then decode the positions of the blocks
+    // holding a common document only.
+    if (src->segment != nullptr) {
+      const auto& index = *src->segment->index;
+      const double n = static_cast<double>(index.num_docs());
+      const double avgdl = static_cast<double>(index.total_tokens()) / n;
+      std::vector<double> idf(nd);
+      for (size_t k = 0; k < nd; ++k) {
+        idf[k] = fts::Bm25Idf(static_cast<double>(index.DocFrequency(distinct[k])), n);
+      }
+      std::vector<std::vector<uint32_t>> docs(nd), freqs(nd);
+      std::vector<std::vector<std::vector<uint32_t>>> positions(nd);
+      std::vector<uint32_t> common, merged;
+      for (size_t p = 0; p < index.num_partitions(); ++p) {
+        bool any_missing = false;
+        for (size_t k = 0; k < nd && !any_missing; ++k) {
+          LANCEDB_RETURN_NOT_OK(index.PartitionPostings(p, distinct[k], &docs[k], &freqs[k]));
+          any_missing = docs[k].empty();
+        }
+        if (any_missing) continue;
+        common = docs[0];
+        for (size_t k = 1; k < nd && !common.empty(); ++k) {
+          merged.clear();
+          std::set_intersection(common.begin(), common.end(), docs[k].begin(), docs[k].end(),
+                                std::back_inserter(merged));
+          std::swap(common, merged);
+        }
+        if (common.empty()) continue;
+        for (size_t k = 0; k < nd; ++k) {
+          LANCEDB_RETURN_NOT_OK(index.PartitionPositions(p, distinct[k], common, &positions[k]));
+        }
+        const auto row_ids = index.partition_row_ids(p);
+        const auto lengths = index.partition_num_tokens(p);
+        for (size_t c = 0; c < common.size(); ++c) {
+          for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &positions[slot[i]][c];
+          if (!PhraseMatches(tokens, by_slot, q.slop)) continue;
+          const uint32_t d = common[c];
+          double score = 0;
+          for (size_t k = 0; k < nd; ++k) {
+            const size_t at = static_cast<size_t>(
+                std::lower_bound(docs[k].begin(), docs[k].end(), d) - docs[k].begin());
+            score += counts[k] * idf[k] * fts::Bm25Tf(freqs[k][at], lengths[d], avgdl);
+          }
+          out.emplace(row_ids[d], score);
+        }
+      }
+    }
+    // Unindexed rows.
     struct RowState {
       std::vector<std::vector<uint32_t>> positions;
       double score = 0;
       size_t found = 0;
     };
     std::unordered_map<uint64_t, RowState> rows;
-    std::vector<std::string> distinct;
-    for (const auto& t : tokens) {
-      if (std::find(distinct.begin(), distinct.end(), t.text) == distinct.end()) {
-        distinct.push_back(t.text);
-      }
-    }
-    for (size_t k = 0; k < distinct.size(); ++k) {
-      int count = 0;
-      for (const auto& t : tokens) count += t.text == distinct[k];
+    for (size_t k = 0; k < nd; ++k) {
       LANCEDB_RETURN_NOT_OK(
-          ForEachHit(*src, distinct[k], true,
-                     [&](uint64_t row, uint32_t, double w, std::span<const uint32_t> pos) {
-                       RowState& st = rows[row];
-                       if (st.positions.empty()) st.positions.resize(distinct.size());
-                       st.positions[k].assign(pos.begin(), pos.end());
-                       st.score += count * w;
-                       st.found++;
-                     }));
+          ForEachFlatHit(*src, distinct[k], true,
+                         [&](uint64_t row, uint32_t, double w, std::span<const uint32_t> pos) {
+                           RowState& st = rows[row];
+                           if (st.positions.empty()) st.positions.resize(nd);
+                           st.positions[k].assign(pos.begin(), pos.end());
+                           st.score += counts[k] * w;
+                           st.found++;
+                         }));
     }
-    std::vector<size_t> slot(tokens.size());
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      slot[i] = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), tokens[i].text) -
-                                    distinct.begin());
-    }
-    std::vector<uint32_t> reach, next;
     for (auto& [row, st] : rows) {
-      if (st.found < distinct.size()) continue;
-      reach = st.positions[slot[0]];
-      for (size_t i = 1; i < tokens.size() && !reach.empty(); ++i) {
-        const uint32_t gap = tokens[i].position - tokens[i - 1].position;
-        next.clear();
-        for (uint32_t p : st.positions[slot[i]]) {
-          for (uint32_t r : reach) {
-            if (p >= r + gap && p <= r + gap + q.slop) {
-              next.push_back(p);
-              break;
-            }
-          }
-        }
-        std::swap(reach, next);
-      }
-      if (!reach.empty()) out.emplace(row, st.score);
+      if (st.found < nd) continue;
+      for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &st.positions[slot[i]];
+      if (PhraseMatches(tokens, by_slot, q.slop)) out.emplace(row, st.score);
     }
     return out;
   }
@@ -726,6 +864,10 @@ Result<FtsPlan> PlanFtsQuery(table::DatasetPtr dataset, const FtsQueryRequest& r
   base.offset = 0;
   base.take_offsets.reset();
   base.take_row_ids.reset();
+  // `_score` is always returned (last); naming it in the selection is allowed, as in LanceDB.
+  if (base.select == SelectKind::kColumns) {
+    std::erase(base.columns, std::string("_score"));
+  }
   LANCEDB_ASSIGN_OR_RETURN(plan.projection, query::PlanQuery(dataset, base));
   if (plan.projection.filter && plan.projection.filter->columns.count(expr::kRowOffsetColumn)) {
     return Status::NotSupported("_rowoffset is not supported in full-text query filters");
@@ -747,15 +889,6 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
   Evaluator evaluator(plan);
   LANCEDB_RETURN_NOT_OK(evaluator.Prepare(plan.query));
   LANCEDB_RETURN_NOT_OK(evaluator.LoadFlat());
-  std::vector<Scored> scored;
-  if (plan.query.kind == Kind::kMatch) {
-    LANCEDB_ASSIGN_OR_RETURN(
-        scored, evaluator.MatchScored(plan.query, plan.query.column, plan.query.boost));
-  } else {
-    LANCEDB_ASSIGN_OR_RETURN(auto scores, evaluator.Evaluate(plan.query));
-    scored.reserve(scores.size());
-    for (const auto& [row, score] : scores) scored.push_back({row, score});
-  }
   LANCEDB_ASSIGN_OR_RETURN(auto live_rows, CachedLiveRows(ds));
   const LiveRows& live = *live_rows;
   std::optional<std::vector<uint64_t>> allowed;  // sorted row ids passing the prefilter
@@ -765,6 +898,28 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
                              query::MatchingRowAddresses(plan.dataset, &*plan.projection.filter));
     allowed = live.RowIds(addresses);
     std::sort(allowed->begin(), allowed->end());
+  }
+  const size_t k = static_cast<size_t>(plan.limit + plan.offset);
+  std::vector<Scored> scored;
+  bool done = false;
+  if (plan.query.kind == Kind::kMatch) {
+    LANCEDB_ASSIGN_OR_RETURN(auto top, evaluator.TopSingleTerm(plan.query, k, [&](uint64_t row) {
+      if (allowed && !std::binary_search(allowed->begin(), allowed->end(), row)) return false;
+      return live.Address(row).has_value();
+    }));
+    if (top) {
+      scored = std::move(*top);
+      done = true;
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(
+          scored, evaluator.MatchScored(plan.query, plan.query.column, plan.query.boost));
+      done = true;
+    }
+  }
+  if (!done) {
+    LANCEDB_ASSIGN_OR_RETURN(auto scores, evaluator.Evaluate(plan.query));
+    scored.reserve(scores.size());
+    for (const auto& [row, score] : scores) scored.push_back({row, score});
   }
   struct Ranked {
     double score;
@@ -776,7 +931,6 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
     const auto fa = static_cast<float>(a.score), fb = static_cast<float>(b.score);
     return fa != fb ? fa > fb : a.row_id < b.row_id;
   };
-  const size_t k = static_cast<size_t>(plan.limit + plan.offset);
   // Select the best candidates in rounds, keeping those that are live and pass the prefilter,
   // until k are kept or every candidate was looked at.
   std::vector<Ranked> ranked;

@@ -176,6 +176,41 @@ TEST(FullTextSearch, IndexScoresEqualBruteForceBm25) {
   EXPECT_EQ(indices[0].name, "text_idx");
 }
 
+TEST(FullTextSearch, TopKOfEveryLimitEqualsBruteForceOrderAcrossPartitions) {
+  // A small memory limit over two workers writes several partitions, whose block max scores
+  // use their own statistics: the pruned top-k must still be exact.
+  auto t = MakeTable("memory://fts_topk", 3, 3000);
+  FtsIndexConfig config;
+  config.num_workers = 2;
+  config.memory_limit_mib = 1;
+  ASSERT_OK(t->CreateFtsIndex("text", config));
+  // Deleted rows leave the results but not the index's statistics (as in LanceDB).
+  const auto rows = AllTexts(*t);
+  ASSERT_OK(t->Delete("id % 10 = 1").status());
+  for (const char* q : {"dog", "garden", "the", "apple apple", "zebra"}) {
+    auto expected = BruteForce(rows, q);
+    std::vector<std::pair<float, int64_t>> order;
+    for (const auto& [id, score] : expected) {
+      if (id % 10 != 1) order.emplace_back(static_cast<float>(score), id);
+    }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (int64_t limit : {1, 3, 10, 37}) {
+      ASSERT_OK_AND_ASSIGN(auto hits,
+                           RunQuery(t->Search(FullTextQuery::Match(q, "text")).Limit(limit)));
+      ASSERT_EQ(hits.size(), std::min<size_t>(order.size(), static_cast<size_t>(limit))) << q;
+      for (size_t i = 0; i < hits.size(); ++i) {
+        EXPECT_NEAR(hits[i].score, order[i].first, 1e-4) << q << " limit " << limit;
+        if (std::abs(hits[i].score - order[i].first) < 1e-6) {
+          // Equal float scores: the lower id first, as the engine orders ties.
+          EXPECT_EQ(hits[i].id, order[i].second) << q << " limit " << limit << " rank " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(FullTextSearch, FlatSearchWithoutIndexEqualsIndexedSearch) {
   auto t = MakeTable("memory://fts_flat");
   ASSERT_OK_AND_ASSIGN(auto flat, RunQuery(t->Search(FullTextQuery::Match("lazy dog", "text"))));

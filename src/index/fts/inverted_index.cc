@@ -18,6 +18,7 @@ namespace lancedb::index::fts {
 struct InvertedIndex::Partition {
   std::vector<uint64_t> row_ids;
   std::vector<uint32_t> num_tokens;
+  uint64_t total_tokens = 0;
   /// (token, id), sorted by token.
   std::vector<std::pair<std::string, uint32_t>> tokens;
   array::ArrayPtr posting;           // list<large_binary>, row = token id
@@ -112,7 +113,8 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(const io::FileS
     part->row_ids.assign(ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
     part->num_tokens.assign(counts->GetValues<uint32_t>(1),
                             counts->GetValues<uint32_t>(1) + counts->length);
-    for (uint32_t n : part->num_tokens) index->total_tokens_ += n;
+    for (uint32_t n : part->num_tokens) part->total_tokens += n;
+    index->total_tokens_ += part->total_tokens;
     index->num_docs_ += part->row_ids.size();
     // Tokens.
     LANCEDB_ASSIGN_OR_RETURN(auto tok, scalar::OpenIndexFile(fs, dir, prefix + "tokens.lance"));
@@ -304,6 +306,98 @@ Status InvertedIndex::PartitionPostings(size_t p, std::string_view token,
   for (uint32_t d : *docs) {
     if (d >= part.row_ids.size()) {
       return Status::Corruption("Inverted index: posting names a missing document");
+    }
+  }
+  return Status::OK();
+}
+
+uint64_t InvertedIndex::partition_num_docs(size_t p) const {
+  return partitions_[p]->row_ids.size();
+}
+
+double InvertedIndex::partition_avg_length(size_t p) const {
+  const auto& part = *partitions_[p];
+  return part.row_ids.empty()
+             ? 0.0
+             : static_cast<double>(part.total_tokens) / static_cast<double>(part.row_ids.size());
+}
+
+uint64_t InvertedIndex::PartitionDocFrequency(size_t p, std::string_view token) const {
+  const auto& part = *partitions_[p];
+  const auto* e = FindToken(part.tokens, token);
+  return e == nullptr ? 0 : part.lengths->GetValues<uint32_t>(1)[e->second];
+}
+
+Status InvertedIndex::PartitionBlocks(size_t p, std::string_view token,
+                                      std::vector<Block>* blocks) const {
+  blocks->clear();
+  const Partition& part = *partitions_[p];
+  const auto* e = FindToken(part.tokens, token);
+  if (e == nullptr) return Status::OK();
+  const uint32_t length = part.lengths->GetValues<uint32_t>(1)[e->second];
+  auto [begin, end] = part.posting->GetListRange(e->second);
+  const auto& data = part.posting->children[0];
+  const int64_t nblocks = end - begin;
+  if (static_cast<uint64_t>(nblocks) != (length + kPostingBlockSize - 1) / kPostingBlockSize) {
+    return Status::Corruption("Inverted index: posting list of '" + std::string(token) +
+                              "' has a wrong number of blocks");
+  }
+  for (int64_t b = 0; b < nblocks; ++b) {
+    const size_t count =
+        b + 1 < nblocks ? kPostingBlockSize : length - static_cast<size_t>(b) * kPostingBlockSize;
+    const std::string_view bytes = data->GetView(begin + b);
+    LANCEDB_ASSIGN_OR_RETURN(float score, PostingBlockMaxScore(bytes));
+    blocks->push_back({bytes, count, score});
+  }
+  return Status::OK();
+}
+
+Status InvertedIndex::PartitionPositions(size_t p, std::string_view token,
+                                         const std::vector<uint32_t>& wanted,
+                                         std::vector<std::vector<uint32_t>>* positions) const {
+  positions->assign(wanted.size(), {});
+  const Partition& part = *partitions_[p];
+  const auto* e = FindToken(part.tokens, token);
+  if (e == nullptr || wanted.empty()) return Status::OK();
+  if (!part.positions) {
+    return Status::InvalidArgument(
+        "position is not found but required for phrase queries, try recreating the index "
+        "with position (with_position=True)");
+  }
+  std::vector<Block> blocks;
+  LANCEDB_RETURN_NOT_OK(PartitionBlocks(p, token, &blocks));
+  const uint32_t id = e->second;
+  const std::string_view stream = part.positions->GetView(id);
+  auto [ob, oe] = part.position_offsets->GetListRange(id);
+  if (oe - ob != static_cast<int64_t>(blocks.size())) {
+    return Status::Corruption("Inverted index: bad position offsets");
+  }
+  const uint32_t* offsets = part.position_offsets->children[0]->GetValues<uint32_t>(1) + ob;
+  std::vector<uint32_t> docs, freqs, deltas;
+  size_t w = 0;
+  for (size_t b = 0; b < blocks.size() && w < wanted.size(); ++b) {
+    docs.clear();
+    freqs.clear();
+    LANCEDB_RETURN_NOT_OK(DecodePostingBlock(blocks[b].bytes, blocks[b].count, &docs, &freqs));
+    if (docs.back() < wanted[w]) continue;  // no wanted document in this block
+    const size_t from = offsets[b];
+    const size_t to = b + 1 < blocks.size() ? offsets[b + 1] : stream.size();
+    if (from > to || to > stream.size()) {
+      return Status::Corruption("Inverted index: bad position offsets");
+    }
+    size_t total = 0;
+    for (uint32_t f : freqs) total += f;
+    deltas.clear();
+    LANCEDB_RETURN_NOT_OK(DecodePositionBlock(stream.substr(from, to - from), total, &deltas));
+    size_t cursor = 0;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      while (w < wanted.size() && wanted[w] < docs[i]) ++w;
+      const bool keep = w < wanted.size() && wanted[w] == docs[i];
+      uint32_t pos = 0;
+      for (uint32_t k = 0; k < freqs[i]; ++k, ++cursor) {
+        pos = k == 0 ? deltas[cursor] : pos + deltas[cursor];
+        if (keep) (*positions)[w].push_back(pos);
+      }
     }
   }
   return Status::OK();

@@ -115,6 +115,24 @@ class InvertedIndex {
   /// `freqs` (cleared first); empty when the partition does not hold the token.
   Status PartitionPostings(size_t p, std::string_view token, std::vector<uint32_t>* docs,
                            std::vector<uint32_t>* freqs) const;
+  /// The positions of `token` in the documents `wanted` (ascending) of partition `p`: one list
+  /// per wanted document holding the token (empty otherwise). Only the blocks holding a wanted
+  /// document are decoded. InvalidArgument without positions stored.
+  Status PartitionPositions(size_t p, std::string_view token, const std::vector<uint32_t>& wanted,
+                            std::vector<std::vector<uint32_t>>* positions) const;
+  /// One posting block of a token: its bytes, its number of postings and its stored max score.
+  struct Block {
+    std::string_view bytes;
+    size_t count;
+    float max_score;
+  };
+  /// The posting blocks of `token` in partition `p` (empty when absent).
+  Status PartitionBlocks(size_t p, std::string_view token, std::vector<Block>* blocks) const;
+  /// Partition `p`'s own statistics (block max scores were computed with them): documents,
+  /// average length, and the documents holding `token`.
+  uint64_t partition_num_docs(size_t p) const;
+  double partition_avg_length(size_t p) const;
+  uint64_t PartitionDocFrequency(size_t p, std::string_view token) const;
 
  private:
   struct Partition;
