@@ -5,7 +5,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS lancedb lancedb_common lancedb_io lancedb_array lancedb_format lancedb_table lancedb_expr
-                lancedb_index lancedb_query
+                lancedb_index lancedb_snowball lancedb_query
                 lancedb_db
         EXPORT lancedbTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -9,7 +9,7 @@ set -euo pipefail
 APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
   liblz4-dev libroaring-dev libflatbuffers-dev flatbuffers-compiler libgtest-dev googletest
   libbenchmark-dev nlohmann-json3-dev clang-format libopenblas-dev clang-14 libclang-rt-14-dev
-  libre2-dev libutf8proc-dev libicu-dev libstemmer-dev)
+  libre2-dev libutf8proc-dev libicu-dev curl xz-utils)
 PY_PACKAGES=(pytest pyarrow numpy pandas polars duckdb scikit-build-core nanobind "pylance==12.0.0" "lancedb==0.39.0")
 
 missing=()
@@ -21,6 +21,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The Snowball 3 stemmers (not Debian stable's 2.2), pinned by version and SHA-256.
+bash "$(dirname "$0")/fetch_snowball.sh" >/dev/null
 
 if [ "${LANCEDB_SKIP_PIP:-0}" != "1" ]; then
   python3 -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"

@@ -8,10 +8,9 @@
 // case-sensitive; ASCII folding runs last. Positions are the base tokenizer's, counted before
 // any filter, so a dropped stop word keeps its slot.
 //
-// Known difference: stemming uses the system libstemmer (Snowball 2.2), while LanceDB 0.39
-// links a Snowball 3 port whose stemmers changed for some words (Dutch was rewritten:
-// "huizen" -> "huis"; English "added" -> "add", German "bereitete" -> "bereit", Swedish,
-// Romanian, ...). Everything else matches lancedb.tokenize on random samples.
+// Stemming uses Snowball 3.1.1's libstemmer (scripts/fetch_snowball.sh), as LanceDB 0.39's
+// stemmers are Snowball 3; Debian stable's libstemmer 2.2 would differ on common words (Dutch
+// was rewritten: "huizen" -> "huis"; English "added" -> "add", German "bereitete" -> "bereit").
 //
 // Thread-safety: an Analyzer is immutable after Make(); Analyze() may be called concurrently
 // (the Snowball stemmers, which are not thread-safe, come from an internal pool).
