@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -251,6 +252,97 @@ struct ColumnSource {
   const fts::Analyzer* analyzer = nullptr;
   std::unordered_set<std::string> wanted;  // query tokens, for the flat part
   FlatDocs flat;
+};
+
+/// Best-first order of results: higher score (as returned, float32), then lower row id.
+bool Better(const Scored& a, const Scored& b) {
+  const auto fa = static_cast<float>(a.score), fb = static_cast<float>(b.score);
+  return fa != fb ? fa > fb : a.row_id < b.row_id;
+}
+
+/// The best k offered rows (a heap whose front is the worst kept).
+class TopK {
+ public:
+  explicit TopK(size_t k) : k_(k) {}
+  /// The score a row must beat to enter (-infinity until k rows are kept).
+  double Threshold() const {
+    return heap_.size() < k_ ? -std::numeric_limits<double>::infinity() : heap_.front().score;
+  }
+  void Offer(const Scored& s, const std::function<bool(uint64_t)>& keep) {
+    if (heap_.size() == k_ && !Better(s, heap_.front())) return;
+    if (!keep(s.row_id)) return;
+    heap_.push_back(s);
+    std::push_heap(heap_.begin(), heap_.end(), Better);
+    if (heap_.size() > k_) {
+      std::pop_heap(heap_.begin(), heap_.end(), Better);
+      heap_.pop_back();
+    }
+  }
+  std::vector<Scored> Take() { return std::move(heap_); }
+
+ private:
+  size_t k_;
+  std::vector<Scored> heap_;
+};
+
+/// A position in one term's posting list of one partition, decoding a block at a time.
+/// `scale` turns a block's stored max score (partition statistics) into an upper bound of the
+/// index-wide score: idf_index/idf_partition times max(1, avgdl_index/avgdl_partition) (the
+/// tf factor grows by at most that ratio when the average length grows), times the query
+/// weight, with a small margin.
+struct PostingCursor {
+  std::vector<fts::InvertedIndex::Block> blocks;
+  double weight = 0;  // boost x multiplicity x index-wide idf
+  double scale = 0;
+  double avgdl = 1;
+  const uint32_t* lengths = nullptr;
+  size_t block = 0;
+  size_t pos = 0;
+  std::vector<uint32_t> docs, freqs;
+
+  bool done() const { return block >= blocks.size(); }
+  uint32_t doc() const { return docs[pos]; }
+  double Score() const { return weight * fts::Bm25Tf(freqs[pos], lengths[docs[pos]], avgdl); }
+  double UpperBound() const {
+    float best = 0;
+    for (const auto& b : blocks) best = std::max(best, b.max_score);
+    return best * scale;
+  }
+  Status Start() { return Load(0); }
+  Status Load(size_t b) {
+    block = b;
+    pos = 0;
+    docs.clear();
+    freqs.clear();
+    if (done()) return Status::OK();
+    return fts::DecodePostingBlock(blocks[b].bytes, blocks[b].count, &docs, &freqs);
+  }
+  Status Next() {
+    if (++pos < docs.size()) return Status::OK();
+    return Load(block + 1);
+  }
+  /// Move to the first posting with a document >= target.
+  Status SeekGE(uint32_t target) {
+    if (done() || doc() >= target) return Status::OK();
+    size_t b = block;
+    while (b + 1 < blocks.size()) {
+      LANCEDB_ASSIGN_OR_RETURN(uint32_t first,
+                               fts::PostingBlockFirstDoc(blocks[b + 1].bytes, blocks[b + 1].count));
+      if (first > target) break;
+      ++b;
+    }
+    if (b != block) LANCEDB_RETURN_NOT_OK(Load(b));
+    while (!done() && doc() < target) LANCEDB_RETURN_NOT_OK(Next());
+    return Status::OK();
+  }
+  /// Skip the rest of the current block and the next blocks while their bound is below
+  /// `needed` (only when the current block cannot reach it either).
+  Status SkipBlocksBelow(double needed) {
+    if (done() || blocks[block].max_score * scale >= needed) return Status::OK();
+    size_t b = block + 1;
+    while (b < blocks.size() && blocks[b].max_score * scale < needed) ++b;
+    return Load(b);
+  }
 };
 
 class Evaluator {
@@ -563,73 +655,130 @@ class Evaluator {
     return out;
   }
 
-  /// The best `k` rows accepted by `keep` of a match query with a single term (no fuzzy
-  /// expansion) over an indexed column, plus the column's unindexed matching rows; nullopt when
-  /// the query is not of that shape. Blocks whose stored max score, rescaled to the index-wide
-  /// statistics, cannot beat the k-th best row are not decoded (block-max pruning).
-  Result<std::optional<std::vector<Scored>>> TopSingleTerm(
+  /// The best `k` rows accepted by `keep` of a match query over an indexed column without
+  /// fuzzy expansion, plus the column's unindexed matching rows; nullopt for other queries.
+  /// OR runs MaxScore document at a time: terms whose summed upper bounds cannot lift a row
+  /// above the k-th best score are only probed for rows the others found, and with one list
+  /// left, blocks whose max score cannot beat the k-th best are not decoded. AND drives with the
+  /// rarest term and probes the others. Block bounds are stored with the partition's statistics
+  /// and rescaled to the index's (see PostingCursor).
+  Result<std::optional<std::vector<Scored>>> TopMatch(
       const FullTextQuery& q, size_t k, const std::function<bool(uint64_t row_id)>& keep) {
     using Out = std::optional<std::vector<Scored>>;
     LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
     if (src->segment == nullptr || k == 0 || q.boost <= 0) return Out();
     const auto tokens = Analyze(*src, q.query);
     if (tokens.empty()) return Out();
+    std::vector<std::pair<std::string, int>> terms;
     for (const auto& t : tokens) {
-      if (t.text != tokens[0].text) return Out();
+      auto it = std::find_if(terms.begin(), terms.end(),
+                             [&](const auto& d) { return d.first == t.text; });
+      if (it == terms.end()) {
+        terms.emplace_back(t.text, 1);
+      } else {
+        it->second++;
+      }
+      const uint32_t fuzz = q.fuzziness ? *q.fuzziness : AutoFuzziness(t.text);
+      if (fuzz > 0) return Out();
     }
-    const std::string& term = tokens[0].text;
-    const uint32_t fuzz = q.fuzziness ? *q.fuzziness : AutoFuzziness(term);
-    if (fuzz > 0) return Out();
+    const bool conjunction = q.op == FtsOperator::kAnd && terms.size() > 1;
     const auto& index = *src->segment->index;
     const double n = static_cast<double>(index.num_docs());
-    const double df = static_cast<double>(index.DocFrequency(term));
-    std::vector<Scored> heap;  // front: the worst of the best k
-    if (df > 0) {
-      const double avgdl = static_cast<double>(index.total_tokens()) / n;
-      const double weight = q.boost * static_cast<double>(tokens.size()) * fts::Bm25Idf(df, n);
-      auto better = [](const Scored& a, const Scored& b) {
-        const auto fa = static_cast<float>(a.score), fb = static_cast<float>(b.score);
-        return fa != fb ? fa > fb : a.row_id < b.row_id;
-      };
-      std::vector<fts::InvertedIndex::Block> blocks;
-      std::vector<uint32_t> docs, freqs;
-      for (size_t p = 0; p < index.num_partitions(); ++p) {
-        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, term, &blocks));
-        if (blocks.empty()) continue;
-        const auto row_ids = index.partition_row_ids(p);
-        const auto lengths = index.partition_num_tokens(p);
-        // Stored block scores use the partition's idf and average length; the index-wide tf
-        // factor is at most max(1, avgdl / avgdl_p) times the partition's.
+    const double avgdl = static_cast<double>(index.total_tokens()) / n;
+    TopK top(k);
+    for (size_t p = 0; p < index.num_partitions(); ++p) {
+      const auto row_ids = index.partition_row_ids(p);
+      const auto lengths = index.partition_num_tokens(p);
+      std::vector<PostingCursor> cursors;
+      bool missing = false;
+      for (const auto& [term, count] : terms) {
+        const double df = static_cast<double>(index.DocFrequency(term));
+        PostingCursor c;
+        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, term, &c.blocks));
+        if (c.blocks.empty()) {
+          missing = true;
+          continue;
+        }
+        c.weight = q.boost * count * fts::Bm25Idf(df, n);
         const double idf_p = fts::Bm25Idf(static_cast<double>(index.PartitionDocFrequency(p, term)),
                                           static_cast<double>(index.partition_num_docs(p)));
-        const double scale =
-            weight / idf_p * std::max(1.0, avgdl / index.partition_avg_length(p)) * (1.0 + 1e-4);
-        for (const auto& block : blocks) {
-          if (heap.size() == k && block.max_score * scale < heap.front().score) continue;
-          docs.clear();
-          freqs.clear();
-          LANCEDB_RETURN_NOT_OK(fts::DecodePostingBlock(block.bytes, block.count, &docs, &freqs));
-          for (size_t i = 0; i < docs.size(); ++i) {
-            const uint32_t d = docs[i];
-            if (d >= row_ids.size()) {
-              return Status::Corruption("Inverted index: posting names a missing document");
-            }
-            const Scored cand{row_ids[d], weight * fts::Bm25Tf(freqs[i], lengths[d], avgdl)};
-            if (heap.size() == k && !better(cand, heap.front())) continue;
-            if (!keep(cand.row_id)) continue;
-            heap.push_back(cand);
-            std::push_heap(heap.begin(), heap.end(), better);
-            if (heap.size() > k) {
-              std::pop_heap(heap.begin(), heap.end(), better);
-              heap.pop_back();
-            }
+        c.scale =
+            c.weight / idf_p * std::max(1.0, avgdl / index.partition_avg_length(p)) * (1.0 + 1e-4);
+        c.lengths = lengths.data();
+        c.avgdl = avgdl;
+        LANCEDB_RETURN_NOT_OK(c.Start());
+        cursors.push_back(std::move(c));
+      }
+      if (cursors.empty() || (conjunction && missing)) continue;
+      auto offer = [&](uint32_t d, double score) -> Status {
+        if (d >= row_ids.size()) {
+          return Status::Corruption("Inverted index: posting names a missing document");
+        }
+        top.Offer({row_ids[d], score}, keep);
+        return Status::OK();
+      };
+      if (conjunction) {
+        std::sort(cursors.begin(), cursors.end(),
+                  [](const auto& a, const auto& b) { return a.blocks.size() < b.blocks.size(); });
+        PostingCursor& driver = cursors[0];
+        while (!driver.done()) {
+          const uint32_t d = driver.doc();
+          double score = driver.Score();
+          bool all = true;
+          for (size_t i = 1; i < cursors.size() && all; ++i) {
+            LANCEDB_RETURN_NOT_OK(cursors[i].SeekGE(d));
+            all = !cursors[i].done() && cursors[i].doc() == d;
+            if (all) score += cursors[i].Score();
+          }
+          if (all) LANCEDB_RETURN_NOT_OK(offer(d, score));
+          LANCEDB_RETURN_NOT_OK(driver.Next());
+        }
+        continue;
+      }
+      // MaxScore over the terms in ascending order of their upper bounds.
+      std::sort(cursors.begin(), cursors.end(),
+                [](const auto& a, const auto& b) { return a.UpperBound() < b.UpperBound(); });
+      std::vector<double> prefix(cursors.size() + 1, 0.0);
+      for (size_t i = 0; i < cursors.size(); ++i) {
+        prefix[i + 1] = prefix[i] + cursors[i].UpperBound();
+      }
+      while (true) {
+        const double threshold = top.Threshold();
+        size_t essential = 0;  // cursors [essential, end) must be scanned
+        while (essential < cursors.size() && prefix[essential + 1] < threshold) ++essential;
+        if (essential == cursors.size()) break;
+        // With one list left to scan, skip its blocks that cannot reach the threshold.
+        if (essential + 1 == cursors.size()) {
+          LANCEDB_RETURN_NOT_OK(cursors.back().SkipBlocksBelow(threshold - prefix[essential]));
+        }
+        uint32_t d = UINT32_MAX;
+        for (size_t i = essential; i < cursors.size(); ++i) {
+          if (!cursors[i].done()) d = std::min(d, cursors[i].doc());
+        }
+        if (d == UINT32_MAX) break;
+        double score = 0;
+        for (size_t i = essential; i < cursors.size(); ++i) {
+          if (!cursors[i].done() && cursors[i].doc() == d) {
+            score += cursors[i].Score();
+            LANCEDB_RETURN_NOT_OK(cursors[i].Next());
           }
         }
+        bool pruned = false;
+        for (size_t i = essential; i-- > 0;) {
+          if (score + prefix[i + 1] < threshold) {
+            pruned = true;
+            break;
+          }
+          LANCEDB_RETURN_NOT_OK(cursors[i].SeekGE(d));
+          if (!cursors[i].done() && cursors[i].doc() == d) score += cursors[i].Score();
+        }
+        if (!pruned) LANCEDB_RETURN_NOT_OK(offer(d, score));
       }
     }
+    std::vector<Scored> out = top.Take();
     LANCEDB_ASSIGN_OR_RETURN(auto flat, MatchScored(q, q.column, q.boost, /*skip_index=*/true));
-    heap.insert(heap.end(), flat.begin(), flat.end());
-    return Out(std::move(heap));
+    out.insert(out.end(), flat.begin(), flat.end());
+    return Out(std::move(out));
   }
 
  private:
@@ -903,7 +1052,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
   std::vector<Scored> scored;
   bool done = false;
   if (plan.query.kind == Kind::kMatch) {
-    LANCEDB_ASSIGN_OR_RETURN(auto top, evaluator.TopSingleTerm(plan.query, k, [&](uint64_t row) {
+    LANCEDB_ASSIGN_OR_RETURN(auto top, evaluator.TopMatch(plan.query, k, [&](uint64_t row) {
       if (allowed && !std::binary_search(allowed->begin(), allowed->end(), row)) return false;
       return live.Address(row).has_value();
     }));

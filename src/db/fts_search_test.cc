@@ -118,7 +118,7 @@ std::vector<std::pair<int64_t, std::optional<std::string>>> AllTexts(Table& t) {
 /// BM25 over `rows` analyzed with the default options: id -> score of the OR query.
 std::map<int64_t, double> BruteForce(
     const std::vector<std::pair<int64_t, std::optional<std::string>>>& rows,
-    const std::string& query) {
+    const std::string& query, bool all = false) {
   FtsIndexConfig config;
   std::map<int64_t, std::vector<std::string>> docs;
   for (const auto& [id, text] : rows) {
@@ -142,6 +142,16 @@ std::map<int64_t, double> BruteForce(
       if (f == 0) continue;
       out[id] +=
           idf * 2.2 * f / (f + 1.2 * (1 - 0.75 + 0.75 * static_cast<double>(toks.size()) / avgdl));
+    }
+  }
+  if (all) {  // AND: only the documents holding every query token
+    for (auto it = out.begin(); it != out.end();) {
+      bool every = true;
+      for (const auto& [qt, pos] : query_tokens) {
+        const auto& toks = docs[it->first];
+        every = every && std::find(toks.begin(), toks.end(), qt) != toks.end();
+      }
+      it = every ? std::next(it) : out.erase(it);
     }
   }
   return out;
@@ -187,8 +197,13 @@ TEST(FullTextSearch, TopKOfEveryLimitEqualsBruteForceOrderAcrossPartitions) {
   // Deleted rows leave the results but not the index's statistics (as in LanceDB).
   const auto rows = AllTexts(*t);
   ASSERT_OK(t->Delete("id % 10 = 1").status());
-  for (const char* q : {"dog", "garden", "the", "apple apple", "zebra"}) {
-    auto expected = BruteForce(rows, q);
+  for (const char* raw :
+       {"dog", "garden", "the", "apple apple", "zebra", "dog garden", "quick brown fox jumps",
+        "river river stone", "AND:dog lazy", "AND:garden river stone", "AND:dog zebra"}) {
+    const std::string query = raw;
+    const bool all = query.rfind("AND:", 0) == 0;
+    const std::string q = all ? query.substr(4) : query;
+    auto expected = BruteForce(rows, q, all);
     std::vector<std::pair<float, int64_t>> order;
     for (const auto& [id, score] : expected) {
       if (id % 10 != 1) order.emplace_back(static_cast<float>(score), id);
@@ -197,8 +212,9 @@ TEST(FullTextSearch, TopKOfEveryLimitEqualsBruteForceOrderAcrossPartitions) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
     for (int64_t limit : {1, 3, 10, 37}) {
-      ASSERT_OK_AND_ASSIGN(auto hits,
-                           RunQuery(t->Search(FullTextQuery::Match(q, "text")).Limit(limit)));
+      auto match = FullTextQuery::Match(q, "text");
+      if (all) match.op = FtsOperator::kAnd;
+      ASSERT_OK_AND_ASSIGN(auto hits, RunQuery(t->Search(match).Limit(limit)));
       ASSERT_EQ(hits.size(), std::min<size_t>(order.size(), static_cast<size_t>(limit))) << q;
       for (size_t i = 0; i < hits.size(); ++i) {
         EXPECT_NEAR(hits[i].score, order[i].first, 1e-4) << q << " limit " << limit;

@@ -52,11 +52,19 @@ class PartitionBuilder {
                                                  const std::string& dir, uint32_t id);
 
  private:
+  /// A token's postings while building, varint-coded to keep the build's memory small:
+  /// (document gap, frequency) per document, and per document its positions (first absolute,
+  /// then gaps).
   struct TokenPostings {
-    std::vector<uint32_t> docs;
-    std::vector<uint32_t> freqs;
-    std::vector<uint32_t> positions;  // per document, `freq` ascending positions
+    std::string postings;
+    std::string positions;
+    uint32_t last_doc = 0;
+    uint32_t count = 0;
   };
+  static Status DecodeBuildPostings(const TokenPostings& p, bool with_positions,
+                                    std::vector<uint32_t>* docs, std::vector<uint32_t>* freqs,
+                                    std::vector<uint32_t>* positions);
+
   FtsParams params_;
   const Analyzer* analyzer_;
   std::unordered_map<std::string, uint32_t> token_ids_;

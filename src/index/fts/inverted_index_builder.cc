@@ -52,6 +52,38 @@ array::KeyValueMetadata FormatMetadata(const FtsParams& params) {
 
 }  // namespace
 
+Status PartitionBuilder::DecodeBuildPostings(const TokenPostings& p, bool with_positions,
+                                             std::vector<uint32_t>* docs,
+                                             std::vector<uint32_t>* freqs,
+                                             std::vector<uint32_t>* positions) {
+  docs->clear();
+  freqs->clear();
+  positions->clear();
+  size_t at = 0, pat = 0;
+  uint64_t doc = 0;
+  for (uint32_t i = 0; i < p.count; ++i) {
+    uint64_t gap, freq;
+    if (!GetVarint(p.postings, &at, &gap) || !GetVarint(p.postings, &at, &freq)) {
+      return Status::Internal("FTS build: bad posting buffer");
+    }
+    doc = i == 0 ? gap : doc + gap;
+    docs->push_back(static_cast<uint32_t>(doc));
+    freqs->push_back(static_cast<uint32_t>(freq));
+    if (with_positions) {
+      uint64_t pos = 0;
+      for (uint64_t k = 0; k < freq; ++k) {
+        uint64_t delta;
+        if (!GetVarint(p.positions, &pat, &delta)) {
+          return Status::Internal("FTS build: bad position buffer");
+        }
+        pos = k == 0 ? delta : pos + delta;
+        positions->push_back(static_cast<uint32_t>(pos));
+      }
+    }
+  }
+  return Status::OK();
+}
+
 double Bm25Idf(double n, double num_docs) {
   return std::log(1.0 + (num_docs - n + 0.5) / (n + 0.5));
 }
@@ -75,7 +107,7 @@ void PartitionBuilder::Add(uint64_t row_id, std::string_view text) {
     if (inserted) {
       tokens_.push_back(t.text);
       postings_.emplace_back();
-      memory_bytes_ += 2 * t.text.size() + 96;
+      memory_bytes_ += 2 * t.text.size() + 128;
     }
     doc_terms_.emplace_back(it->second, t.position);
   }
@@ -84,13 +116,21 @@ void PartitionBuilder::Add(uint64_t row_id, std::string_view text) {
   for (size_t i = 0; i < doc_terms_.size();) {
     size_t j = i;
     TokenPostings& p = postings_[doc_terms_[i].first];
+    const size_t before = p.postings.capacity() + p.positions.capacity();
+    uint32_t prev = 0;
     while (j < doc_terms_.size() && doc_terms_[j].first == doc_terms_[i].first) {
-      if (params_.with_position) p.positions.push_back(doc_terms_[j].second);
+      if (params_.with_position) {
+        const uint32_t pos = doc_terms_[j].second;
+        PutVarint(j == i ? pos : pos - prev, &p.positions);
+        prev = pos;
+      }
       ++j;
     }
-    p.docs.push_back(doc);
-    p.freqs.push_back(static_cast<uint32_t>(j - i));
-    memory_bytes_ += 8 + (params_.with_position ? 4 * (j - i) : 0);
+    PutVarint(p.count == 0 ? doc : doc - p.last_doc, &p.postings);
+    PutVarint(j - i, &p.postings);
+    p.last_doc = doc;
+    p.count++;
+    memory_bytes_ += p.postings.capacity() + p.positions.capacity() - before;
     i = j;
   }
 }
@@ -124,9 +164,15 @@ Result<std::vector<scalar::WrittenFile>> PartitionBuilder::Flush(const io::FileS
     std::vector<uint32_t> block_position_offsets;
     std::vector<float> max_scores;
     std::vector<uint32_t> lengths;
+    std::vector<uint32_t> docs, freqs, token_positions;
     for (size_t t = start; t < end; ++t) {
-      const TokenPostings& p = postings_[t];
-      const size_t n = p.docs.size();
+      TokenPostings& p = postings_[t];
+      LANCEDB_RETURN_NOT_OK(
+          DecodeBuildPostings(p, params_.with_position, &docs, &freqs, &token_positions));
+      // The encoded blocks replace the build buffers: release them as we go.
+      std::string().swap(p.postings);
+      std::string().swap(p.positions);
+      const size_t n = docs.size();
       const double idf = Bm25Idf(static_cast<double>(n), num_docs);
       float token_max = 0;
       std::string stream;
@@ -135,12 +181,12 @@ Result<std::vector<scalar::WrittenFile>> PartitionBuilder::Flush(const io::FileS
         const size_t e = std::min(n, b + kPostingBlockSize);
         double best = 0;
         for (size_t i = b; i < e; ++i) {
-          best = std::max(best, Bm25Tf(p.freqs[i], num_tokens_[p.docs[i]], avgdl));
+          best = std::max(best, Bm25Tf(freqs[i], num_tokens_[docs[i]], avgdl));
         }
         const auto score = static_cast<float>(idf * best);
         token_max = std::max(token_max, score);
-        std::string block = EncodePostingBlock(std::span(p.docs.data() + b, e - b),
-                                               std::span(p.freqs.data() + b, e - b), score);
+        std::string block = EncodePostingBlock(std::span(docs.data() + b, e - b),
+                                               std::span(freqs.data() + b, e - b), score);
         blocks += block;
         block_offsets.push_back(static_cast<int64_t>(blocks.size()));
         if (params_.with_position) {
@@ -148,8 +194,8 @@ Result<std::vector<scalar::WrittenFile>> PartitionBuilder::Flush(const io::FileS
           std::vector<uint32_t> deltas;
           for (size_t i = b; i < e; ++i) {
             uint32_t prev = 0;
-            for (uint32_t k = 0; k < p.freqs[i]; ++k) {
-              const uint32_t pos = p.positions[position_cursor++];
+            for (uint32_t k = 0; k < freqs[i]; ++k) {
+              const uint32_t pos = token_positions[position_cursor++];
               deltas.push_back(k == 0 ? pos : pos - prev);
               prev = pos;
             }

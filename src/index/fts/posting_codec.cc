@@ -147,6 +147,20 @@ Result<float> PostingBlockMaxScore(std::string_view block) {
   return score;
 }
 
+Result<uint32_t> PostingBlockFirstDoc(std::string_view block, size_t count) {
+  size_t pos = 4;
+  if (count == kPostingBlockSize) {
+    uint32_t first;
+    if (!GetU32(block, &pos, &first)) return Truncated("posting block");
+    return first;
+  }
+  uint64_t first;
+  if (!GetVarint(block, &pos, &first) || first > 0xFFFFFFFFull) {
+    return Truncated("posting tail block");
+  }
+  return static_cast<uint32_t>(first);
+}
+
 Status DecodePostingBlock(std::string_view block, size_t count, std::vector<uint32_t>* docs,
                           std::vector<uint32_t>* freqs) {
   size_t pos = 4;

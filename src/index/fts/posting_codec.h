@@ -47,6 +47,8 @@ Status DecodePostingBlock(std::string_view block, size_t count, std::vector<uint
                           std::vector<uint32_t>* freqs);
 /// The max score stored at the start of a block.
 Result<float> PostingBlockMaxScore(std::string_view block);
+/// The first document id of a block of `count` postings, without decoding the rest.
+Result<uint32_t> PostingBlockFirstDoc(std::string_view block, size_t count);
 
 /// The position stream of one block: each document's positions (ascending) as deltas (first
 /// absolute), concatenated; full groups of 128 deltas bit-packed after a u8 bit width, the rest
