@@ -278,6 +278,8 @@ class TopK {
       heap_.pop_back();
     }
   }
+  /// Whether a row with this score and id would enter (before its `keep` check).
+  bool WouldAccept(const Scored& s) const { return heap_.size() < k_ || Better(s, heap_.front()); }
   std::vector<Scored> Take() { return std::move(heap_); }
 
  private:
@@ -335,6 +337,42 @@ struct PostingCursor {
     while (!done() && doc() < target) LANCEDB_RETURN_NOT_OK(Next());
     return Status::OK();
   }
+  // Positions (phrase queries): the token's stream, each block's offset into it, and the
+  // current block's decoded gaps with each document's first gap.
+  std::string_view position_stream;
+  std::span<const uint32_t> position_offsets;
+  size_t positions_block = SIZE_MAX;
+  std::vector<uint32_t> gaps, doc_starts;
+  std::vector<uint32_t> current_positions;
+
+  /// The positions of the current document.
+  Result<const std::vector<uint32_t>*> Positions() {
+    if (positions_block != block) {
+      if (position_offsets.size() != blocks.size()) {
+        return Status::Corruption("Inverted index: bad position offsets");
+      }
+      const size_t from = position_offsets[block];
+      const size_t to =
+          block + 1 < blocks.size() ? position_offsets[block + 1] : position_stream.size();
+      if (from > to || to > position_stream.size()) {
+        return Status::Corruption("Inverted index: bad position offsets");
+      }
+      doc_starts.assign(1, 0);
+      for (uint32_t f : freqs) doc_starts.push_back(doc_starts.back() + f);
+      gaps.clear();
+      LANCEDB_RETURN_NOT_OK(fts::DecodePositionBlock(position_stream.substr(from, to - from),
+                                                     doc_starts.back(), &gaps));
+      positions_block = block;
+    }
+    current_positions.clear();
+    uint32_t value = 0;
+    for (uint32_t i = doc_starts[pos]; i < doc_starts[pos + 1]; ++i) {
+      value = i == doc_starts[pos] ? gaps[i] : value + gaps[i];
+      current_positions.push_back(value);
+    }
+    return &current_positions;
+  }
+
   /// Skip the rest of the current block and the next blocks while their bound is below
   /// `needed` (only when the current block cannot reach it either).
   Status SkipBlocksBelow(double needed) {
@@ -781,6 +819,89 @@ class Evaluator {
     return Out(std::move(out));
   }
 
+  /// The best `k` rows accepted by `keep` of a phrase query over an indexed column, plus the
+  /// unindexed matching rows: documents holding every term are found as for AND (the rarest
+  /// term drives), and positions are decoded only for those that would enter the top k.
+  Result<std::optional<std::vector<Scored>>> TopPhrase(
+      const FullTextQuery& q, size_t k, const std::function<bool(uint64_t row_id)>& keep) {
+    using Out = std::optional<std::vector<Scored>>;
+    LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
+    if (src->segment == nullptr || k == 0) return Out();
+    const auto tokens = Analyze(*src, q.query);
+    if (tokens.empty()) return Out();
+    std::vector<std::string> distinct;
+    std::vector<int> counts;
+    std::vector<size_t> slot(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      auto it = std::find(distinct.begin(), distinct.end(), tokens[i].text);
+      if (it == distinct.end()) {
+        distinct.push_back(tokens[i].text);
+        counts.push_back(0);
+        it = distinct.end() - 1;
+      }
+      slot[i] = static_cast<size_t>(it - distinct.begin());
+      counts[slot[i]]++;
+    }
+    const auto& index = *src->segment->index;
+    const double n = static_cast<double>(index.num_docs());
+    const double avgdl = static_cast<double>(index.total_tokens()) / n;
+    TopK top(k);
+    std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
+    std::vector<std::vector<uint32_t>> held(distinct.size());
+    for (size_t p = 0; p < index.num_partitions(); ++p) {
+      const auto row_ids = index.partition_row_ids(p);
+      std::vector<PostingCursor> cursors(distinct.size());
+      bool missing = false;
+      for (size_t t = 0; t < distinct.size() && !missing; ++t) {
+        PostingCursor& c = cursors[t];
+        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, distinct[t], &c.blocks));
+        missing = c.blocks.empty();
+        if (missing) break;
+        LANCEDB_RETURN_NOT_OK(
+            index.PartitionPositionStream(p, distinct[t], &c.position_stream, &c.position_offsets));
+        c.weight =
+            counts[t] * fts::Bm25Idf(static_cast<double>(index.DocFrequency(distinct[t])), n);
+        c.lengths = index.partition_num_tokens(p).data();
+        c.avgdl = avgdl;
+        LANCEDB_RETURN_NOT_OK(c.Start());
+      }
+      if (missing) continue;
+      size_t driver = 0;
+      for (size_t t = 1; t < cursors.size(); ++t) {
+        if (cursors[t].blocks.size() < cursors[driver].blocks.size()) driver = t;
+      }
+      while (!cursors[driver].done()) {
+        const uint32_t d = cursors[driver].doc();
+        double score = 0;
+        bool all = true;
+        for (size_t t = 0; t < cursors.size() && all; ++t) {
+          LANCEDB_RETURN_NOT_OK(cursors[t].SeekGE(d));
+          all = !cursors[t].done() && cursors[t].doc() == d;
+          if (all) score += cursors[t].Score();
+        }
+        if (all) {
+          if (d >= row_ids.size()) {
+            return Status::Corruption("Inverted index: posting names a missing document");
+          }
+          const Scored cand{row_ids[d], score};
+          if (top.WouldAccept(cand)) {
+            for (size_t t = 0; t < cursors.size(); ++t) {
+              LANCEDB_ASSIGN_OR_RETURN(auto positions, cursors[t].Positions());
+              held[t] = *positions;
+            }
+            for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &held[slot[i]];
+            if (PhraseMatches(tokens, by_slot, q.slop)) top.Offer(cand, keep);
+          }
+        }
+        LANCEDB_RETURN_NOT_OK(cursors[driver].Next());
+      }
+    }
+    std::vector<Scored> out = top.Take();
+    LANCEDB_ASSIGN_OR_RETURN(auto flat, Phrase(q, /*skip_index=*/true));
+    for (const auto& [row, score] : flat) out.push_back({row, score});
+    return Out(std::move(out));
+  }
+
  private:
   /// Whether positions `by_slot[i]` (ascending, of query token i) hold the phrase: each token
   /// at the previous one's position plus its query gap, up to `slop` further.
@@ -804,7 +925,7 @@ class Evaluator {
     return !reach.empty();
   }
 
-  Result<ScoreMap> Phrase(const FullTextQuery& q) {
+  Result<ScoreMap> Phrase(const FullTextQuery& q, bool skip_index = false) {
     LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
     const auto tokens = Analyze(*src, q.query);
     ScoreMap out;
@@ -826,7 +947,7 @@ class Evaluator {
     std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
     // Indexed rows: intersect the tokens' documents, then decode the positions of the blocks
     // holding a common document only.
-    if (src->segment != nullptr) {
+    if (src->segment != nullptr && !skip_index) {
       const auto& index = *src->segment->index;
       const double n = static_cast<double>(index.num_docs());
       const double avgdl = static_cast<double>(index.total_tokens()) / n;
@@ -1062,6 +1183,16 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
     } else {
       LANCEDB_ASSIGN_OR_RETURN(
           scored, evaluator.MatchScored(plan.query, plan.query.column, plan.query.boost));
+      done = true;
+    }
+  }
+  if (plan.query.kind == Kind::kPhrase) {
+    LANCEDB_ASSIGN_OR_RETURN(auto top, evaluator.TopPhrase(plan.query, k, [&](uint64_t row) {
+      if (allowed && !std::binary_search(allowed->begin(), allowed->end(), row)) return false;
+      return live.Address(row).has_value();
+    }));
+    if (top) {
+      scored = std::move(*top);
       done = true;
     }
   }

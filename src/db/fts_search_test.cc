@@ -314,6 +314,22 @@ TEST(FullTextSearch, QueryKinds) {
   EXPECT_FALSE(phrase.empty());
   for (const auto& [id, score] : phrase) EXPECT_TRUE(slop.count(id));
   EXPECT_GE(slop.size(), phrase.size());
+  // The top rows of a phrase query at any limit are the first rows of the whole ranking.
+  for (uint32_t phrase_slop : {0u, 3u}) {
+    ASSERT_OK_AND_ASSIGN(
+        auto full,
+        RunQuery(t->Search(FullTextQuery::Phrase("lazy dog", "text", phrase_slop)).Limit(1000)));
+    for (int64_t limit : {1, 2, 5}) {
+      ASSERT_OK_AND_ASSIGN(
+          auto part,
+          RunQuery(t->Search(FullTextQuery::Phrase("lazy dog", "text", phrase_slop)).Limit(limit)));
+      ASSERT_EQ(part.size(), std::min<size_t>(full.size(), static_cast<size_t>(limit)));
+      for (size_t i = 0; i < part.size(); ++i) {
+        EXPECT_EQ(part[i].id, full[i].id);
+        EXPECT_EQ(part[i].score, full[i].score);
+      }
+    }
+  }
   // Fuzzy: "dgo" is one edit from "dog".
   auto fuzzy = FullTextQuery::Match("dgo", "text");
   fuzzy.fuzziness = 2;

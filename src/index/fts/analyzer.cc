@@ -11,6 +11,10 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "expr/utf8.h"
@@ -114,7 +118,36 @@ struct Analyzer::WordBreak {
   std::unique_ptr<icu::BreakIterator> prototype;
 };
 
-Analyzer::Analyzer(AnalyzerOptions options) : options_(std::move(options)) {}
+namespace {
+
+std::atomic<uint64_t> next_analyzer_id{1};
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// The filter results of one analyzer on this thread, by raw token (nullopt: removed). Text
+/// repeats its words (Zipf), so most tokens skip lower-casing, stemming and folding.
+struct FilterMemo {
+  static constexpr size_t kMaxEntries = 1 << 20;
+  uint64_t analyzer_id = 0;
+  std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> map;
+};
+
+FilterMemo& ThreadMemo(uint64_t analyzer_id) {
+  thread_local FilterMemo memo;
+  if (memo.analyzer_id != analyzer_id || memo.map.size() >= FilterMemo::kMaxEntries) {
+    memo.map.clear();
+    memo.analyzer_id = analyzer_id;
+  }
+  return memo;
+}
+
+}  // namespace
+
+Analyzer::Analyzer(AnalyzerOptions options)
+    : options_(std::move(options)), id_(next_analyzer_id++) {}
 
 Analyzer::~Analyzer() {
   MutexLock lock(&stemmer_mu_);
@@ -207,6 +240,21 @@ void Analyzer::ReleaseStemmer(sb_stemmer* stemmer) const {
 void Analyzer::Filter(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
                       std::vector<Token>* out) const {
   if (options_.max_token_length.has_value() && raw.size() >= *options_.max_token_length) return;
+  FilterMemo& memo = ThreadMemo(id_);
+  auto hit = memo.map.find(raw);
+  if (hit != memo.map.end()) {
+    if (hit->second) out->push_back(Token{*hit->second, position});
+    return;
+  }
+  const size_t before = out->size();
+  FilterUncached(raw, position, stemmer, out);
+  memo.map.emplace(std::string(raw), out->size() > before
+                                         ? std::optional<std::string>(out->back().text)
+                                         : std::nullopt);
+}
+
+void Analyzer::FilterUncached(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
+                              std::vector<Token>* out) const {
   std::string text = options_.lower_case ? LowerCase(raw) : std::string(raw);
   if (stemmer != nullptr) {
     const sb_symbol* stemmed = sb_stemmer_stem(

@@ -89,11 +89,15 @@ class Analyzer {
   /// Run the filters over one base token and append what survives.
   void Filter(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
               std::vector<Token>* out) const;
+  void FilterUncached(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
+                      std::vector<Token>* out) const;
   void TokenizeIcu(std::string_view text, sb_stemmer* stemmer, std::vector<Token>* out) const;
   sb_stemmer* AcquireStemmer() const;
   void ReleaseStemmer(sb_stemmer* stemmer) const;
 
   AnalyzerOptions options_;
+  /// Unique per analyzer (keys the per-thread filter memo).
+  uint64_t id_ = 0;
   BaseTokenizer base_ = BaseTokenizer::kSimple;
   std::string stemmer_algorithm_;
   std::unordered_set<std::string> stop_words_;

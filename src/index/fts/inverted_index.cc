@@ -352,6 +352,27 @@ Status InvertedIndex::PartitionBlocks(size_t p, std::string_view token,
   return Status::OK();
 }
 
+Status InvertedIndex::PartitionPositionStream(size_t p, std::string_view token,
+                                              std::string_view* stream,
+                                              std::span<const uint32_t>* block_offsets) const {
+  *stream = {};
+  *block_offsets = {};
+  const Partition& part = *partitions_[p];
+  const auto* e = FindToken(part.tokens, token);
+  if (e == nullptr) return Status::OK();
+  if (!part.positions) {
+    return Status::InvalidArgument(
+        "position is not found but required for phrase queries, try recreating the index "
+        "with position (with_position=True)");
+  }
+  *stream = part.positions->GetView(e->second);
+  auto [ob, oe] = part.position_offsets->GetListRange(e->second);
+  *block_offsets =
+      std::span<const uint32_t>(part.position_offsets->children[0]->GetValues<uint32_t>(1) + ob,
+                                static_cast<size_t>(oe - ob));
+  return Status::OK();
+}
+
 Status InvertedIndex::PartitionPositions(size_t p, std::string_view token,
                                          const std::vector<uint32_t>& wanted,
                                          std::vector<std::vector<uint32_t>>* positions) const {

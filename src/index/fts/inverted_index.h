@@ -134,6 +134,11 @@ class InvertedIndex {
     size_t count;
     float max_score;
   };
+  /// The position stream of `token` in partition `p` and the offset of each block's part of
+  /// it (one per block of PartitionBlocks). InvalidArgument without positions stored; an empty
+  /// stream when the token is absent.
+  Status PartitionPositionStream(size_t p, std::string_view token, std::string_view* stream,
+                                 std::span<const uint32_t>* block_offsets) const;
   /// The posting blocks of `token` in partition `p` (empty when absent).
   Status PartitionBlocks(size_t p, std::string_view token, std::vector<Block>* blocks) const;
   /// Partition `p`'s own statistics (block max scores were computed with them): documents,
