@@ -24,16 +24,6 @@ namespace nb = nanobind;
 namespace lancedb::python {
 namespace {
 
-template <typename Fn>
-void RunWithoutGil(Fn&& fn) {
-  Status status;
-  {
-    nb::gil_scoped_release release;
-    status = fn();
-  }
-  if (!status.ok()) RaiseStatus(status);
-}
-
 FtsQueryRequest MakeFtsRequest(const std::string& query_json, std::optional<std::string> filter,
                                std::optional<std::vector<std::string>> columns,
                                std::optional<int64_t> limit, int64_t offset, bool with_row_id,

@@ -29,17 +29,6 @@ namespace nb = nanobind;
 namespace lancedb::python {
 namespace {
 
-/// Run `fn` (returning Status) with the GIL released; raise on failure.
-template <typename Fn>
-void RunWithoutGil(Fn&& fn) {
-  Status status;
-  {
-    nb::gil_scoped_release release;
-    status = fn();
-  }
-  if (!status.ok()) RaiseStatus(status);
-}
-
 /// The keyword arguments of vector_query / vector_query_schema, as lancedb_cpp/_vector.py
 /// passes them.
 struct VectorArgs {

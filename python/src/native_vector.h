@@ -18,6 +18,17 @@ namespace lancedb::python {
 [[noreturn]] void RaiseStatus(const Status& status);
 
 /// Register vector_query, vector_query_schema and the index functions on `m`.
+/// Run `fn` (returning Status) with the GIL released; raise on failure.
+template <typename Fn>
+void RunWithoutGil(Fn&& fn) {
+  Status status;
+  {
+    nanobind::gil_scoped_release release;
+    status = fn();
+  }
+  if (!status.ok()) RaiseStatus(status);
+}
+
 void BindVectorSearch(nanobind::module_& m);
 void BindFullTextSearch(nanobind::module_& m);
 

@@ -18,6 +18,7 @@
 #include "array/c_bridge.h"
 #include "common/buffer.h"
 #include "db/table_impl.h"
+#include "db/vector_search.h"
 #include "expr/evaluator.h"
 #include "index/fts/posting_codec.h"
 #include "table/dataset_impl.h"
@@ -252,6 +253,26 @@ struct ColumnSource {
   const fts::Analyzer* analyzer = nullptr;
   std::unordered_set<std::string> wanted;  // query tokens, for the flat part
   FlatDocs flat;
+};
+
+/// The distinct terms of a phrase, how often each occurs, and each query token's term.
+struct PhraseTerms {
+  std::vector<std::string> distinct;
+  std::vector<int> counts;
+  std::vector<size_t> slot;
+
+  explicit PhraseTerms(const std::vector<fts::Token>& tokens) : slot(tokens.size()) {
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      auto it = std::find(distinct.begin(), distinct.end(), tokens[i].text);
+      if (it == distinct.end()) {
+        distinct.push_back(tokens[i].text);
+        counts.push_back(0);
+        it = distinct.end() - 1;
+      }
+      slot[i] = static_cast<size_t>(it - distinct.begin());
+      counts[slot[i]]++;
+    }
+  }
 };
 
 /// Best-first order of results: higher score (as returned, float32), then lower row id.
@@ -829,19 +850,8 @@ class Evaluator {
     if (src->segment == nullptr || k == 0) return Out();
     const auto tokens = Analyze(*src, q.query);
     if (tokens.empty()) return Out();
-    std::vector<std::string> distinct;
-    std::vector<int> counts;
-    std::vector<size_t> slot(tokens.size());
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      auto it = std::find(distinct.begin(), distinct.end(), tokens[i].text);
-      if (it == distinct.end()) {
-        distinct.push_back(tokens[i].text);
-        counts.push_back(0);
-        it = distinct.end() - 1;
-      }
-      slot[i] = static_cast<size_t>(it - distinct.begin());
-      counts[slot[i]]++;
-    }
+    const PhraseTerms terms(tokens);
+    const auto& [distinct, counts, slot] = terms;
     const auto& index = *src->segment->index;
     const double n = static_cast<double>(index.num_docs());
     const double avgdl = static_cast<double>(index.total_tokens()) / n;
@@ -930,19 +940,8 @@ class Evaluator {
     const auto tokens = Analyze(*src, q.query);
     ScoreMap out;
     if (tokens.empty()) return out;
-    std::vector<std::string> distinct;
-    std::vector<int> counts;
-    std::vector<size_t> slot(tokens.size());
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      auto it = std::find(distinct.begin(), distinct.end(), tokens[i].text);
-      if (it == distinct.end()) {
-        distinct.push_back(tokens[i].text);
-        counts.push_back(0);
-        it = distinct.end() - 1;
-      }
-      slot[i] = static_cast<size_t>(it - distinct.begin());
-      counts[slot[i]]++;
-    }
+    const PhraseTerms terms(tokens);
+    const auto& [distinct, counts, slot] = terms;
     const size_t nd = distinct.size();
     std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
     // Indexed rows: intersect the tokens' documents, then decode the positions of the blocks
@@ -1064,36 +1063,6 @@ class Evaluator {
   const FtsPlan& plan_;
   std::map<std::string, ColumnSource> sources_;
 };
-
-array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
-  return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
-                                {nullptr, Buffer::FromVector(values)});
-}
-
-std::string AnyColumn(const array::Schema& schema) {
-  for (const auto& f : schema.fields()) {
-    if (!f->type()->is_nested()) return f->name();
-  }
-  return schema.field(0)->name();
-}
-
-/// Read `wanted` columns (and `_rowid`) of `addresses`, in order.
-Result<array::RecordBatchPtr> TakeRows(const table::Dataset& ds,
-                                       const std::vector<uint64_t>& addresses,
-                                       const std::vector<uint64_t>& row_ids,
-                                       const std::set<std::string>& wanted) {
-  std::vector<std::string> columns;
-  for (const auto& c : wanted) {
-    if (!expr::IsVirtualColumn(c)) columns.push_back(c);
-  }
-  if (columns.empty()) columns.push_back(AnyColumn(*ds.schema()));
-  LANCEDB_ASSIGN_OR_RETURN(auto taken, ds.Take(addresses, columns));
-  auto fields = taken->schema()->fields();
-  auto arrays = taken->columns();
-  fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
-  arrays.push_back(U64Array(row_ids));
-  return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
-}
 
 std::string QueryText(const FullTextQuery& q) {
   switch (q.kind) {
@@ -1238,7 +1207,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
       ids.push_back(r.row_id);
     }
     LANCEDB_ASSIGN_OR_RETURN(auto rows,
-                             TakeRows(ds, addresses, ids, plan.projection.filter->columns));
+                             TakeRowsWithIds(ds, addresses, ids, plan.projection.filter->columns));
     LANCEDB_ASSIGN_OR_RETURN(auto keep, expr::EvaluateFilter(*plan.projection.filter, *rows));
     std::vector<Ranked> kept;
     for (int64_t i : keep) kept.push_back(ranked[static_cast<size_t>(i)]);
@@ -1258,7 +1227,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
   if (n > 0) {
     std::set<std::string> wanted;
     for (const auto& o : plan.projection.outputs) wanted.insert(o.columns.begin(), o.columns.end());
-    LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeRows(ds, addresses, ids, wanted));
+    LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeRowsWithIds(ds, addresses, ids, wanted));
     std::vector<array::ArrayPtr> columns;
     for (const auto& out : plan.projection.outputs) {
       LANCEDB_ASSIGN_OR_RETURN(auto col, expr::Evaluate(out, *rows));

@@ -203,35 +203,12 @@ void AddChunk(const array::ArrayPtr& vectors, const uint64_t* addresses,
   set->chunks.push_back(chunk);
 }
 
-array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
-  return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
-                                {nullptr, Buffer::FromVector(values)});
-}
-
-/// A cheap top-level column, read when no other column is needed.
-std::string AnyColumn(const array::Schema& schema) {
-  for (const auto& f : schema.fields()) {
-    if (!f->type()->is_nested()) return f->name();
-  }
-  return schema.field(0)->name();
-}
-
 /// Read `columns` (and `_rowid`) for `addresses`, in order.
 Result<array::RecordBatchPtr> TakeRows(const VectorPlan& plan,
                                        const std::vector<uint64_t>& addresses,
                                        const std::set<std::string>& wanted) {
-  std::vector<std::string> columns;
-  for (const auto& c : wanted) {
-    if (!expr::IsVirtualColumn(c)) columns.push_back(c);
-  }
-  if (columns.empty()) columns.push_back(AnyColumn(*plan.dataset->schema()));
-  LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, columns));
-  auto fields = taken->schema()->fields();
-  auto arrays = taken->columns();
-  fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
   LANCEDB_ASSIGN_OR_RETURN(auto row_ids, RowIdsOf(*plan.dataset, addresses));
-  arrays.push_back(U64Array(row_ids));
-  return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
+  return TakeRowsWithIds(*plan.dataset, addresses, row_ids, wanted);
 }
 
 /// Add the live rows of every fragment accepted by `fragment_filter` to `set`, viewing the
@@ -354,6 +331,34 @@ Status PostFilter(const VectorPlan& plan, std::vector<std::vector<vec::Neighbor>
 }
 
 }  // namespace
+
+Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
+                                              const std::vector<uint64_t>& addresses,
+                                              const std::vector<uint64_t>& row_ids,
+                                              const std::set<std::string>& wanted) {
+  std::vector<std::string> columns;
+  for (const auto& c : wanted) {
+    if (!expr::IsVirtualColumn(c)) columns.push_back(c);
+  }
+  if (columns.empty()) {
+    // A cheap top-level column, read when no other column is needed.
+    const auto& schema = *ds.schema();
+    columns.push_back(schema.field(0)->name());
+    for (const auto& f : schema.fields()) {
+      if (!f->type()->is_nested()) {
+        columns.back() = f->name();
+        break;
+      }
+    }
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto taken, ds.Take(addresses, columns));
+  auto fields = taken->schema()->fields();
+  auto arrays = taken->columns();
+  fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  arrays.push_back(array::ArrayData::Make(array::uint64(), static_cast<int64_t>(row_ids.size()),
+                                          {nullptr, Buffer::FromVector(row_ids)}));
+  return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
+}
 
 Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request) {
   VectorPlan plan;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct VectorPlan {
   bool batch = false;
   array::SchemaPtr output_schema;
 };
+
+/// Read `wanted` columns of the rows at `addresses` (in order), then `_rowid` holding
+/// `row_ids`; virtual columns in `wanted` are skipped (a cheap column is read when none is
+/// left).
+Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
+                                              const std::vector<uint64_t>& addresses,
+                                              const std::vector<uint64_t>& row_ids,
+                                              const std::set<std::string>& wanted);
 
 /// Bind and check `request` against the snapshot.
 Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request);

@@ -27,12 +27,6 @@ namespace {
 
 constexpr uint64_t kDefaultWorkerMemoryMib = 2048;
 
-uint64_t NowMillis() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
 struct Cache {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const fts::InvertedIndex>> entries;

@@ -27,12 +27,6 @@ namespace {
 
 using scalar::ScalarIndexType;
 
-uint64_t NowMillis() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
 /// Process-wide cache of opened segments, by table path and segment uuid.
 struct Cache {
   std::mutex mu;

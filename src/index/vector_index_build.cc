@@ -89,12 +89,6 @@ void AppendRow(const array::ArrayData& child, int64_t start, size_t dim, std::ve
   }
 }
 
-uint64_t NowMillis() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
 lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
                                         const vector::IvfFileParams& fp) {
   lancedb_cpp::VectorIndexDetails d;
@@ -118,6 +112,12 @@ lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
 }
 
 }  // namespace
+
+uint64_t NowMillis() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
 
 std::string IndexDir(const table::Dataset& dataset, const std::string& uuid) {
   return io::JoinPath(io::JoinPath(dataset.path(), "_indices"), uuid);

@@ -22,6 +22,9 @@ struct NewIndexUuid {
 };
 NewIndexUuid MakeIndexUuid();
 
+/// The wall clock in milliseconds since the epoch (IndexMetadata.created_at).
+uint64_t NowMillis();
+
 /// Persist `ivf` under a new uuid and commit it as index `name` on field `field_id`, covering
 /// `fragments`, removing the segments `removed` (and, with `replace`, any other segment of the
 /// same name). Deletes the files when the commit fails.

@@ -285,24 +285,12 @@ Status InvertedIndex::PartitionPostings(size_t p, std::string_view token,
                                         std::vector<uint32_t>* freqs) const {
   docs->clear();
   freqs->clear();
+  std::vector<Block> blocks;
+  LANCEDB_RETURN_NOT_OK(PartitionBlocks(p, token, &blocks));
+  for (const auto& block : blocks) {
+    LANCEDB_RETURN_NOT_OK(DecodePostingBlock(block.bytes, block.count, docs, freqs));
+  }
   const Partition& part = *partitions_[p];
-  const auto* e = FindToken(part.tokens, token);
-  if (e == nullptr) return Status::OK();
-  const uint32_t length = part.lengths->GetValues<uint32_t>(1)[e->second];
-  auto [begin, end] = part.posting->GetListRange(e->second);
-  const auto& blocks = part.posting->children[0];
-  const int64_t nblocks = end - begin;
-  if (static_cast<uint64_t>(nblocks) != (length + kPostingBlockSize - 1) / kPostingBlockSize) {
-    return Status::Corruption("Inverted index: posting list of '" + std::string(token) +
-                              "' has a wrong number of blocks");
-  }
-  docs->reserve(length);
-  freqs->reserve(length);
-  for (int64_t b = 0; b < nblocks; ++b) {
-    const size_t count =
-        b + 1 < nblocks ? kPostingBlockSize : length - static_cast<size_t>(b) * kPostingBlockSize;
-    LANCEDB_RETURN_NOT_OK(DecodePostingBlock(blocks->GetView(begin + b), count, docs, freqs));
-  }
   for (uint32_t d : *docs) {
     if (d >= part.row_ids.size()) {
       return Status::Corruption("Inverted index: posting names a missing document");
