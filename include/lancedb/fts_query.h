@@ -24,6 +24,7 @@
 #include "lancedb/arrow_c.h"
 #include "lancedb/query.h"
 #include "lancedb/status.h"
+#include "lancedb/vector_query.h"
 
 namespace lancedb {
 
@@ -108,6 +109,49 @@ class FtsQuery {
  private:
   std::shared_ptr<const Table> table_;
   FtsQueryRequest request_;
+};
+
+/// A hybrid query: a vector query and a full-text query over the same snapshot, with the same
+/// filter and projection, each returning `limit + offset` rows, fused by reciprocal rank
+/// (RRF, LanceDB's default reranker): a row's `_relevance_score` is the sum over the lists
+/// holding it of 1 / (rank + rrf_k), ranks from 1. Rows come best first (ties keep the order
+/// vector results first, then full-text-only rows); the result has the selected columns,
+/// `_relevance_score` (float32), and `_rowid` when asked.
+struct HybridQueryRequest {
+  /// The vector half: vectors, column, distance type, nprobes, refine factor, ...; its
+  /// `base`, `prefilter` are replaced by the fields below.
+  VectorQueryRequest vector;
+  /// The full-text half.
+  FullTextQuery text;
+  /// Filter, projection, limit (default 10), offset and with_row_id of the fused result.
+  QueryRequest base;
+  bool prefilter = true;
+  /// RRF's constant K (LanceDB: 60).
+  double rrf_k = 60.0;
+};
+
+/// Builder for a hybrid query (Table::HybridSearch()).
+class HybridQuery {
+ public:
+  HybridQuery(std::shared_ptr<const Table> table, HybridQueryRequest request)
+      : table_(std::move(table)), request_(std::move(request)) {}
+  HybridQuery& Limit(int64_t limit);
+  HybridQuery& Offset(int64_t offset);
+  HybridQuery& Where(const std::string& filter);
+  HybridQuery& Postfilter();
+  HybridQuery& Select(std::vector<std::string> columns);
+  HybridQuery& WithRowId(bool with_row_id = true);
+  /// RRF's K (must be positive).
+  HybridQuery& RrfK(double k);
+  /// Options of the vector half (column, distance type, nprobes, ...).
+  VectorQueryRequest& vector() { return request_.vector; }
+  const HybridQueryRequest& request() const { return request_; }
+  /// Run both searches and fuse them into `out`. Errors of either half are returned.
+  Status Execute(ArrowArrayStream* out) const;
+
+ private:
+  std::shared_ptr<const Table> table_;
+  HybridQueryRequest request_;
 };
 
 /// Parameters of an FTS (inverted) index: LanceDB's FTS(...) with its defaults.

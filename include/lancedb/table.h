@@ -121,6 +121,11 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Status FtsQuerySchema(const FtsQueryRequest& request, ArrowSchema* out) const;
   /// The plan of a full-text query as text.
   virtual Result<std::string> ExplainFtsQuery(const FtsQueryRequest& request, bool verbose) const;
+  /// Start a hybrid query: nearest rows to `vector` and full-text matches of `text`, fused by
+  /// reciprocal rank (fts_query.h).
+  lancedb::HybridQuery HybridSearch(std::vector<float> vector, FullTextQuery text) const;
+  /// Execute a hybrid query request (what HybridQuery::Execute calls).
+  virtual Status ExecuteHybridQuery(const HybridQueryRequest& request, ArrowArrayStream* out) const;
 
   /// Build a vector index on `column` and commit it (index.h). The name defaults to
   /// "{column}_idx"; AlreadyExists when the name is taken and !options.replace. InvalidArgument

@@ -100,7 +100,7 @@ Status Resolve(const table::Dataset& ds, const std::vector<index::FtsSegment>& s
           FullTextQuery multi = *q;
           multi.kind = Kind::kMultiMatch;
           multi.columns = indexed;
-          multi.boosts.assign(indexed.size(), 1.0f);
+          multi.boosts.assign(indexed.size(), q->boost);
           *q = std::move(multi);
           return Status::OK();
         }
@@ -182,7 +182,8 @@ class LiveRows {
     auto it = fragments_.find(row_id >> 32);
     if (it == fragments_.end()) return std::nullopt;
     const uint64_t off = row_id & 0xFFFFFFFFu;
-    if (off >= it->second.first) return std::nullopt;
+    // physical_rows 0 means unknown (old manifests): only the deletions decide.
+    if (it->second.first != 0 && off >= it->second.first) return std::nullopt;
     const auto& del = it->second.second;
     if (std::binary_search(del.begin(), del.end(), static_cast<uint32_t>(off))) {
       return std::nullopt;
@@ -319,6 +320,7 @@ struct PostingCursor {
   double scale = 0;
   double avgdl = 1;
   const uint32_t* lengths = nullptr;
+  size_t num_docs = 0;  // documents of the partition: every posting must name one
   size_t block = 0;
   size_t pos = 0;
   std::vector<uint32_t> docs, freqs;
@@ -338,7 +340,11 @@ struct PostingCursor {
     docs.clear();
     freqs.clear();
     if (done()) return Status::OK();
-    return fts::DecodePostingBlock(blocks[b].bytes, blocks[b].count, &docs, &freqs);
+    LANCEDB_RETURN_NOT_OK(fts::DecodePostingBlock(blocks[b].bytes, blocks[b].count, &docs, &freqs));
+    if (docs.empty() || docs.back() >= num_docs || !std::is_sorted(docs.begin(), docs.end())) {
+      return Status::Corruption("Inverted index: a posting block names a missing document");
+    }
+    return Status::OK();
   }
   Status Next() {
     if (++pos < docs.size()) return Status::OK();
@@ -363,7 +369,8 @@ struct PostingCursor {
   std::string_view position_stream;
   std::span<const uint32_t> position_offsets;
   size_t positions_block = SIZE_MAX;
-  std::vector<uint32_t> gaps, doc_starts;
+  std::vector<uint32_t> gaps;
+  std::vector<size_t> doc_starts;
   std::vector<uint32_t> current_positions;
 
   /// The positions of the current document.
@@ -383,11 +390,14 @@ struct PostingCursor {
       gaps.clear();
       LANCEDB_RETURN_NOT_OK(fts::DecodePositionBlock(position_stream.substr(from, to - from),
                                                      doc_starts.back(), &gaps));
+      if (gaps.size() != doc_starts.back()) {
+        return Status::Corruption("Inverted index: bad position block");
+      }
       positions_block = block;
     }
     current_positions.clear();
     uint32_t value = 0;
-    for (uint32_t i = doc_starts[pos]; i < doc_starts[pos + 1]; ++i) {
+    for (size_t i = doc_starts[pos]; i < doc_starts[pos + 1]; ++i) {
       value = i == doc_starts[pos] ? gaps[i] : value + gaps[i];
       current_positions.push_back(value);
     }
@@ -406,7 +416,7 @@ struct PostingCursor {
 
 class Evaluator {
  public:
-  Evaluator(const FtsPlan& plan) : plan_(plan) {}
+  Evaluator(const FtsPlan& plan, const LiveRows& live) : plan_(plan), live_(live) {}
 
   Status Prepare(const FullTextQuery& q) {
     if (q.kind == Kind::kBoolean || q.kind == Kind::kBoost) {
@@ -651,10 +661,10 @@ class Evaluator {
         const auto lengths = index.partition_num_tokens(p);
         // Dense per-document accumulators, reused across queries on this thread; only the
         // touched entries are reset afterwards.
-        thread_local std::vector<float> acc;
-        thread_local std::vector<uint16_t> hits, mark;
+        thread_local std::vector<double> acc;
+        thread_local std::vector<uint32_t> hits, mark;
         if (acc.size() < row_ids.size()) {
-          acc.resize(row_ids.size(), 0.0f);
+          acc.resize(row_ids.size(), 0.0);
           hits.resize(row_ids.size(), 0);
           mark.resize(row_ids.size(), 0);
         }
@@ -663,7 +673,7 @@ class Evaluator {
           std::vector<uint32_t>& touched;
           ~ResetTouched() {
             for (uint32_t d : touched) {
-              acc[d] = 0.0f;
+              acc[d] = 0.0;
               hits[d] = 0;
               mark[d] = 0;
             }
@@ -680,18 +690,19 @@ class Evaluator {
             for (size_t i = 0; i < docs.size(); ++i) {
               const uint32_t d = docs[i];
               const double f = freqs[i];
-              acc[d] +=
-                  static_cast<float>(weight * (fts::kBm25K1 + 1.0) * f / (f + k + kb * lengths[d]));
+              acc[d] += weight * (fts::kBm25K1 + 1.0) * f / (f + k + kb * lengths[d]);
               if (mark[d] != g + 1) {
                 if (hits[d] == 0) touched.push_back(d);
-                mark[d] = static_cast<uint16_t>(g + 1);
+                mark[d] = static_cast<uint32_t>(g + 1);
                 hits[d]++;
               }
             }
           }
         }
         for (uint32_t d : touched) {
-          if (!all || hits[d] >= groups.size()) out.push_back({row_ids[d], acc[d]});
+          if ((!all || hits[d] >= groups.size()) && IndexHitCurrent(*src, row_ids[d])) {
+            out.push_back({row_ids[d], acc[d]});
+          }
         }
       }
     }
@@ -764,6 +775,7 @@ class Evaluator {
         c.scale =
             c.weight / idf_p * std::max(1.0, avgdl / index.partition_avg_length(p)) * (1.0 + 1e-4);
         c.lengths = lengths.data();
+        c.num_docs = row_ids.size();
         c.avgdl = avgdl;
         LANCEDB_RETURN_NOT_OK(c.Start());
         cursors.push_back(std::move(c));
@@ -773,7 +785,7 @@ class Evaluator {
         if (d >= row_ids.size()) {
           return Status::Corruption("Inverted index: posting names a missing document");
         }
-        top.Offer({row_ids[d], score}, keep);
+        if (IndexHitCurrent(*src, row_ids[d])) top.Offer({row_ids[d], score}, keep);
         return Status::OK();
       };
       if (conjunction) {
@@ -802,7 +814,10 @@ class Evaluator {
         prefix[i + 1] = prefix[i] + cursors[i].UpperBound();
       }
       while (true) {
-        const double threshold = top.Threshold();
+        // Prune only below the k-th score lowered by a hair: a row whose float32 score ties
+        // the k-th (a lower row id wins ties) must still be scored.
+        const double kth = top.Threshold();
+        const double threshold = kth > 0 ? kth * (1.0 - 1e-6) : kth;
         size_t essential = 0;  // cursors [essential, end) must be scanned
         while (essential < cursors.size() && prefix[essential + 1] < threshold) ++essential;
         if (essential == cursors.size()) break;
@@ -872,6 +887,7 @@ class Evaluator {
         c.weight =
             counts[t] * fts::Bm25Idf(static_cast<double>(index.DocFrequency(distinct[t])), n);
         c.lengths = index.partition_num_tokens(p).data();
+        c.num_docs = row_ids.size();
         c.avgdl = avgdl;
         LANCEDB_RETURN_NOT_OK(c.Start());
       }
@@ -900,7 +916,9 @@ class Evaluator {
               held[t] = *positions;
             }
             for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &held[slot[i]];
-            if (PhraseMatches(tokens, by_slot, q.slop)) top.Offer(cand, keep);
+            if (IndexHitCurrent(*src, cand.row_id) && PhraseMatches(tokens, by_slot, q.slop)) {
+              top.Offer(cand, keep);
+            }
           }
         }
         LANCEDB_RETURN_NOT_OK(cursors[driver].Next());
@@ -924,7 +942,8 @@ class Evaluator {
       next.clear();
       for (uint32_t p : *by_slot[i]) {
         for (uint32_t r : reach) {
-          if (p >= r + gap && p <= r + gap + slop) {
+          const uint64_t low = static_cast<uint64_t>(r) + gap;
+          if (p >= low && p <= low + slop) {
             next.push_back(p);
             break;
           }
@@ -987,7 +1006,7 @@ class Evaluator {
                 std::lower_bound(docs[k].begin(), docs[k].end(), d) - docs[k].begin());
             score += counts[k] * idf[k] * fts::Bm25Tf(freqs[k][at], lengths[d], avgdl);
           }
-          out.emplace(row_ids[d], score);
+          if (IndexHitCurrent(*src, row_ids[d])) out.emplace(row_ids[d], score);
         }
       }
     }
@@ -1060,7 +1079,17 @@ class Evaluator {
     return out;
   }
 
+  /// Whether an index hit on `row` is current. With stable row ids an updated row keeps its
+  /// id but moves to a fragment the index does not cover: its indexed (old) text must not
+  /// match, and the flat search finds its new text.
+  bool IndexHitCurrent(const ColumnSource& src, uint64_t row) const {
+    if (!live_.stable()) return true;
+    auto address = live_.Address(row);
+    return address && src.segment->fragments.count(*address >> 32) > 0;
+  }
+
   const FtsPlan& plan_;
+  const LiveRows& live_;
   std::map<std::string, ColumnSource> sources_;
 };
 
@@ -1125,11 +1154,11 @@ Result<FtsPlan> PlanFtsQuery(table::DatasetPtr dataset, const FtsQueryRequest& r
 
 Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& plan) {
   const auto& ds = *plan.dataset;
-  Evaluator evaluator(plan);
-  LANCEDB_RETURN_NOT_OK(evaluator.Prepare(plan.query));
-  LANCEDB_RETURN_NOT_OK(evaluator.LoadFlat());
   LANCEDB_ASSIGN_OR_RETURN(auto live_rows, CachedLiveRows(ds));
   const LiveRows& live = *live_rows;
+  Evaluator evaluator(plan, live);
+  LANCEDB_RETURN_NOT_OK(evaluator.Prepare(plan.query));
+  LANCEDB_RETURN_NOT_OK(evaluator.LoadFlat());
   std::optional<std::vector<uint64_t>> allowed;  // sorted row ids passing the prefilter
   const bool prefilter = plan.request.prefilter && plan.projection.filter;
   if (prefilter) {

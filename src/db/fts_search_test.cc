@@ -268,6 +268,36 @@ TEST(FullTextSearch, AppendsDeletesUpdatesOptimizeAndCompactionEqualAFreshIndex)
   for (const char* q : {"dog", "lazy quick", "garden river"}) ExpectMatchesBruteForce(*t, q);
 }
 
+TEST(FullTextSearch, UpdatedRowsMatchTheirNewTextOnceWithStableRowIds) {
+  for (const bool stable : {false, true}) {
+    ConnectOptions options;
+    if (stable) options.storage_options["new_table_enable_stable_row_ids"] = "true";
+    ASSERT_OK_AND_ASSIGN(auto db,
+                         Connect("memory://fts_stable_" + std::to_string(stable), options));
+    auto first = Rows(0, 300, 1);
+    ASSERT_OK_AND_ASSIGN(auto t, db->CreateTable("t", &first, CreateTableMode::kOverwrite));
+    ASSERT_OK(t->CreateFtsIndex("text", FtsIndexConfig{}));
+    // Rows 0..29 now say "zebra", in a fragment the index does not cover.
+    ASSERT_OK(t->Update(std::string("id < 30"), {{"text", "'zebra zebra'"}}).status());
+    ASSERT_OK_AND_ASSIGN(auto zebra,
+                         RunQuery(t->Search(FullTextQuery::Match("zebra", "text")).Limit(1000)));
+    std::set<int64_t> ids;
+    for (const auto& h : zebra) EXPECT_TRUE(ids.insert(h.id).second) << "twice: " << h.id;
+    EXPECT_EQ(ids.size(), 30u);
+    // Their old words no longer find them, through the index or the flat search.
+    for (const char* word : {"dog", "apple", "river", "the quick"}) {
+      ASSERT_OK_AND_ASSIGN(auto hits,
+                           RunQuery(t->Search(FullTextQuery::Match(word, "text")).Limit(1000)));
+      for (const auto& h : hits) EXPECT_GE(h.id, 30) << word << " stable=" << stable;
+    }
+    for (int64_t limit : {1, 5}) {
+      ASSERT_OK_AND_ASSIGN(auto top,
+                           RunQuery(t->Search(FullTextQuery::Match("dog", "text")).Limit(limit)));
+      for (const auto& h : top) EXPECT_GE(h.id, 30);
+    }
+  }
+}
+
 TEST(FullTextSearch, QueryKinds) {
   auto t = MakeTable("memory://fts_kinds", 1, 400);
   FtsIndexConfig config;
@@ -397,6 +427,118 @@ TEST(FullTextSearch, BadInputIsAClearErrorAndWritesNothing) {
   keep.replace = false;
   expect_error(t->CreateFtsIndex("text", FtsIndexConfig{}, keep), "already exists");
   expect_error(ParseFullTextQueryJson("{\"nope\":{}}").status(), "unknown query kind");
+}
+
+}  // namespace
+}  // namespace lancedb
+
+namespace lancedb {
+namespace {
+
+/// Row ids of a query result, in order.
+Result<std::vector<uint64_t>> RowIdsOfResult(ArrowArrayStream* out) {
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, la::ImportArrayStream(out));
+  std::vector<uint64_t> ids;
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+    const auto* v = batch->GetColumnByName("_rowid")->GetValues<uint64_t>(1);
+    ids.insert(ids.end(), v, v + batch->num_rows());
+  }
+  return ids;
+}
+
+TEST(HybridSearch, ReciprocalRankFusionOfTheTwoSearches) {
+  const int64_t n = 400, dim = 4;
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> ids;
+  std::vector<std::optional<std::string>> texts;
+  std::vector<float> values;
+  for (int64_t i = 0; i < n; ++i) {
+    ids.push_back(i);
+    texts.push_back(Doc(rng, 1 + static_cast<int>(rng() % 10)));
+    for (int64_t d = 0; d < dim; ++d) values.push_back(static_cast<float>(rng() % 1000) / 1000.0f);
+  }
+  auto schema = la::schema({la::field("id", la::int64(), false), la::field("text", la::utf8()),
+                            la::field("vector", la::fixed_size_list(la::float32(), dim))});
+  auto batch =
+      *la::RecordBatch::Make(schema,
+                             {la::MakePrimitive(la::int64(), ids), la::MakeString(texts),
+                              la::MakeFixedSizeList(la::fixed_size_list(la::float32(), dim),
+                                                    la::MakePrimitive(la::float32(), values))},
+                             n);
+  ArrowArrayStream s;
+  ASSERT_OK(la::ExportRecordBatchReader(la::MakeVectorReader(schema, {batch}), &s));
+  ASSERT_OK_AND_ASSIGN(auto db, Connect("memory://hybrid"));
+  ASSERT_OK_AND_ASSIGN(auto t, db->CreateTable("t", &s, CreateTableMode::kOverwrite));
+  ASSERT_OK(t->CreateFtsIndex("text", FtsIndexConfig{}));
+  const std::vector<float> query = {0.5f, 0.5f, 0.5f, 0.5f};
+  for (const char* filter : {"", "id % 3 = 0"}) {
+    for (int64_t offset : {0, 2}) {
+      const int64_t limit = 7;
+      // The two halves as separate queries, fused here.
+      ArrowArrayStream vout, fout, hout;
+      auto vq = t->VectorSearch(query).Limit(limit + offset).WithRowId();
+      auto fq =
+          t->Search(FullTextQuery::Match("dog lazy", "text")).Limit(limit + offset).WithRowId();
+      auto hq = t->HybridSearch(query, FullTextQuery::Match("dog lazy", "text"))
+                    .Limit(limit)
+                    .Offset(offset)
+                    .WithRowId();
+      if (*filter) {
+        vq.Where(filter);
+        fq.Where(filter);
+        hq.Where(filter);
+      }
+      ASSERT_OK(vq.Execute(&vout));
+      ASSERT_OK(fq.Execute(&fout));
+      ASSERT_OK_AND_ASSIGN(auto vids, RowIdsOfResult(&vout));
+      ASSERT_OK_AND_ASSIGN(auto fids, RowIdsOfResult(&fout));
+      std::vector<std::pair<uint64_t, double>> expected;
+      auto add = [&](uint64_t id, double s) {
+        for (auto& e : expected) {
+          if (e.first == id) {
+            e.second += s;
+            return;
+          }
+        }
+        expected.emplace_back(id, s);
+      };
+      for (size_t i = 0; i < vids.size(); ++i) add(vids[i], 1.0 / (i + 1 + 60.0));
+      for (size_t j = 0; j < fids.size(); ++j) add(fids[j], 1.0 / (j + 1 + 60.0));
+      std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+        return static_cast<float>(a.second) > static_cast<float>(b.second);
+      });
+      ASSERT_OK(hq.Execute(&hout));
+      ASSERT_OK_AND_ASSIGN(auto reader, la::ImportArrayStream(&hout));
+      std::vector<uint64_t> got;
+      std::vector<float> scores;
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(auto b, reader->Next());
+        if (!b) break;
+        ASSERT_EQ(b->schema()->field(b->num_columns() - 2)->name(), "_relevance_score");
+        for (int64_t i = 0; i < b->num_rows(); ++i) {
+          got.push_back(b->GetColumnByName("_rowid")->GetValues<uint64_t>(1)[i]);
+          scores.push_back(b->GetColumnByName("_relevance_score")->GetValues<float>(1)[i]);
+          if (*filter) {
+            EXPECT_EQ(b->GetColumnByName("id")->GetValues<int64_t>(1)[i] % 3, 0);
+          }
+        }
+      }
+      const size_t want =
+          std::min(expected.size() - std::min(expected.size(), static_cast<size_t>(offset)),
+                   static_cast<size_t>(limit));
+      ASSERT_EQ(got.size(), want) << filter << " offset " << offset;
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i], expected[offset + i].first) << i;
+        EXPECT_FLOAT_EQ(scores[i], static_cast<float>(expected[offset + i].second));
+      }
+    }
+  }
+  ArrowArrayStream bad;
+  EXPECT_FALSE(
+      t->HybridSearch(query, FullTextQuery::Match("dog", "text")).RrfK(0).Execute(&bad).ok());
+  EXPECT_FALSE(t->HybridSearch({1.0f}, FullTextQuery::Match("dog", "text")).Execute(&bad).ok());
 }
 
 }  // namespace

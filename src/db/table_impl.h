@@ -44,6 +44,8 @@ class LocalTable : public Table {
   Status ExecuteFtsQuery(const FtsQueryRequest& request, ArrowArrayStream* out) const override;
   Status FtsQuerySchema(const FtsQueryRequest& request, ArrowSchema* out) const override;
   Result<std::string> ExplainFtsQuery(const FtsQueryRequest& request, bool verbose) const override;
+  Status ExecuteHybridQuery(const HybridQueryRequest& request,
+                            ArrowArrayStream* out) const override;
   Status CreateIndex(const std::string& column, const VectorIndexConfig& config,
                      const CreateIndexOptions& options) override;
   Status CreateScalarIndex(const std::string& column, ScalarIndexType type,

@@ -191,7 +191,12 @@ Result<std::pair<std::vector<scalar::WrittenFile>, std::vector<uint32_t>>> Build
         }
       }
       if (kept.size() != static_cast<size_t>(ids->length)) {
-        LANCEDB_ASSIGN_OR_RETURN(batch.values, array::Take(batch.values, kept));
+        auto taken = array::Take(batch.values, kept);
+        if (!taken.ok()) {  // stop the workers before returning (they are joined below)
+          read_status = taken.status();
+          break;
+        }
+        batch.values = std::move(*taken);
       }
     } else {
       batch.row_ids.assign(raw, raw + ids->length);
@@ -291,6 +296,19 @@ Result<std::vector<FtsSegment>> LoadFtsIndices(const table::Dataset& dataset) {
       cache.entries.emplace(key, seg.index);
     }
     out.push_back(std::move(seg));
+  }
+  // Drop the cached segments of this table that its newest versions no longer register
+  // (replaced, optimized, remapped): an older snapshot reloads them when it needs them.
+  std::set<std::string> current;
+  for (const auto& meta : dataset.manifest().index_section().indices()) {
+    current.insert(dataset.path() + "#" + table::IndexUuidString(meta));
+  }
+  Cache& cache = GetCache();
+  std::lock_guard lock(cache.mu);
+  const std::string prefix = dataset.path() + "#";
+  for (auto it = cache.entries.lower_bound(prefix);
+       it != cache.entries.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+    it = current.count(it->first) ? std::next(it) : cache.entries.erase(it);
   }
   return out;
 }

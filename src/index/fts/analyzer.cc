@@ -130,7 +130,8 @@ struct StringHash {
 /// The filter results of one analyzer on this thread, by raw token (nullopt: removed). Text
 /// repeats its words (Zipf), so most tokens skip lower-casing, stemming and folding.
 struct FilterMemo {
-  static constexpr size_t kMaxEntries = 1 << 20;
+  static constexpr size_t kMaxEntries = 1 << 18;
+  static constexpr size_t kMaxKeyBytes = 64;
   uint64_t analyzer_id = 0;
   std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> map;
 };
@@ -240,6 +241,7 @@ void Analyzer::ReleaseStemmer(sb_stemmer* stemmer) const {
 void Analyzer::Filter(std::string_view raw, uint32_t position, sb_stemmer* stemmer,
                       std::vector<Token>* out) const {
   if (options_.max_token_length.has_value() && raw.size() >= *options_.max_token_length) return;
+  if (raw.size() > FilterMemo::kMaxKeyBytes) return FilterUncached(raw, position, stemmer, out);
   FilterMemo& memo = ThreadMemo(id_);
   auto hit = memo.map.find(raw);
   if (hit != memo.map.end()) {

@@ -96,6 +96,12 @@ Result<Layout> ReadLayout(std::span<const uint8_t> bytes) {
   layout.root_addr = ReadUintLe(bytes.data() + end - 8, 8);
   layout.num_keys = ReadUintLe(bytes.data() + end - 16, 8);
   layout.nodes_end = end - kFooterSize;
+  // A token dictionary shares prefixes and suffixes but not unboundedly: far more keys than
+  // bytes means a crafted file whose walk would blow up time and memory.
+  if (layout.num_keys > 64 * static_cast<uint64_t>(bytes.size()) + 1024) {
+    return Status::Corruption("fst footer claims " + std::to_string(layout.num_keys) + " keys in " +
+                              std::to_string(bytes.size()) + " bytes");
+  }
   // The root is the last node written, or the empty final state when no node was written.
   const bool root_ok =
       layout.root_addr == kEmptyFinalAddress

@@ -110,6 +110,10 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(const io::FileS
     LANCEDB_ASSIGN_OR_RETURN(auto doc_batch, ReadColumns(*docs, {"_rowid", "_num_tokens"}));
     const auto& ids = doc_batch->column(0);
     const auto& counts = doc_batch->column(1);
+    if (ids->type->id() != array::TypeId::kUInt64 || counts->type->id() != array::TypeId::kUInt32 ||
+        ids->length != counts->length || ids->null_count > 0 || counts->null_count > 0) {
+      return Status::Corruption("Inverted index: bad document file " + prefix + "docs.lance");
+    }
     part->row_ids.assign(ids->GetValues<uint64_t>(1), ids->GetValues<uint64_t>(1) + ids->length);
     part->num_tokens.assign(counts->GetValues<uint32_t>(1),
                             counts->GetValues<uint32_t>(1) + counts->length);
@@ -145,6 +149,21 @@ Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(const io::FileS
     LANCEDB_ASSIGN_OR_RETURN(auto inv_batch, ReadColumns(*inv, cols));
     part->posting = inv_batch->column(0);
     part->lengths = inv_batch->column(1);
+    const int64_t num_tokens = part->posting->length;
+    bool valid = part->posting->type->id() == array::TypeId::kList &&
+                 part->posting->children[0]->type->is_binary_like() &&
+                 part->lengths->type->id() == array::TypeId::kUInt32 &&
+                 part->lengths->length == num_tokens && part->lengths->null_count == 0;
+    if (positions) {
+      const auto& pos = inv_batch->column(2);
+      const auto& offs = inv_batch->column(3);
+      valid = valid && pos->type->is_binary_like() && pos->length == num_tokens &&
+              offs->type->id() == array::TypeId::kList &&
+              offs->children[0]->type->id() == array::TypeId::kUInt32 && offs->length == num_tokens;
+    }
+    if (!valid) {
+      return Status::Corruption("Inverted index: bad posting file " + prefix + "invert.lance");
+    }
     if (positions) {
       part->positions = inv_batch->column(2);
       part->position_offsets = inv_batch->column(3);
