@@ -233,6 +233,13 @@ def test_stable_row_ids(tmp_path):
     t.create_fts_index("text")
     t.delete("id < 50")
     t.add(make_rows(300, 50, 7))
+    # An updated row keeps its id: its old text must not match, and it comes back once.
+    t.update(where="id >= 50 AND id < 60", values={"text": "zebra zebra"})
+    zebra = t.search("zebra", query_type="fts").limit(100).select(["id"]).to_arrow()
+    assert sorted(zebra.column("id").to_pylist()) == list(range(50, 60))
+    for word in ["dog", "apple", "river"]:
+        ids = t.search(word, query_type="fts").limit(1000).select(["id"]).to_arrow()
+        assert not any(50 <= i < 60 for i in ids.column("id").to_pylist()), word
     t.optimize()
     fresh = lancedb.connect(str(tmp_path / "f")).create_table("t", t.to_arrow())
     fresh.create_fts_index("text")
