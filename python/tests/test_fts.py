@@ -346,3 +346,21 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(tmp_path):
         t.create_fts_index("text", replace=False)
     with pytest.raises(NotImplementedError, match="block_size=256"):
         t.create_fts_index("text", block_size=256, replace=True)
+
+
+def test_build_memory_limit_and_workers_split_partitions_with_the_same_results(tmp_path):
+    import glob
+
+    data = make_rows(0, 3000, 12)
+    small = lancedb.connect(str(tmp_path / "small")).create_table("t", data)
+    small.create_index("text", config=FTS(memory_limit=1, num_workers=2))
+    default = lancedb.connect(str(tmp_path / "default")).create_table("t", data)
+    default.create_index("text", config=FTS())
+    parts = glob.glob(str(tmp_path / "small" / "t.lance" / "_indices" / "*" / "part_*_docs.lance"))
+    assert len(parts) >= 2, parts
+    for q in ["dog", "lazy garden", "apple music river"]:
+        assert_same(our_query(small, q), our_query(default, q), q)
+    # The build options are not stored: LanceDB reads the same index details either way.
+    real = real_lancedb.connect(str(tmp_path / "small")).open_table("t")
+    assert real.list_indices()[0].index_type == "FTS"
+    assert_same(real_query(real, "lazy garden"), our_query(default, "lazy garden"), "LanceDB")
