@@ -866,7 +866,9 @@ class Evaluator {
     const auto tokens = Analyze(*src, q.query);
     if (tokens.empty()) return Out();
     const PhraseTerms terms(tokens);
-    const auto& [distinct, counts, slot] = terms;
+    const auto& distinct = terms.distinct;
+    const auto& counts = terms.counts;
+    const auto& slot = terms.slot;
     const auto& index = *src->segment->index;
     const double n = static_cast<double>(index.num_docs());
     const double avgdl = static_cast<double>(index.total_tokens()) / n;
@@ -960,7 +962,9 @@ class Evaluator {
     ScoreMap out;
     if (tokens.empty()) return out;
     const PhraseTerms terms(tokens);
-    const auto& [distinct, counts, slot] = terms;
+    const auto& distinct = terms.distinct;
+    const auto& counts = terms.counts;
+    const auto& slot = terms.slot;
     const size_t nd = distinct.size();
     std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
     // Indexed rows: intersect the tokens' documents, then decode the positions of the blocks
