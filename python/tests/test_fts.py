@@ -351,7 +351,7 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(tmp_path):
 def test_build_memory_limit_and_workers_split_partitions_with_the_same_results(tmp_path):
     import glob
 
-    data = make_rows(0, 3000, 12)
+    data = make_rows(0, 40000, 12)
     small = lancedb.connect(str(tmp_path / "small")).create_table("t", data)
     small.create_index("text", config=FTS(memory_limit=1, num_workers=2))
     default = lancedb.connect(str(tmp_path / "default")).create_table("t", data)
