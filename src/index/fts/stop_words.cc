@@ -5,8 +5,8 @@
 // not copied from any list file: for each language, tens of thousands of candidate words
 // (the 50,000 most frequent words of the language, published stop-word collections of many
 // languages used as candidates only, every one- and two-letter string of its alphabet, English
-// contractions; for Arabic, Danish, Dutch, English, Finnish and French also every extension by
-// one or two letters and every one-letter edit of each word found) were run
+// contractions; then, until nothing new turned up, every extension by one or two letters and
+// every one-letter edit of each word found) were run
 // through lancedb.tokenize(word, base_tokenizer="raw", stem=False, remove_stop_words=True,
 // lower_case=False, language=L); a word is listed when LanceDB removed it. A stop word that no
 // candidate reached is missing here, so the rarer lists (Arabic, Greek, Tamil) may be short of
