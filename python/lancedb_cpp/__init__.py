@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any, Dict, List, Optional, Union
 
 from . import _native, exceptions
+from .expr import Expr, col, func, lit
 from ._unsupported import reject_unsupported
 from .db import DBConnection, LanceDBConnection, ListTablesResponse
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
@@ -79,6 +80,7 @@ __all__ = [
     "AddResult",
     "DBConnection",
     "DeleteResult",
+    "Expr",
     "FtsToken",
     "LanceDBConnection",
     "LanceEmptyQueryBuilder",
@@ -88,8 +90,11 @@ __all__ = [
     "ListTablesResponse",
     "Table",
     "UpdateResult",
+    "col",
     "connect",
     "exceptions",
+    "func",
+    "lit",
     "tokenize",
 ]
 
