@@ -66,3 +66,27 @@ def test_imports_and_readers():
     assert issubclass(common.Credential, str)
     with pytest.raises(ValueError):
         common.validate_schema(pa.schema([]))
+
+
+def test_remote_config_values_and_unsupported_modules():
+    import dataclasses
+    import inspect
+
+    import lancedb.remote as real_remote
+
+    import lancedb_cpp.namespace as namespace
+    import lancedb_cpp.permutation as permutation
+    import lancedb_cpp.remote as remote
+
+    for name in ["TimeoutConfig", "RetryConfig", "TlsConfig", "ClientConfig", "OAuthConfig"]:
+        ours, real = getattr(remote, name), getattr(real_remote, name)
+        assert dataclasses.is_dataclass(ours)
+        assert list(inspect.signature(ours).parameters) == list(inspect.signature(real).parameters)
+    assert remote.ClientConfig() == remote.ClientConfig(retry_config=remote.RetryConfig())
+    assert [f.value for f in remote.OAuthFlowType] == [f.value for f in real_remote.OAuthFlowType]
+    with pytest.raises(NotImplementedError, match="namespaces"):
+        namespace.connect_namespace("dir", {})
+    with pytest.raises(NotImplementedError, match="permutations"):
+        permutation.permutation_builder(None)
+    with pytest.raises(NotImplementedError, match="permutations"):
+        permutation.Permutation()
