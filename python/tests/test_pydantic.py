@@ -388,3 +388,17 @@ def test_to_pydantic_validation_error_for_wrong_model(db):
     table = db.create_table("people", data=_people())
     with pytest.raises(pydantic.ValidationError):
         table.search().to_pydantic(Other)
+
+
+def test_str_enum_tables_are_not_supported_yet(db):
+    """LanceDB stores a str Enum as dictionary<int32, utf8>; the engine cannot write
+    dictionary-encoded columns yet, so such a model is refused and no table is created."""
+    from pydantic_models import Color
+
+    class Paint(LanceModel):
+        color: Color
+
+    assert Paint.to_arrow_schema().field("color").type == pa.dictionary(pa.int32(), pa.utf8())
+    with pytest.raises(NotImplementedError, match="Dictionary"):
+        db.create_table("paint", schema=Paint)
+    assert db.table_names() == []
