@@ -2,10 +2,11 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """Turn user data into a pyarrow RecordBatchReader, as LanceDB does.
 
-Accepted: a list of dicts, a list of RecordBatches, a pandas or polars DataFrame, a pyarrow
-Table / RecordBatch / RecordBatchReader, any object exposing ``__arrow_c_stream__``, and
-iterables of any of these. Arrow inputs are passed through without copying their buffers;
-only columns that need a cast or a bad-vector fix are rebuilt.
+Accepted: a list of dicts, a list of pydantic models (typed by the model's schema), a list of
+RecordBatches, a pandas or polars DataFrame, a pyarrow Table / RecordBatch /
+RecordBatchReader, any object exposing ``__arrow_c_stream__``, and iterables of any of these.
+Arrow inputs are passed through without copying their buffers; only columns that need a cast
+or a bad-vector fix are rebuilt.
 
 Schema inference follows LanceDB: list columns whose name mentions ``vector`` or
 ``embedding`` become ``fixed_size_list`` of their most common length (``float32``, or
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import enum
 import math
 from collections import Counter
 from typing import Any, Iterable, Iterator, List, Optional, Tuple
@@ -119,8 +121,71 @@ def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
         raise ValueError(f"Cannot convert the rows to Arrow: {err}") from None
 
 
+def _is_model(value: Any) -> bool:
+    """A pydantic model instance (a LanceModel of ours or of LanceDB, or a plain BaseModel)."""
+    return hasattr(value, "model_dump") and hasattr(type(value), "model_fields")
+
+
+def _plain(value: Any) -> Any:
+    """A dumped model value with Enum members replaced by their values (Arrow wants those)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _model_schema(model: type) -> Optional[pa.Schema]:
+    if hasattr(model, "to_arrow_schema"):
+        return model.to_arrow_schema()  # NotImplementedError for embedding functions
+    from .pydantic import pydantic_to_schema
+
+    try:
+        return pydantic_to_schema(model)
+    except TypeError:  # a field type with no Arrow mapping: infer from the values
+        return None
+
+
+def _from_models(models: List[Any], target: Optional[pa.Schema]) -> pa.Table:
+    """Rows from pydantic model instances, typed by the first model's schema as LanceDB does
+    (fields the table lacks or misses are reported by `sanitize`)."""
+    for i, m in enumerate(models):
+        if not _is_model(m):
+            raise ValueError(
+                f"Cannot mix pydantic models and {type(m).__name__} in the rows (row {i})"
+            )
+    model_type = type(models[0])
+    schema = _model_schema(model_type)
+    rows = [_plain(m.model_dump()) for m in models]
+    if schema is None:
+        return _from_pylist(rows, target)
+    # Models of other classes: only the fields the first model's class has are kept, and a
+    # non-nullable field they lack is an error below (LanceDB's Arrow null check).
+    try:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
+        raise ValueError(f"Cannot convert the {model_type.__name__} rows to Arrow: {err}") from None
+    for field, column in zip(schema, table.columns):
+        if not field.nullable and column.null_count:
+            row = next(i for i, v in enumerate(column.is_null().to_pylist()) if v)
+            raise InvalidInputError(
+                f"Invalid input: column '{field.name}' is declared as non-nullable but row "
+                f"{row} ({type(models[row]).__name__}) has no value for it"
+            )
+    return table
+
+
+class InvalidInputError(ValueError, RuntimeError):
+    """Rows that cannot be written to the table. Both a ValueError and a RuntimeError (what
+    LanceDB raises for the same input, from its Rust layer)."""
+
+
 def _single_reader(data: Any, schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
     """Convert one non-iterator input to a reader."""
+    if _is_model(data):
+        raise ValueError("Cannot add a single LanceModel to a table. Use a list.")
     if isinstance(data, pa.RecordBatchReader):
         return data
     if isinstance(data, pa.Table):
@@ -139,9 +204,8 @@ def _single_reader(data: Any, schema: Optional[pa.Schema]) -> pa.RecordBatchRead
             return pa.Table.from_pylist([], schema=schema).to_reader()
         if isinstance(data[0], pa.RecordBatch):
             return pa.Table.from_batches(data).to_reader()
-        if hasattr(data[0], "model_dump") and hasattr(type(data[0]), "to_arrow_schema"):
-            model_schema = type(data[0]).to_arrow_schema()
-            return pa.Table.from_pylist([d.model_dump() for d in data], model_schema).to_reader()
+        if _is_model(data[0]):
+            return _from_models(data, schema).to_reader()
         return _from_pylist(data, schema).to_reader()
     if _is_pandas_df(data):
         table = pa.Table.from_pandas(data, preserve_index=False)
@@ -198,6 +262,8 @@ def _iterator_reader(data: Iterable, schema: Optional[pa.Schema]) -> pa.RecordBa
 
 def to_reader(data: Any, schema: Optional[pa.Schema] = None) -> pa.RecordBatchReader:
     """Convert any supported input to a RecordBatchReader (no copy for Arrow inputs)."""
+    if _is_model(data):  # a model is iterable (over its fields): not rows
+        return _single_reader(data, schema)
     if isinstance(data, (list, dict, pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
         return _single_reader(data, schema)
     if _is_pandas_df(data) or _is_polars(data, "DataFrame") or _is_polars(data, "LazyFrame"):
@@ -466,7 +532,7 @@ def _with_missing_columns(reader: pa.RecordBatchReader, target: pa.Schema) -> pa
     missing = [f for f in target if f.name not in reader.schema.names]
     for f in missing:
         if not f.nullable:
-            raise ValueError(
+            raise InvalidInputError(
                 f"Invalid input, the data is missing the non-nullable field '{f.name}'"
             )
     if not missing:

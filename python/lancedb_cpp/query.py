@@ -146,8 +146,12 @@ class LanceQueryBuilder:
         """The schema the query returns, without running it."""
         return self._table._output_schema(self._request(None))
 
-    def to_pydantic(self, model: type) -> list:
-        """Run the query and build one `model` per row."""
+    def to_pydantic(self, model: type, *, timeout: Optional[timedelta] = None) -> list:
+        """Run the query and build one `model` per row (a LanceModel class, or any pydantic
+        model). Columns the model lacks, such as ``_distance``, are ignored unless the model
+        forbids extra fields; a model field the results lack fails validation unless it has a
+        default."""
+        _check_timeout("to_pydantic", timeout)
         return [model(**row) for row in self.to_list()]
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
