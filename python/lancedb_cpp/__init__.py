@@ -19,6 +19,8 @@ from ._unsupported import reject_unsupported
 from .db import DBConnection, LanceDBConnection, ListTablesResponse
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
+from ._async import AsyncConnection, AsyncTable, connect_async
+from . import pydantic  # noqa: F401  (lancedb.pydantic)
 
 __version__ = _native.__version__
 
@@ -78,6 +80,8 @@ def tokenize(
 
 __all__ = [
     "AddResult",
+    "AsyncConnection",
+    "AsyncTable",
     "DBConnection",
     "DeleteResult",
     "Expr",
@@ -92,6 +96,7 @@ __all__ = [
     "UpdateResult",
     "col",
     "connect",
+    "connect_async",
     "exceptions",
     "func",
     "lit",

@@ -242,3 +242,15 @@ class DBConnection:
 
 
 LanceDBConnection = DBConnection
+
+
+_ASYNC_NAMES = ('AsyncConnection',)
+
+
+def __getattr__(name: str):
+    # The async classes (LanceDB has them here too) load on first use: _async imports this module.
+    if name in _ASYNC_NAMES:
+        from . import _async
+
+        return getattr(_async, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

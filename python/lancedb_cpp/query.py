@@ -391,3 +391,15 @@ class BooleanQuery(FullTextQuery):
             ]
             out[key].append(query._to_dict())
         return {"boolean": out}
+
+
+_ASYNC_NAMES = ('AsyncFTSQuery', 'AsyncHybridQuery', 'AsyncQuery', 'AsyncRecordBatchReader', 'AsyncTakeQuery', 'AsyncVectorQuery')
+
+
+def __getattr__(name: str):
+    # The async classes (LanceDB has them here too) load on first use: _async_query imports this module.
+    if name in _ASYNC_NAMES:
+        from . import _async_query
+
+        return getattr(_async_query, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

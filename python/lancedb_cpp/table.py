@@ -460,3 +460,15 @@ class Table(IndexMixin):
 
 
 LanceTable = Table
+
+
+_ASYNC_NAMES = ('AsyncTable',)
+
+
+def __getattr__(name: str):
+    # The async classes (LanceDB has them here too) load on first use: _async imports this module.
+    if name in _ASYNC_NAMES:
+        from . import _async
+
+        return getattr(_async, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

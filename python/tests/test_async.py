@@ -352,15 +352,13 @@ def test_concurrent_queries_overlap(tmp_path, monkeypatch):
 )
 def test_lancedb_async_doc_examples(target, tmp_path, monkeypatch):
     """LanceDB's own async doctests, run unchanged with lancedb_cpp as ``lancedb``."""
-    pytest.importorskip("lancedb")
     import importlib
 
     parts = target.split(".")[1:]
     obj = importlib.import_module("lancedb." + parts[0])
     for p in parts[1:]:
         obj = getattr(obj, p)
-    if not hasattr(lancedb_cpp, "connect_async"):
-        monkeypatch.setattr(lancedb_cpp, "connect_async", connect_async, raising=False)
+    assert lancedb_cpp.connect_async is connect_async
     monkeypatch.chdir(tmp_path)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj) if t.examples]
