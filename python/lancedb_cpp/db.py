@@ -176,7 +176,7 @@ class DBConnection:
                 embedding_functions
             )
             if target is not None:
-                target = _with_embedding_metadata(target, metadata, embedding_functions)
+                target = _with_embedding_metadata(target, metadata)
         options = _storage_options(storage_options)
         if data_storage_version is not None:
             warnings.warn(
@@ -254,15 +254,8 @@ class DBConnection:
 LanceDBConnection = DBConnection
 
 
-def _with_embedding_metadata(schema: Any, metadata: dict, configs: Any) -> Any:
-    """`schema` with the embedding metadata, and a vector column (fixed size list of
-    float32) for each configuration whose vector column the schema lacks."""
-    import pyarrow as pa
-
-    for conf in configs:
-        if conf.vector_column not in schema.names:
-            dtype = pa.list_(pa.float32(), conf.function.ndims())
-            schema = schema.append(pa.field(conf.vector_column, dtype))
+def _with_embedding_metadata(schema: Any, metadata: dict) -> Any:
+    """`schema` with the embedding metadata added (as LanceDB, no column is added)."""
     merged = dict(schema.metadata or {})
     merged.update({k.encode() if isinstance(k, str) else k: v for k, v in metadata.items()})
     return schema.with_metadata(merged)
