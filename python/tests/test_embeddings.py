@@ -388,3 +388,56 @@ def test_missing_source_column_writes_nothing(db, oracle):
     ours_err, theirs_err = errors
     assert isinstance(ours_err, type(theirs_err))
     assert "text" in str(ours_err)
+
+
+# ---------------------------------------------------------------------------------------------
+# Retries
+
+
+@ours.register("cpp-test-flaky")
+class FlakyEmbeddings(ours.TextEmbeddingFunction):
+    failures: int = 2
+
+    def ndims(self) -> int:
+        return 2
+
+    def generate_embeddings(self, texts):
+        calls = FLAKY_CALLS.append(1) or len(FLAKY_CALLS)
+        if calls <= self.failures:
+            raise ConnectionError("transient")
+        return [[1.0, 0.0] for _ in texts]
+
+
+FLAKY_CALLS: list = []
+
+
+def test_transient_failures_are_retried(monkeypatch):
+    import lancedb_cpp.embeddings.utils as utils
+
+    sleeps = []
+    monkeypatch.setattr(utils.time, "sleep", sleeps.append)
+    FLAKY_CALLS.clear()
+    func = ours.get_registry().get("cpp-test-flaky").create(failures=2)
+    assert func.compute_source_embeddings_with_retry(["a"]) == [[1.0, 0.0]]
+    assert len(sleeps) == 2 and sleeps[1] > sleeps[0] > 0
+    FLAKY_CALLS.clear()
+    func = ours.get_registry().get("cpp-test-flaky").create(failures=5, max_retries=1)
+    with pytest.raises(Exception, match="Maximum number of retries"):
+        func.compute_query_embeddings_with_retry("a")
+    FLAKY_CALLS.clear()
+    func = ours.get_registry().get("cpp-test-flaky").create(failures=0)
+    assert func.compute_query_embeddings_with_retry("a") == [[1.0, 0.0]]
+
+
+def test_rate_limiter_allows_max_calls_per_period(monkeypatch):
+    from lancedb_cpp.embeddings.utils import RateLimiter
+
+    calls = []
+    limited = RateLimiter(max_calls=3, period=60.0)(lambda x: calls.append(x) or x)
+    assert [limited(i) for i in range(3)] == [0, 1, 2]
+    import lancedb_cpp.embeddings.utils as utils
+
+    sleeps = []
+    monkeypatch.setattr(utils.time, "sleep", sleeps.append)
+    limited(3)
+    assert len(sleeps) == 1 and 0 < sleeps[0] <= 60.0

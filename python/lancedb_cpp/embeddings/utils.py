@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import random
 import threading
 import time
@@ -13,10 +14,13 @@ from typing import Any, Callable, List, Union
 import numpy as np
 import pyarrow as pa
 
+_LOG = logging.getLogger(__name__)
+
 TEXT = Union[str, List[str], pa.Array, pa.ChunkedArray, np.ndarray]
 IMAGES = Union[str, bytes, List[str], List[bytes], pa.Array, pa.ChunkedArray, np.ndarray]
 
-# Errors that retrying cannot fix: bad arguments or programming errors.
+# Errors that retrying cannot fix: bad arguments or programming errors (LanceDB retries
+# these too; lancedb_cpp raises them at once).
 _NON_RETRYABLE = (
     TypeError, ValueError, KeyError, AttributeError, NotImplementedError, IndexError,
     AssertionError,
@@ -24,6 +28,11 @@ _NON_RETRYABLE = (
 
 
 def _is_non_retryable_error(error: BaseException) -> bool:
+    """Refused credentials (as LanceDB) and argument/programming errors."""
+    if type(error).__name__ == "AuthenticationError":
+        return True
+    if getattr(error, "status_code", None) in (401, 403):
+        return True
     return isinstance(error, _NON_RETRYABLE)
 
 
@@ -45,14 +54,19 @@ def retry_with_exponential_backoff(
             try:
                 return func(*args, **kwargs)
             except Exception as err:  # noqa: BLE001 - classified below
-                if _is_non_retryable_error(err) or max_retries <= 0:
+                if _is_non_retryable_error(err):
                     raise
                 attempts += 1
                 if attempts > max_retries:
-                    raise RuntimeError(
-                        f"Maximum number of retries ({max_retries}) exceeded"
+                    # LanceDB's error: a plain Exception carrying the message and the cause.
+                    raise Exception(
+                        f"Maximum number of retries ({max_retries}) exceeded.", err
                     ) from err
                 delay *= exponential_base * (1 + (random.random() if jitter else 0))
+                _LOG.warning(
+                    "Embedding call failed: %s; retry %s of %s in %.1f s",
+                    err, attempts, max_retries, delay,
+                )
                 time.sleep(delay)
 
     return wrapper
