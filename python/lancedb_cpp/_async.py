@@ -428,9 +428,8 @@ class AsyncTable:
         return await self._run(lambda: self._t().schema)
 
     async def embedding_functions(self) -> Dict[str, Any]:
-        """Embedding functions are not supported: always empty."""
-        self._t()
-        return {}
+        """The table's embedding function configurations, by vector column."""
+        return await self._run(lambda: self._t().embedding_functions)
 
     async def count_rows(self, filter: Optional[str] = None) -> int:
         """Count the rows, or those where the SQL `filter` is true."""

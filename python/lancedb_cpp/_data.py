@@ -139,7 +139,7 @@ def _plain(value: Any) -> Any:
 
 def _model_schema(model: type) -> Optional[pa.Schema]:
     if hasattr(model, "to_arrow_schema"):
-        return model.to_arrow_schema()  # NotImplementedError for embedding functions
+        return model.to_arrow_schema()
     from .pydantic import pydantic_to_schema
 
     try:
@@ -438,7 +438,7 @@ def _fix_batch(
         return batch
     if on_bad_vectors == "error":
         what = "has variable length vectors" if pc.any(wrong_dim).as_py() else "has NaNs"
-        raise ValueError(
+        raise InvalidInputError(
             f"Vector column '{name}' {what}. Set on_bad_vectors='drop' to remove them, "
             "set on_bad_vectors='fill' and fill_value=<value> to replace them, "
             "or set on_bad_vectors='null' to replace them with null."
@@ -459,8 +459,13 @@ def _handle_bad_vectors(
     target: Optional[pa.Schema],
     on_bad_vectors: str,
     fill_value: float,
+    embedded: Optional[dict] = None,
 ) -> pa.RecordBatchReader:
     columns = _vector_columns(reader.schema, target)
+    known = {name for name, _ in columns}
+    for name, dim in (embedded or {}).items():
+        if name in reader.schema.names and name not in known:
+            columns.append((name, dim))
     if not columns:
         return reader
     first, reader = _peek(reader)
@@ -549,6 +554,88 @@ def _with_missing_columns(reader: pa.RecordBatchReader, target: pa.Schema) -> pa
     return pa.RecordBatchReader.from_batches(schema, gen())
 
 
+# ---------------------------------------------------------------------------------------------
+# Embedding functions
+
+
+def embedding_configs(metadata: Optional[dict]) -> dict:
+    """The embedding function configurations named in schema metadata, by vector column."""
+    if not metadata:
+        return {}
+    from .embeddings import EmbeddingFunctionRegistry
+
+    return EmbeddingFunctionRegistry.get_instance().parse_functions(metadata)
+
+
+def _embedded_array(conf: Any, source: pa.Array, field: pa.Field) -> pa.Array:
+    vectors = conf.function.compute_source_embeddings_with_retry(source)
+    if len(vectors) != len(source):
+        raise InvalidInputError(
+            f"Invalid input: the embedding function for '{field.name}' returned "
+            f"{len(vectors)} embeddings for {len(source)} rows"
+        )
+    ndims = conf.function.ndims()
+    # A vector of the wrong dimension becomes null: the bad-vector policy deals with it.
+    rows = [
+        None if v is None or len(v) != ndims else [float(x) for x in v] for v in vectors
+    ]
+    return pa.array(rows, type=field.type)
+
+
+def _append_embeddings(
+    reader: pa.RecordBatchReader, target: Optional[pa.Schema], configs: dict
+) -> pa.RecordBatchReader:
+    """Fill each embedding function's vector column from its source column where the input
+    lacks it (or has only nulls in a batch), as LanceDB does."""
+    if not configs:
+        return reader
+    schema = reader.schema
+    fields = {}
+    for vector_column, conf in configs.items():
+        if target is not None and vector_column in target.names:
+            field = target.field(vector_column)
+        elif vector_column in schema.names:
+            field = schema.field(vector_column)
+        else:
+            field = pa.field(vector_column, pa.list_(pa.float32(), conf.function.ndims()))
+        fields[vector_column] = field
+        if vector_column not in schema.names:
+            if conf.source_column not in schema.names:
+                raise InvalidInputError(
+                    f"Invalid input: column '{conf.source_column}' (the source of the "
+                    f"embedding column '{vector_column}') is missing from the data"
+                )
+            schema = schema.append(field)
+        elif schema.field(vector_column).type != field.type:
+            schema = schema.set(schema.get_field_index(vector_column), field)
+
+    def gen() -> Iterator[pa.RecordBatch]:
+        for batch in reader:
+            columns = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
+            for vector_column, conf in configs.items():
+                present = columns.get(vector_column)
+                if present is not None and present.null_count < len(present):
+                    continue
+                if conf.source_column not in columns:
+                    if present is not None:
+                        continue
+                    raise InvalidInputError(
+                        f"Invalid input: column '{conf.source_column}' is missing"
+                    )
+                columns[vector_column] = _embedded_array(
+                    conf, columns[conf.source_column], fields[vector_column]
+                )
+            arrays = []
+            for field in schema:
+                column = columns[field.name]
+                if column.type != field.type:
+                    column = column.cast(field.type)
+                arrays.append(column)
+            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    return pa.RecordBatchReader.from_batches(schema, gen())
+
+
 def sanitize(
     data: Any,
     target: Optional[pa.Schema] = None,
@@ -556,8 +643,11 @@ def sanitize(
     fill_value: float = 0.0,
     *,
     allow_missing: bool = False,
+    metadata: Optional[dict] = None,
 ) -> pa.RecordBatchReader:
-    """Convert `data` into a reader whose schema is `target` (or the inferred schema)."""
+    """Convert `data` into a reader whose schema is `target` (or the inferred schema).
+    Embedding functions named in `metadata` (default: the target's schema metadata) fill
+    their vector columns; `metadata` is stored in the result's schema."""
     if on_bad_vectors not in ON_BAD_VECTORS:
         raise ValueError(
             f"Invalid value for on_bad_vectors: {on_bad_vectors!r}; "
@@ -570,13 +660,29 @@ def sanitize(
             raise ValueError(
                 f"Invalid input, field '{extra[0]}' does not exist in table schema"
             )
-    reader = _handle_bad_vectors(reader, target, on_bad_vectors, fill_value)
+    if metadata is None and target is not None:
+        metadata = target.metadata
+    configs = embedding_configs(metadata)
+    reader = _append_embeddings(reader, target, configs)
+    embedded = {
+        name: conf.function.ndims() for name, conf in configs.items()
+    }
+    reader = _handle_bad_vectors(reader, target, on_bad_vectors, fill_value, embedded)
     if target is None:
         first, reader = _peek(reader)
         target = infer_schema(reader.schema, first)
+        if metadata:
+            merged = dict(target.metadata or {})
+            merged.update(metadata)
+            target = target.with_metadata(merged)
     elif allow_missing:
         reader = _with_missing_columns(reader, target)
     if len(reader.schema) != len(target):
         missing = [n for n in target.names if n not in reader.schema.names]
         raise ValueError(f"Invalid input, the data is missing the field '{missing[0]}'")
-    return _cast_to(reader, target)
+    reader = _cast_to(reader, target)
+    if configs:
+        # Embed everything before the write starts, so that a failing embedding (or a bad
+        # vector it returns) raises its own error here and nothing is written.
+        reader = reader.read_all().to_reader()
+    return reader

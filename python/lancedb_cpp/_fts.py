@@ -277,11 +277,10 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
                 "and `text()` explicitly for hybrid search. But not both."
             )
         vector_query = vector if vector is not None else query
-        if vector_query is None or isinstance(vector_query, str):
-            raise ValueError(
-                "No embedding function for vector: hybrid search needs a query vector "
-                "(.vector(v)); lancedb_cpp has no embedding functions yet"
-            )
+        if vector_query is None:
+            raise ValueError("Vector query must be provided for hybrid search.")
+        if isinstance(vector_query, str):
+            vector_query = self._table._embed_query(vector_query, self._vector_column)
         text_query = text if text is not None else query
         if text_query is None:
             raise ValueError("Text query must be provided for hybrid search.")

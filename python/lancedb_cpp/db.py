@@ -161,14 +161,22 @@ class DBConnection:
         new table is created and are not passed on to storage. `data_storage_version` and
         `enable_v2_manifest_paths` are LanceDB's older spellings of the last two."""
         _check_namespace(namespace_path)
-        if embedding_functions:
-            raise NotImplementedError("embedding functions are not supported yet")
         if mode not in ("create", "overwrite"):
             raise ValueError(f"mode must be 'create' or 'overwrite', got {mode!r}")
         if data is None and schema is None:
             raise ValueError("Either data or schema must be provided")
         native_mode = "exist_ok" if (mode == "create" and exist_ok) else mode
         target = None if schema is None else _data.to_schema(schema)
+        metadata = None
+        if embedding_functions:
+            # As LanceDB: explicit configurations replace those a LanceModel schema names.
+            from .embeddings import EmbeddingFunctionRegistry
+
+            metadata = EmbeddingFunctionRegistry.get_instance().get_table_metadata(
+                embedding_functions
+            )
+            if target is not None:
+                target = _with_embedding_metadata(target, metadata)
         options = _storage_options(storage_options)
         if data_storage_version is not None:
             warnings.warn(
@@ -191,7 +199,9 @@ class DBConnection:
         if data is None:
             inner = self._inner.create_empty_table(name, target, native_mode, options)
         else:
-            reader = _data.sanitize(data, target, on_bad_vectors, fill_value)
+            reader = _data.sanitize(
+                data, target, on_bad_vectors, fill_value, metadata=metadata
+            )
             inner = self._inner.create_table(name, reader, native_mode, options)
         return Table(self, inner)
 
@@ -242,6 +252,13 @@ class DBConnection:
 
 
 LanceDBConnection = DBConnection
+
+
+def _with_embedding_metadata(schema: Any, metadata: dict) -> Any:
+    """`schema` with the embedding metadata added (as LanceDB, no column is added)."""
+    merged = dict(schema.metadata or {})
+    merged.update({k.encode() if isinstance(k, str) else k: v for k, v in metadata.items()})
+    return schema.with_metadata(merged)
 
 
 _ASYNC_NAMES = ('AsyncConnection',)

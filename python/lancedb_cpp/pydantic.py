@@ -318,9 +318,16 @@ class LanceModel(pydantic.BaseModel):
 
     @classmethod
     def to_arrow_schema(cls) -> pa.Schema:
-        """The Arrow schema of the table this model describes."""
-        cls.parse_embedding_functions()
-        return pydantic_to_schema(cls)
+        """The Arrow schema of the table this model describes (with the embedding functions
+        of ``func.SourceField()`` / ``func.VectorField()`` fields in its metadata)."""
+        schema = pydantic_to_schema(cls)
+        configs = cls.parse_embedding_functions()
+        if configs:
+            from .embeddings import EmbeddingFunctionRegistry
+
+            registry = EmbeddingFunctionRegistry.get_instance()
+            schema = schema.with_metadata(registry.get_table_metadata(configs))
+        return schema
 
     @classmethod
     def field_names(cls) -> List[str]:
@@ -334,14 +341,25 @@ class LanceModel(pydantic.BaseModel):
 
     @classmethod
     def parse_embedding_functions(cls) -> list:
-        """The embedding function configurations of this model's fields. lancedb_cpp has no
-        embedding functions: a field declared with ``func.SourceField()`` or
-        ``func.VectorField()`` raises NotImplementedError; otherwise the list is empty."""
-        for name, info in cls.safe_get_fields().items():
-            for key in ("vector_column_for", "source_column_for"):
-                if get_extras(info, key) is not None:
-                    raise NotImplementedError(
-                        f"field '{name}' of {cls.__name__} uses an embedding function "
-                        f"({key}); embedding functions are not supported by lancedb_cpp yet"
+        """The embedding function configurations of this model: each field made with
+        ``func.VectorField()`` paired with every field made with ``func.SourceField()`` of
+        that same function object."""
+        from .embeddings import EmbeddingFunctionConfig
+
+        fields = cls.safe_get_fields()
+        configs = []
+        for vector_name, vector_info in fields.items():
+            function = get_extras(vector_info, "vector_column_for")
+            if function is None:
+                continue
+            for source_name, source_info in fields.items():
+                # Identity, not equality: equal functions may embed different columns.
+                if get_extras(source_info, "source_column_for") is function:
+                    configs.append(
+                        EmbeddingFunctionConfig(
+                            source_column=source_name,
+                            vector_column=vector_name,
+                            function=function,
+                        )
                     )
-        return []
+        return configs

@@ -210,12 +210,17 @@ class Table(IndexMixin):
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         self._check_writable()
-        target = None if mode == "overwrite" else self.schema
+        current = self.schema
+        target = None if mode == "overwrite" else current
         reader = _data.sanitize(
-            data, target, on_bad_vectors, fill_value, allow_missing=(mode == "append")
+            data,
+            target,
+            on_bad_vectors,
+            fill_value,
+            allow_missing=(mode == "append"),
+            metadata=current.metadata,
         )
         if mode == "overwrite":
-            current = self.schema
             if set(reader.schema.names) == set(current.names):
                 reader = _data._cast_to(reader, current)
         return AddResult(version=self._inner.add(reader, mode))
@@ -364,6 +369,12 @@ class Table(IndexMixin):
                 raise ValueError("A full-text query needs query text")
             reject_unsupported("search", fts_columns=(fts_columns, None))
             return LanceEmptyQueryBuilder(self)
+        if (
+            isinstance(query, str)
+            and query_type == "auto"
+            and self._embedding_config(vector_column_name) is not None
+        ):
+            query_type = "vector"  # LanceDB: a string is embedded when a function is set
         if isinstance(query, FullTextQuery) or query_type == "fts" or (
             isinstance(query, str) and query_type == "auto"
         ):
@@ -371,14 +382,34 @@ class Table(IndexMixin):
 
             return LanceFtsQueryBuilder(self, query, fts_columns=fts_columns)
         if isinstance(query, str):
-            raise ValueError(
-                "No embedding function for vector: a string query needs query_type='fts' or "
-                "an embedding function (not supported by lancedb_cpp yet)"
-            )
+            query = self._embed_query(query, vector_column_name)
         reject_unsupported("search", fts_columns=(fts_columns, None))
         from ._vector import make_vector_query
 
         return make_vector_query(self, query, vector_column_name, None)
+
+    @property
+    def embedding_functions(self) -> Dict[str, Any]:
+        """The table's embedding function configurations, by vector column (KeyError when
+        the schema names a function that is not registered)."""
+        return _data.embedding_configs(self.schema.metadata)
+
+    def _embedding_config(self, vector_column_name: Optional[str]) -> Any:
+        configs = self.embedding_functions
+        if not configs:
+            return None
+        if vector_column_name is None and len(configs) == 1:
+            return next(iter(configs.values()))  # the table's one embedded vector column
+        return configs.get(vector_column_name or _data.VECTOR_COLUMN_NAME)
+
+    def _embed_query(self, query: Any, vector_column_name: Optional[str]) -> Any:
+        """The query vector for a non-vector query (a string ...), from the embedding
+        function of the searched vector column."""
+        conf = self._embedding_config(vector_column_name)
+        if conf is None:
+            column = vector_column_name or _data.VECTOR_COLUMN_NAME
+            raise ValueError(f"No embedding function for {column}")
+        return conf.function.compute_query_embeddings_with_retry(query)[0]
 
     def query(self) -> LanceQueryBuilder:
         """Start a plain query (as ``search()`` with no query)."""

@@ -118,18 +118,16 @@ def test_field_names_and_helpers():
     assert ours.model_to_dict(m) == m.model_dump()
 
 
-def test_embedding_function_fields_are_not_supported(db):
+def test_embedding_fields_pair_only_with_the_same_function_object(db):
+    # Embedding functions themselves are tested in test_embeddings.py.
     class Emb(LanceModel):
         text: str = Field(json_schema_extra={"source_column_for": object()})
         vector: Vector(4) = Field(json_schema_extra={"vector_column_for": object()})
 
-    with pytest.raises(NotImplementedError, match="embedding function"):
-        Emb.parse_embedding_functions()
-    with pytest.raises(NotImplementedError, match="embedding function"):
-        Emb.to_arrow_schema()
-    with pytest.raises(NotImplementedError):
-        db.create_table("emb", schema=Emb)
-    assert db.table_names() == []
+    assert Emb.parse_embedding_functions() == []
+    assert Emb.to_arrow_schema().metadata is None
+    db.create_table("emb", schema=Emb)
+    assert db.table_names() == ["emb"]
 
 
 # ---------------------------------------------------------------------------------------------

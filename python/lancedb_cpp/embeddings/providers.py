@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""LanceDB's built-in embedding functions, by name only.
+
+They call hosted APIs or run downloaded models; lancedb_cpp does neither, so each class is
+registered under LanceDB's alias (a table naming it still parses up to construction) but
+constructing one raises NotImplementedError. Register your own EmbeddingFunction instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import EmbeddingFunction, TextEmbeddingFunction
+from .registry import register
+
+
+class _Unsupported:
+    """Mixin: constructing the class raises NotImplementedError."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__}: hosted/model embeddings are not supported by lancedb_cpp "
+            "(no network access or model weights); register your own EmbeddingFunction "
+            "with lancedb_cpp.embeddings.register(...)"
+        )
+
+    def ndims(self) -> int:  # pragma: no cover - never constructed
+        raise NotImplementedError
+
+    def compute_query_embeddings(self, *args: Any, **kwargs: Any):  # pragma: no cover
+        raise NotImplementedError
+
+    def compute_source_embeddings(self, *args: Any, **kwargs: Any):  # pragma: no cover
+        raise NotImplementedError
+
+    def generate_embeddings(self, *args: Any, **kwargs: Any):  # pragma: no cover
+        raise NotImplementedError
+
+
+def _stub(class_name: str, alias: str, text: bool = True) -> type:
+    base = TextEmbeddingFunction if text else EmbeddingFunction
+    cls = type(class_name, (_Unsupported, base), {"__module__": __name__})
+    return register(alias)(cls)
+
+
+SentenceTransformerEmbeddings = _stub("SentenceTransformerEmbeddings", "sentence-transformers")
+OpenAIEmbeddings = _stub("OpenAIEmbeddings", "openai")
+OpenClipEmbeddings = _stub("OpenClipEmbeddings", "open-clip", text=False)
+BedRockText = _stub("BedRockText", "bedrock-text")
+CohereEmbeddingFunction = _stub("CohereEmbeddingFunction", "cohere")
+GeminiText = _stub("GeminiText", "gemini-text")
+GteEmbeddings = _stub("GteEmbeddings", "gte-text")
+InstructorEmbeddingFunction = _stub("InstructorEmbeddingFunction", "instructor")
+JinaEmbeddings = _stub("JinaEmbeddings", "jina", text=False)
+OllamaEmbeddings = _stub("OllamaEmbeddings", "ollama")
+TransformersEmbeddingFunction = _stub("TransformersEmbeddingFunction", "huggingface")
+ColbertEmbeddings = _stub("ColbertEmbeddings", "colbert")
+VoyageAIEmbeddingFunction = _stub("VoyageAIEmbeddingFunction", "voyageai", text=False)
+WatsonxEmbeddings = _stub("WatsonxEmbeddings", "watsonx")
+ColPaliEmbeddings = _stub("ColPaliEmbeddings", "colpali", text=False)
+ImageBindEmbeddings = _stub("ImageBindEmbeddings", "imagebind", text=False)
+SigLipEmbeddings = _stub("SigLipEmbeddings", "siglip", text=False)
