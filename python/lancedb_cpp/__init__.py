@@ -21,6 +21,7 @@ from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuil
 from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
 from ._async import AsyncConnection, AsyncTable, connect_async
 from . import pydantic  # noqa: F401  (lancedb.pydantic)
+from . import embeddings  # noqa: F401  (lancedb.embeddings)
 
 __version__ = _native.__version__
 
