@@ -243,7 +243,7 @@ class AsyncConnection:
     async def rename_table(self, cur_name: str, new_name: str,
                            cur_namespace_path: Optional[List[str]] = None,
                            new_namespace_path: Optional[List[str]] = None):
-        raise _not_supported("rename_table()")
+        raise NotImplementedError("rename_table is not supported in LanceDB OSS")
 
     async def drop_table(self, name: str, *, namespace_path: Optional[List[str]] = None,
                          ignore_missing: bool = False) -> None:
@@ -444,7 +444,8 @@ class AsyncTable:
         return AsyncQuery(self._t().query(), self)
 
     async def to_lance(self, **kwargs: Any):
-        raise _not_supported("to_lance() (pylance datasets)")
+        """The table as a pylance LanceDataset (see Table.to_lance)."""
+        return await self._run(self._t().to_lance, **kwargs)
 
     async def to_pandas(self, blob_mode: str = "lazy", **kwargs: Any):
         """All rows as a pandas DataFrame."""
@@ -691,7 +692,8 @@ class AsyncTable:
         )
 
     async def uses_v2_manifest_paths(self) -> bool:
-        raise _not_supported("uses_v2_manifest_paths()")
+        """Whether manifests use Lance's V2 naming (see Table.uses_v2_manifest_paths)."""
+        return await self._run(self._t().uses_v2_manifest_paths)
 
     async def migrate_manifest_paths_v2(self) -> None:
         raise _not_supported("migrate_manifest_paths_v2()")

@@ -230,6 +230,16 @@ class DBConnection:
             table._pinned = int(version)
         return table
 
+    def rename_table(
+        self,
+        cur_name: str,
+        new_name: str,
+        cur_namespace_path: Optional[List[str]] = None,
+        new_namespace_path: Optional[List[str]] = None,
+    ) -> None:
+        """Not supported for local databases, as in LanceDB OSS."""
+        raise NotImplementedError("rename_table is not supported in LanceDB OSS")
+
     def drop_table(
         self, name: str, namespace_path: Optional[List[str]] = None, ignore_missing: bool = False
     ) -> None:

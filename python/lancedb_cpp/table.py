@@ -136,6 +136,29 @@ class Table(IndexMixin):
         """The version this handle reads."""
         return self._inner.version()
 
+    def to_lance(self, **kwargs: Any) -> Any:
+        """The table as a pylance ``LanceDataset`` at the version this handle reads (needs the
+        `pylance` package; `kwargs` go to ``lance.dataset``)."""
+        try:
+            import lance
+        except ImportError as e:
+            raise ImportError("Please install pylance to use to_lance()") from e
+        if str(self.uri).startswith("memory://"):
+            raise NotImplementedError("to_lance() of a memory:// table: pylance cannot open it")
+        kwargs.setdefault("version", self.version)
+        return lance.dataset(self.uri, **kwargs)
+
+    def uses_v2_manifest_paths(self) -> bool:
+        """Whether the table names its manifests with Lance's V2 scheme (zero-padded, inverted
+        version numbers), as tables created with ``enable_v2_manifest_paths`` do."""
+        import os
+        import re
+
+        if str(self.uri).startswith("memory://"):
+            raise NotImplementedError("uses_v2_manifest_paths() of a memory:// table")
+        names = os.listdir(os.path.join(self.uri, "_versions"))
+        return any(re.fullmatch(r"\d{20}\.manifest", n) for n in names)
+
     def __repr__(self) -> str:
         return f"LanceTable(name={self.name!r}, version={self.version})"
 

@@ -90,3 +90,42 @@ def test_remote_config_values_and_unsupported_modules():
         permutation.permutation_builder(None)
     with pytest.raises(NotImplementedError, match="permutations"):
         permutation.Permutation()
+
+
+def test_to_lance_manifest_naming_and_rename(tmp_path):
+    import asyncio
+
+    import lance
+    import lancedb as real_lancedb
+
+    db = lancedb_cpp_connect(tmp_path / "a")
+    t = db.create_table("t", pa.table({"id": list(range(10))}))
+    t.add(pa.table({"id": [10, 11]}))
+    ds = t.to_lance()
+    assert isinstance(ds, lance.LanceDataset) and ds.version == t.version
+    assert ds.count_rows() == 12
+    real = real_lancedb.connect(str(tmp_path / "b")).create_table("t", pa.table({"id": [1]}))
+    assert t.uses_v2_manifest_paths() == real.uses_v2_manifest_paths()
+    with pytest.raises(NotImplementedError, match="rename_table"):
+        db.rename_table("t", "u")
+    with pytest.raises(NotImplementedError):
+        real_lancedb.connect(str(tmp_path / "b")).rename_table("t", "u")
+
+    async def run():
+        adb = await lancedb_cpp_async(tmp_path / "a")
+        at = await adb.open_table("t")
+        return (await at.to_lance()).count_rows(), await at.uses_v2_manifest_paths()
+
+    assert asyncio.run(run()) == (12, t.uses_v2_manifest_paths())
+
+
+def lancedb_cpp_connect(path):
+    import lancedb_cpp
+
+    return lancedb_cpp.connect(str(path))
+
+
+async def lancedb_cpp_async(path):
+    import lancedb_cpp
+
+    return await lancedb_cpp.connect_async(str(path))
