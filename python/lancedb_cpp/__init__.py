@@ -63,20 +63,23 @@ def tokenize(
 ) -> List[FtsToken]:
     """Tokenize a full-text query as an FTS index built with these options would (the same
     options as :class:`lancedb_cpp.index.FTS`); no index needed."""
-    pairs = _native.tokenize(
-        query,
+    from ._index import analysis_kwargs
+    from .index import FTS
+
+    config = FTS(
         base_tokenizer=base_tokenizer,
         language=language,
         max_token_length=max_token_length,
         lower_case=lower_case,
         stem=stem,
         remove_stop_words=remove_stop_words,
-        custom_stop_words=None if custom_stop_words is None else list(custom_stop_words),
+        custom_stop_words=custom_stop_words,
         ascii_folding=ascii_folding,
         ngram_min_length=ngram_min_length,
         ngram_max_length=ngram_max_length,
         prefix_only=prefix_only,
     )
+    pairs = _native.tokenize(query, **analysis_kwargs(config))
     return [FtsToken(text, position) for text, position in pairs]
 
 __all__ = [

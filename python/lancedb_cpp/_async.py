@@ -80,7 +80,34 @@ async def connect_async(
     return AsyncConnection(conn)
 
 
-class AsyncConnection:
+class _Closable:
+    """An async handle over a sync object: a context manager whose ``close()`` makes later
+    calls raise RuntimeError."""
+
+    _open = True
+    _kind = "Handle"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+    def is_open(self) -> bool:
+        """False once ``close()`` was called."""
+        return self._open
+
+    def close(self) -> None:
+        """Close the handle; later calls raise RuntimeError."""
+        self._open = False
+
+    def _checked(self, inner: Any) -> Any:
+        if not self._open:
+            raise RuntimeError(f"{self._kind} is closed")
+        return inner
+
+
+class AsyncConnection(_Closable):
     """An open database, for use with ``await``; obtain one from ``connect_async``."""
 
     def __init__(self, connection: DBConnection):
@@ -96,24 +123,10 @@ class AsyncConnection:
         state = "open" if self._open else "closed"
         return f"AsyncConnection(uri={self._inner.uri!r}, {state})"
 
-    def __enter__(self) -> "AsyncConnection":
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.close()
-
-    def is_open(self) -> bool:
-        """False once ``close()`` was called."""
-        return self._open
-
-    def close(self) -> None:
-        """Close the connection; later calls raise RuntimeError."""
-        self._open = False
+    _kind = "Connection"
 
     def _conn(self) -> DBConnection:
-        if not self._open:
-            raise RuntimeError("Connection is closed")
-        return self._inner
+        return self._checked(self._inner)
 
     async def get_read_consistency_interval(self) -> Optional[timedelta]:
         """How often tables check for other writers' versions (None: never)."""
@@ -374,7 +387,7 @@ def _is_vector_type(t: pa.DataType) -> bool:
     return False
 
 
-class AsyncTable:
+class AsyncTable(_Closable):
     """A table, for use with ``await``; obtain one from ``AsyncConnection.create_table`` or
     ``open_table``. Wraps a sync ``Table``."""
 
@@ -394,24 +407,10 @@ class AsyncTable:
     def __repr__(self) -> str:
         return f"AsyncTable({self._inner!r})"
 
-    def __enter__(self) -> "AsyncTable":
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.close()
-
-    def is_open(self) -> bool:
-        """False once ``close()`` was called."""
-        return self._open
-
-    def close(self) -> None:
-        """Close the table handle; later calls raise RuntimeError."""
-        self._open = False
+    _kind = "Table"
 
     def _t(self) -> Table:
-        if not self._open:
-            raise RuntimeError("Table is closed")
-        return self._inner
+        return self._checked(self._inner)
 
     async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return await _to_thread(fn, *args, **kwargs)

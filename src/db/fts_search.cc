@@ -318,6 +318,7 @@ struct PostingCursor {
   std::vector<fts::InvertedIndex::Block> blocks;
   double weight = 0;  // boost x multiplicity x index-wide idf
   double scale = 0;
+  double upper_bound = 0;
   double avgdl = 1;
   const uint32_t* lengths = nullptr;
   size_t num_docs = 0;  // documents of the partition: every posting must name one
@@ -328,12 +329,14 @@ struct PostingCursor {
   bool done() const { return block >= blocks.size(); }
   uint32_t doc() const { return docs[pos]; }
   double Score() const { return weight * fts::Bm25Tf(freqs[pos], lengths[docs[pos]], avgdl); }
-  double UpperBound() const {
+  /// The largest score any posting can have (set by Start()).
+  double UpperBound() const { return upper_bound; }
+  Status Start() {
     float best = 0;
     for (const auto& b : blocks) best = std::max(best, b.max_score);
-    return best * scale;
+    upper_bound = best * scale;
+    return Load(0);
   }
-  Status Start() { return Load(0); }
   Status Load(size_t b) {
     block = b;
     pos = 0;
@@ -567,27 +570,9 @@ class Evaluator {
     return chars <= 2 ? 0 : chars <= 5 ? 1 : 2;
   }
 
-  /// Visit each (row, freq, doc length, positions) of `token` in `src`, with the BM25 weight
-  /// idf and average length that apply to it (index rows: index statistics; flat rows: both).
-  Status ForEachHit(const ColumnSource& src, const std::string& token, bool with_positions,
-                    const std::function<void(uint64_t row, uint32_t freq, double tf_weight,
-                                             std::span<const uint32_t>)>& fn) {
-    const auto* index = src.segment ? src.segment->index.get() : nullptr;
-    const double n_index = index ? static_cast<double>(index->num_docs()) : 0;
-    const double df_index = index ? static_cast<double>(index->DocFrequency(token)) : 0;
-    if (index != nullptr && df_index > 0) {
-      const double idf = fts::Bm25Idf(df_index, n_index);
-      const double avgdl = static_cast<double>(index->total_tokens()) / n_index;
-      LANCEDB_RETURN_NOT_OK(index->ForEachPosting(
-          token, with_positions, [&](const fts::Posting& p, std::span<const uint32_t> pos) {
-            fn(p.row_id, p.freq, idf * fts::Bm25Tf(p.freq, p.doc_length, avgdl), pos);
-          }));
-    }
-    return ForEachFlatHit(src, token, with_positions, fn);
-  }
-
-  /// ForEachHit over the unindexed rows only.
-  Status ForEachFlatHit(const ColumnSource& src, const std::string& token, bool,
+  /// Visit each unindexed row holding `token` of `src`: (row, freq, BM25 weight idf x tf with
+  /// the index's and the unindexed rows' statistics combined, positions).
+  Status ForEachFlatHit(const ColumnSource& src, const std::string& token,
                         const std::function<void(uint64_t row, uint32_t freq, double tf_weight,
                                                  std::span<const uint32_t>)>& fn) {
     const auto* index = src.segment ? src.segment->index.get() : nullptr;
@@ -712,7 +697,7 @@ class Evaluator {
       std::unordered_set<uint64_t> seen;
       for (const auto& e : groups[g]) {
         LANCEDB_RETURN_NOT_OK(ForEachFlatHit(
-            *src, e, false, [&](uint64_t row, uint32_t, double w, std::span<const uint32_t>) {
+            *src, e, [&](uint64_t row, uint32_t, double w, std::span<const uint32_t>) {
               flat[row].first += boost * distinct[g].second * w;
               if (seen.insert(row).second) flat[row].second++;
             }));
@@ -856,78 +841,16 @@ class Evaluator {
   }
 
   /// The best `k` rows accepted by `keep` of a phrase query over an indexed column, plus the
-  /// unindexed matching rows: documents holding every term are found as for AND (the rarest
-  /// term drives), and positions are decoded only for those that would enter the top k.
+  /// unindexed matching rows; nullopt when the column has no index.
   Result<std::optional<std::vector<Scored>>> TopPhrase(
       const FullTextQuery& q, size_t k, const std::function<bool(uint64_t row_id)>& keep) {
     using Out = std::optional<std::vector<Scored>>;
     LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
     if (src->segment == nullptr || k == 0) return Out();
-    const auto tokens = Analyze(*src, q.query);
-    if (tokens.empty()) return Out();
-    const PhraseTerms terms(tokens);
-    const auto& distinct = terms.distinct;
-    const auto& counts = terms.counts;
-    const auto& slot = terms.slot;
-    const auto& index = *src->segment->index;
-    const double n = static_cast<double>(index.num_docs());
-    const double avgdl = static_cast<double>(index.total_tokens()) / n;
     TopK top(k);
-    std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
-    std::vector<std::vector<uint32_t>> held(distinct.size());
-    for (size_t p = 0; p < index.num_partitions(); ++p) {
-      const auto row_ids = index.partition_row_ids(p);
-      std::vector<PostingCursor> cursors(distinct.size());
-      bool missing = false;
-      for (size_t t = 0; t < distinct.size() && !missing; ++t) {
-        PostingCursor& c = cursors[t];
-        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, distinct[t], &c.blocks));
-        missing = c.blocks.empty();
-        if (missing) break;
-        LANCEDB_RETURN_NOT_OK(
-            index.PartitionPositionStream(p, distinct[t], &c.position_stream, &c.position_offsets));
-        c.weight =
-            counts[t] * fts::Bm25Idf(static_cast<double>(index.DocFrequency(distinct[t])), n);
-        c.lengths = index.partition_num_tokens(p).data();
-        c.num_docs = row_ids.size();
-        c.avgdl = avgdl;
-        LANCEDB_RETURN_NOT_OK(c.Start());
-      }
-      if (missing) continue;
-      size_t driver = 0;
-      for (size_t t = 1; t < cursors.size(); ++t) {
-        if (cursors[t].blocks.size() < cursors[driver].blocks.size()) driver = t;
-      }
-      while (!cursors[driver].done()) {
-        const uint32_t d = cursors[driver].doc();
-        double score = 0;
-        bool all = true;
-        for (size_t t = 0; t < cursors.size() && all; ++t) {
-          LANCEDB_RETURN_NOT_OK(cursors[t].SeekGE(d));
-          all = !cursors[t].done() && cursors[t].doc() == d;
-          if (all) score += cursors[t].Score();
-        }
-        if (all) {
-          if (d >= row_ids.size()) {
-            return Status::Corruption("Inverted index: posting names a missing document");
-          }
-          const Scored cand{row_ids[d], score};
-          if (top.WouldAccept(cand)) {
-            for (size_t t = 0; t < cursors.size(); ++t) {
-              LANCEDB_ASSIGN_OR_RETURN(auto positions, cursors[t].Positions());
-              held[t] = *positions;
-            }
-            for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &held[slot[i]];
-            if (IndexHitCurrent(*src, cand.row_id) && PhraseMatches(tokens, by_slot, q.slop)) {
-              top.Offer(cand, keep);
-            }
-          }
-        }
-        LANCEDB_RETURN_NOT_OK(cursors[driver].Next());
-      }
-    }
+    LANCEDB_RETURN_NOT_OK(IndexPhrase(q, *src, keep, &top));
     std::vector<Scored> out = top.Take();
-    LANCEDB_ASSIGN_OR_RETURN(auto flat, Phrase(q, /*skip_index=*/true));
+    LANCEDB_ASSIGN_OR_RETURN(auto flat, FlatPhrase(q, *src));
     for (const auto& [row, score] : flat) out.push_back({row, score});
     return Out(std::move(out));
   }
@@ -956,65 +879,75 @@ class Evaluator {
     return !reach.empty();
   }
 
-  Result<ScoreMap> Phrase(const FullTextQuery& q, bool skip_index = false) {
-    LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
-    const auto tokens = Analyze(*src, q.query);
-    ScoreMap out;
-    if (tokens.empty()) return out;
+  /// Offer to `top` the indexed rows holding the phrase: documents holding every term are found
+  /// as for AND (the rarest term drives), and positions are decoded only for those that would
+  /// enter `top`.
+  Status IndexPhrase(const FullTextQuery& q, const ColumnSource& src,
+                     const std::function<bool(uint64_t row_id)>& keep, TopK* top) {
+    const auto tokens = Analyze(src, q.query);
+    if (tokens.empty()) return Status::OK();
     const PhraseTerms terms(tokens);
-    const auto& distinct = terms.distinct;
-    const auto& counts = terms.counts;
-    const auto& slot = terms.slot;
-    const size_t nd = distinct.size();
+    const auto& index = *src.segment->index;
+    const double n = static_cast<double>(index.num_docs());
+    const double avgdl = static_cast<double>(index.total_tokens()) / n;
     std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
-    // Indexed rows: intersect the tokens' documents, then decode the positions of the blocks
-    // holding a common document only.
-    if (src->segment != nullptr && !skip_index) {
-      const auto& index = *src->segment->index;
-      const double n = static_cast<double>(index.num_docs());
-      const double avgdl = static_cast<double>(index.total_tokens()) / n;
-      std::vector<double> idf(nd);
-      for (size_t k = 0; k < nd; ++k) {
-        idf[k] = fts::Bm25Idf(static_cast<double>(index.DocFrequency(distinct[k])), n);
+    std::vector<std::vector<uint32_t>> held(terms.distinct.size());
+    for (size_t p = 0; p < index.num_partitions(); ++p) {
+      const auto row_ids = index.partition_row_ids(p);
+      std::vector<PostingCursor> cursors(terms.distinct.size());
+      bool missing = false;
+      for (size_t t = 0; t < terms.distinct.size() && !missing; ++t) {
+        PostingCursor& c = cursors[t];
+        const std::string& term = terms.distinct[t];
+        LANCEDB_RETURN_NOT_OK(index.PartitionBlocks(p, term, &c.blocks));
+        missing = c.blocks.empty();
+        if (missing) break;
+        LANCEDB_RETURN_NOT_OK(
+            index.PartitionPositionStream(p, term, &c.position_stream, &c.position_offsets));
+        c.weight = terms.counts[t] * fts::Bm25Idf(static_cast<double>(index.DocFrequency(term)), n);
+        c.lengths = index.partition_num_tokens(p).data();
+        c.num_docs = row_ids.size();
+        c.avgdl = avgdl;
+        LANCEDB_RETURN_NOT_OK(c.Start());
       }
-      std::vector<std::vector<uint32_t>> docs(nd), freqs(nd);
-      std::vector<std::vector<std::vector<uint32_t>>> positions(nd);
-      std::vector<uint32_t> common, merged;
-      for (size_t p = 0; p < index.num_partitions(); ++p) {
-        bool any_missing = false;
-        for (size_t k = 0; k < nd && !any_missing; ++k) {
-          LANCEDB_RETURN_NOT_OK(index.PartitionPostings(p, distinct[k], &docs[k], &freqs[k]));
-          any_missing = docs[k].empty();
+      if (missing) continue;
+      size_t driver = 0;
+      for (size_t t = 1; t < cursors.size(); ++t) {
+        if (cursors[t].blocks.size() < cursors[driver].blocks.size()) driver = t;
+      }
+      while (!cursors[driver].done()) {
+        const uint32_t d = cursors[driver].doc();
+        double score = 0;
+        bool all = true;
+        for (size_t t = 0; t < cursors.size() && all; ++t) {
+          LANCEDB_RETURN_NOT_OK(cursors[t].SeekGE(d));
+          all = !cursors[t].done() && cursors[t].doc() == d;
+          if (all) score += cursors[t].Score();
         }
-        if (any_missing) continue;
-        common = docs[0];
-        for (size_t k = 1; k < nd && !common.empty(); ++k) {
-          merged.clear();
-          std::set_intersection(common.begin(), common.end(), docs[k].begin(), docs[k].end(),
-                                std::back_inserter(merged));
-          std::swap(common, merged);
-        }
-        if (common.empty()) continue;
-        for (size_t k = 0; k < nd; ++k) {
-          LANCEDB_RETURN_NOT_OK(index.PartitionPositions(p, distinct[k], common, &positions[k]));
-        }
-        const auto row_ids = index.partition_row_ids(p);
-        const auto lengths = index.partition_num_tokens(p);
-        for (size_t c = 0; c < common.size(); ++c) {
-          for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &positions[slot[i]][c];
-          if (!PhraseMatches(tokens, by_slot, q.slop)) continue;
-          const uint32_t d = common[c];
-          double score = 0;
-          for (size_t k = 0; k < nd; ++k) {
-            const size_t at = static_cast<size_t>(
-                std::lower_bound(docs[k].begin(), docs[k].end(), d) - docs[k].begin());
-            score += counts[k] * idf[k] * fts::Bm25Tf(freqs[k][at], lengths[d], avgdl);
+        const Scored cand{row_ids[d], score};  // d < row_ids.size(): PostingCursor checks
+        if (all && top->WouldAccept(cand)) {
+          for (size_t t = 0; t < cursors.size(); ++t) {
+            LANCEDB_ASSIGN_OR_RETURN(auto positions, cursors[t].Positions());
+            held[t] = *positions;
           }
-          if (IndexHitCurrent(*src, row_ids[d])) out.emplace(row_ids[d], score);
+          for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &held[terms.slot[i]];
+          if (IndexHitCurrent(src, cand.row_id) && PhraseMatches(tokens, by_slot, q.slop)) {
+            top->Offer(cand, keep);
+          }
         }
+        LANCEDB_RETURN_NOT_OK(cursors[driver].Next());
       }
     }
-    // Unindexed rows.
+    return Status::OK();
+  }
+
+  /// The unindexed rows holding the phrase, with their scores.
+  Result<ScoreMap> FlatPhrase(const FullTextQuery& q, const ColumnSource& src) {
+    ScoreMap out;
+    const auto tokens = Analyze(src, q.query);
+    if (tokens.empty()) return out;
+    const PhraseTerms terms(tokens);
+    const size_t nd = terms.distinct.size();
     struct RowState {
       std::vector<std::vector<uint32_t>> positions;
       double score = 0;
@@ -1023,19 +956,33 @@ class Evaluator {
     std::unordered_map<uint64_t, RowState> rows;
     for (size_t k = 0; k < nd; ++k) {
       LANCEDB_RETURN_NOT_OK(
-          ForEachFlatHit(*src, distinct[k], true,
+          ForEachFlatHit(src, terms.distinct[k],
                          [&](uint64_t row, uint32_t, double w, std::span<const uint32_t> pos) {
                            RowState& st = rows[row];
                            if (st.positions.empty()) st.positions.resize(nd);
                            st.positions[k].assign(pos.begin(), pos.end());
-                           st.score += counts[k] * w;
+                           st.score += terms.counts[k] * w;
                            st.found++;
                          }));
     }
+    std::vector<const std::vector<uint32_t>*> by_slot(tokens.size());
     for (auto& [row, st] : rows) {
       if (st.found < nd) continue;
-      for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &st.positions[slot[i]];
+      for (size_t i = 0; i < tokens.size(); ++i) by_slot[i] = &st.positions[terms.slot[i]];
       if (PhraseMatches(tokens, by_slot, q.slop)) out.emplace(row, st.score);
+    }
+    return out;
+  }
+
+  /// Every row holding the phrase (inside a boolean or boost query).
+  Result<ScoreMap> Phrase(const FullTextQuery& q) {
+    LANCEDB_ASSIGN_OR_RETURN(ColumnSource * src, Source(q.column));
+    LANCEDB_ASSIGN_OR_RETURN(ScoreMap out, FlatPhrase(q, *src));
+    if (src->segment != nullptr) {
+      TopK all(SIZE_MAX);
+      LANCEDB_RETURN_NOT_OK(IndexPhrase(
+          q, *src, [](uint64_t) { return true; }, &all));
+      for (const auto& s : all.Take()) out.emplace(s.row_id, s.score);
     }
     return out;
   }
@@ -1130,20 +1077,12 @@ Result<FtsPlan> PlanFtsQuery(table::DatasetPtr dataset, const FtsQueryRequest& r
   if (request.base.offset < 0) return Status::InvalidArgument("Offset must be non-negative");
   plan.limit = request.base.limit && *request.base.limit > 0 ? *request.base.limit : 10;
   plan.offset = request.base.offset;
-  QueryRequest base = request.base;
-  base.with_row_id = false;
-  base.limit.reset();
-  base.offset = 0;
-  base.take_offsets.reset();
-  base.take_row_ids.reset();
   // `_score` is always returned (last); naming it in the selection is allowed, as in LanceDB.
+  QueryRequest base = request.base;
   if (base.select == SelectKind::kColumns) {
     std::erase(base.columns, std::string("_score"));
   }
-  LANCEDB_ASSIGN_OR_RETURN(plan.projection, query::PlanQuery(dataset, base));
-  if (plan.projection.filter && plan.projection.filter->columns.count(expr::kRowOffsetColumn)) {
-    return Status::NotSupported("_rowoffset is not supported in full-text query filters");
-  }
+  LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanRankedProjection(dataset, base, "full-text"));
   std::vector<array::FieldPtr> fields;
   for (const auto& f : plan.projection.output_schema->fields()) fields.push_back(f);
   fields.push_back(array::field("_score", array::float32()));

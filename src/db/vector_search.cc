@@ -360,6 +360,21 @@ Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
   return array::RecordBatch::Make(array::schema(fields), arrays, taken->num_rows());
 }
 
+Result<query::QueryPlan> PlanRankedProjection(const table::DatasetPtr& dataset, QueryRequest base,
+                                              std::string_view kind) {
+  base.with_row_id = false;
+  base.limit.reset();
+  base.offset = 0;
+  base.take_offsets.reset();
+  base.take_row_ids.reset();
+  LANCEDB_ASSIGN_OR_RETURN(auto projection, query::PlanQuery(dataset, base));
+  if (projection.filter && projection.filter->columns.count(expr::kRowOffsetColumn)) {
+    return Status::NotSupported("_rowoffset is not supported in " + std::string(kind) +
+                                " query filters");
+  }
+  return projection;
+}
+
 Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request) {
   VectorPlan plan;
   if (request.vectors.empty()) return Status::InvalidArgument("Vector query has no query vector");
@@ -400,16 +415,7 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   }
   plan.limit = request.base.limit && *request.base.limit > 0 ? *request.base.limit : 10;
   plan.offset = request.base.offset;
-  QueryRequest base = request.base;
-  base.with_row_id = false;
-  base.limit.reset();
-  base.offset = 0;
-  base.take_offsets.reset();
-  base.take_row_ids.reset();
-  LANCEDB_ASSIGN_OR_RETURN(plan.projection, query::PlanQuery(dataset, base));
-  if (plan.projection.filter && plan.projection.filter->columns.count(expr::kRowOffsetColumn)) {
-    return Status::NotSupported("_rowoffset is not supported in vector query filters");
-  }
+  LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanRankedProjection(dataset, request.base, "vector"));
   plan.batch = request.vectors.size() > 1;
   std::vector<array::FieldPtr> fields;
   if (plan.batch) fields.push_back(array::field("query_index", array::int32(), false));

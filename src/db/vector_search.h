@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "array/array.h"
@@ -52,6 +53,12 @@ Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
                                               const std::vector<uint64_t>& addresses,
                                               const std::vector<uint64_t>& row_ids,
                                               const std::set<std::string>& wanted);
+
+/// The filter and output expressions of a ranked query (vector, full-text) bound on the
+/// snapshot: `base` without its limit, offset, takes and `_rowid` (the ranking applies those).
+/// NotSupported for a filter on `_rowoffset`; `kind` names the query in that message.
+Result<query::QueryPlan> PlanRankedProjection(const table::DatasetPtr& dataset, QueryRequest base,
+                                              std::string_view kind);
 
 /// Bind and check `request` against the snapshot.
 Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request);

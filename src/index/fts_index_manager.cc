@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/memory.h"
+#include "index/segment_cache.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
@@ -27,13 +28,8 @@ namespace {
 
 constexpr uint64_t kDefaultWorkerMemoryMib = 2048;
 
-struct Cache {
-  std::mutex mu;
-  std::map<std::string, std::shared_ptr<const fts::InvertedIndex>> entries;
-};
-
-Cache& GetCache() {
-  static Cache* cache = new Cache();  // never destroyed: used until exit
+SegmentCache<fts::InvertedIndex>& GetCache() {
+  static auto* cache = new SegmentCache<fts::InvertedIndex>();  // never destroyed: used until exit
   return *cache;
 }
 
@@ -282,34 +278,16 @@ Result<std::vector<FtsSegment>> LoadFtsIndices(const table::Dataset& dataset) {
       if (present.count(f)) seg.fragments.insert(f);
     }
     const std::string uuid = table::IndexUuidString(meta);
-    const std::string key = dataset.path() + "#" + uuid;
-    Cache& cache = GetCache();
-    {
-      std::lock_guard lock(cache.mu);
-      auto it = cache.entries.find(key);
-      if (it != cache.entries.end()) seg.index = it->second;
-    }
-    if (!seg.index) {
-      LANCEDB_ASSIGN_OR_RETURN(seg.index,
-                               fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, uuid)));
-      std::lock_guard lock(cache.mu);
-      cache.entries.emplace(key, seg.index);
-    }
+    LANCEDB_ASSIGN_OR_RETURN(seg.index, GetCache().GetOrOpen(dataset.path(), uuid, [&] {
+      return fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, uuid));
+    }));
     out.push_back(std::move(seg));
   }
-  // Drop the cached segments of this table that its newest versions no longer register
-  // (replaced, optimized, remapped): an older snapshot reloads them when it needs them.
-  std::set<std::string> current;
+  std::set<std::string> registered;
   for (const auto& meta : dataset.manifest().index_section().indices()) {
-    current.insert(dataset.path() + "#" + table::IndexUuidString(meta));
+    registered.insert(table::IndexUuidString(meta));
   }
-  Cache& cache = GetCache();
-  std::lock_guard lock(cache.mu);
-  const std::string prefix = dataset.path() + "#";
-  for (auto it = cache.entries.lower_bound(prefix);
-       it != cache.entries.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
-    it = current.count(it->first) ? std::next(it) : cache.entries.erase(it);
-  }
+  GetCache().Retain(dataset.path(), registered);
   return out;
 }
 

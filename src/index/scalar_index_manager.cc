@@ -12,6 +12,7 @@
 
 #include "common/memory.h"
 #include "expr/vec.h"
+#include "index/segment_cache.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
@@ -27,14 +28,8 @@ namespace {
 
 using scalar::ScalarIndexType;
 
-/// Process-wide cache of opened segments, by table path and segment uuid.
-struct Cache {
-  std::mutex mu;
-  std::map<std::string, std::shared_ptr<const scalar::ScalarIndex>> entries;
-};
-
-Cache& GetCache() {
-  static Cache* cache = new Cache();  // never destroyed: used until exit
+SegmentCache<scalar::ScalarIndex>& GetCache() {
+  static auto* cache = new SegmentCache<scalar::ScalarIndex>();  // never destroyed: used until exit
   return *cache;
 }
 
@@ -176,23 +171,20 @@ Result<std::vector<ScalarSegment>> LoadScalarIndices(const table::Dataset& datas
       if (present.count(f)) seg.fragments.insert(f);
     }
     const std::string uuid = table::IndexUuidString(meta);
-    const std::string key = dataset.path() + "#" + uuid;
-    Cache& cache = GetCache();
-    {
-      std::lock_guard lock(cache.mu);
-      auto it = cache.entries.find(key);
-      if (it != cache.entries.end()) seg.index = it->second;
-    }
-    if (!seg.index) {
-      LANCEDB_ASSIGN_OR_RETURN(auto type_of, ColumnType(dataset, seg.column));
-      LANCEDB_ASSIGN_OR_RETURN(
-          seg.index,
-          scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, uuid), *type, type_of));
-      std::lock_guard lock(cache.mu);
-      cache.entries.emplace(key, seg.index);
-    }
+    LANCEDB_ASSIGN_OR_RETURN(
+        seg.index,
+        GetCache().GetOrOpen(
+            dataset.path(), uuid, [&]() -> Result<std::shared_ptr<const scalar::ScalarIndex>> {
+              LANCEDB_ASSIGN_OR_RETURN(auto type_of, ColumnType(dataset, seg.column));
+              return scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, uuid), *type, type_of);
+            }));
     out.push_back(std::move(seg));
   }
+  std::set<std::string> registered;
+  for (const auto& meta : dataset.manifest().index_section().indices()) {
+    registered.insert(table::IndexUuidString(meta));
+  }
+  GetCache().Retain(dataset.path(), registered);
   return out;
 }
 

@@ -82,13 +82,6 @@ Result<scalar::WrittenFile> WriteFtsMetadata(const io::FileSystemPtr& fs, const 
                                              const FtsParams& params,
                                              const std::vector<uint32_t>& partitions);
 
-/// One document of a posting list.
-struct Posting {
-  uint64_t row_id;
-  uint32_t freq;
-  uint32_t doc_length;
-};
-
 /// An opened inverted index. Immutable; thread-safe.
 class InvertedIndex {
  public:
@@ -108,13 +101,6 @@ class InvertedIndex {
   /// `prefix_length` characters equal its own, in byte order, at most `max_expansions`.
   std::vector<std::string> FuzzyExpand(std::string_view token, uint32_t max_distance,
                                        uint32_t max_expansions, uint32_t prefix_length) const;
-  /// Call `fn` for each document containing `token` (any order across partitions), with its
-  /// positions when `with_positions` (Corruption without positions stored).
-  Status ForEachPosting(
-      std::string_view token, bool with_positions,
-      const std::function<void(const Posting&, std::span<const uint32_t> positions)>& fn) const;
-  /// Every (row id, token count) of the index.
-  void ForEachDocument(const std::function<void(uint64_t row_id, uint32_t num_tokens)>& fn) const;
   size_t num_partitions() const;
   /// The row ids and token counts of partition `p`'s documents (index = document id).
   std::span<const uint64_t> partition_row_ids(size_t p) const;
@@ -123,11 +109,6 @@ class InvertedIndex {
   /// `freqs` (cleared first); empty when the partition does not hold the token.
   Status PartitionPostings(size_t p, std::string_view token, std::vector<uint32_t>* docs,
                            std::vector<uint32_t>* freqs) const;
-  /// The positions of `token` in the documents `wanted` (ascending) of partition `p`: one list
-  /// per wanted document holding the token (empty otherwise). Only the blocks holding a wanted
-  /// document are decoded. InvalidArgument without positions stored.
-  Status PartitionPositions(size_t p, std::string_view token, const std::vector<uint32_t>& wanted,
-                            std::vector<std::vector<uint32_t>>* positions) const;
   /// One posting block of a token: its bytes, its number of postings and its stored max score.
   struct Block {
     std::string_view bytes;
