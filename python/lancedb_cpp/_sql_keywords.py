@@ -6,7 +6,8 @@ LanceDB prints ``col("name")`` with the name in backticks because its SQL dialec
 word. The set below was established by probing LanceDB 0.39's ``col(word)`` with every lower-case
 word of an English word list, every pair of the words found joined by ``_``, those words with a
 bit width appended, and common SQL prefixes (``current_``, ``regr_``, ...) joined to dictionary
-words and to every combination of up to four letters; ``test_expr.py`` checks it against LanceDB on samples of each kind."""
+words and to every combination of up to four letters; ``test_expr.py`` checks it against
+LanceDB on samples of each kind."""
 
 SQL_KEYWORDS = frozenset({
     "abort", "absent", "absolute", "access", "account", "action", "add", "admin", "after",
