@@ -349,3 +349,155 @@ def test_allow_list_has_no_stale_entry():
         seen.update(_allowed_key(p) for p in _surface_problems(short))
     stale = sorted(set(ALLOWED) - seen)
     assert not stale, "ALLOWED entries no longer needed:\n" + "\n".join(stale)
+
+
+# ---- Stubs raise NotImplementedError naming their feature ----------------------------------
+
+# Every @not_yet callable (lancedb_cpp._not_yet.STUBS), called with minimal arguments on a real
+# object: (object, attribute, positional arguments, keyword arguments); arguments None means
+# a property. The object is one of the fixture's (see _stub_targets) or a module.
+_A, _T, _C = "atable", "table", "conn"
+STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
+    # connections, sync and async
+    **{
+        f"{cls}.{name}": (kind, name, args, kwargs)
+        for cls, kind in (("db.DBConnection", _C), ("_async.AsyncConnection", "aconn"))
+        for name, args, kwargs in [
+            ("cancel_job", ("job",), {}),
+            ("clone_table", ("copy", "/nowhere"), {}),
+            ("create_function_async", (None,), {}),
+            ("create_materialized_view", ("view", "t"), {}),
+            ("create_namespace", (["ns"],), {}),
+            ("describe_namespace", (["ns"],), {}),
+            ("describe_query", ("query-id",), {}),
+            ("drop_function", ("f",), {"version": "1"}),
+            ("drop_namespace", (["ns"],), {}),
+            ("drop_table_async", ("t",), {}),
+            ("execute_query", ("SELECT 1",), {}),
+            ("execute_query_async", ("SELECT 1",), {}),
+            ("get_function", ("f",), {"version": "1"}),
+            ("list_functions", (), {}),
+            ("list_jobs", (), {}),
+            ("list_materialized_views", (), {}),
+            ("list_namespaces", (), {}),
+            ("namespace_client", (), {}),
+            ("open_job", ("job",), {}),
+            ("open_materialized_view", ("view",), {}),
+        ]
+    },
+    "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
+    "db.DBConnection.namespace_exists": (_C, "namespace_exists", (["ns"],), {}),
+    "db.DBConnection.table_exists": (_C, "table_exists", (["t"],), {}),
+    # tables, sync and async
+    **{
+        f"{cls}.{name}": (kind, name, args, kwargs)
+        for cls, kind in (("table.Table", _T), ("_async.AsyncTable", _A))
+        for name, args, kwargs in [
+            ("branches", None, {}),
+            ("checkpoint_lsm", (), {}),
+            ("close_lsm_writers", (), {}),
+            ("compact_lsm", (), {}),
+            ("create_index_async", ("id",), {"config": None}),
+            ("fetch_blob_files", ("id", [0]), {}),
+            ("fetch_blob_ranges", ("id", [(0, 0, 1)]), {}),
+            ("fetch_blobs", ("id", [0]), {}),
+            ("flush_lsm", (), {}),
+            ("get_lsm_stats", (), {}),
+            ("get_lsm_write_spec", (), {}),
+            ("prewarm_data", (), {}),
+            ("prewarm_index", ("id_idx",), {}),
+            ("refresh_column", ("id",), {}),
+            ("refresh_column_async", ("id",), {}),
+            ("set_lsm_write_spec", (None,), {}),
+            ("set_unenforced_primary_key", ("id",), {}),
+            ("tokenize", ("words",), {"column": "text"}),
+            ("unset_lsm_write_spec", (), {}),
+        ]
+    },
+    "table.Table.merge": (_T, "merge", (pa.table({"id": [1], "z": [2]}), "id"), {}),
+    # views, modules
+    "materialized_view.MaterializedView.refresh": ("view", "refresh", (), {}),
+    "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
+    "namespace.connect_namespace": ("namespace", "connect_namespace", ("dir", {}), {}),
+    "namespace.connect_namespace_async": ("namespace", "connect_namespace_async", ("dir", {}), {}),
+    "permutation.permutation_builder": (_T, None, (), {}),
+    "permutation.async_permutation_builder": (_A, None, (), {}),
+    "schema.blob": ("schema", "blob", ("payload",), {}),
+}
+
+
+@pytest.fixture(scope="module")
+def stub_targets(tmp_path_factory):
+    from lancedb_cpp._async import AsyncConnection, AsyncTable
+    from lancedb_cpp.materialized_view import AsyncMaterializedView, MaterializedView
+
+    conn = lancedb_cpp.connect(str(tmp_path_factory.mktemp("stubs")))
+    table = conn.create_table("t", pa.table({"id": [1, 2], "text": ["a b", "c"]}))
+    atable = AsyncTable(table)
+    return {
+        _C: conn,
+        "aconn": AsyncConnection(conn),
+        _T: table,
+        _A: atable,
+        "view": MaterializedView(table),
+        "aview": AsyncMaterializedView(atable),
+        "namespace": importlib.import_module("lancedb_cpp.namespace"),
+        "schema": importlib.import_module("lancedb_cpp.schema"),
+    }
+
+
+def _import_all() -> None:
+    for short in MODULES:
+        _import(short, "lancedb_cpp")
+
+
+def test_every_stub_is_called_below():
+    _import_all()
+    registered = {key[len("lancedb_cpp.") :] for key in _not_yet.STUBS}
+    assert registered == set(STUB_CALLS)
+
+
+@pytest.mark.parametrize("key", sorted(STUB_CALLS))
+def test_stub_raises_naming_its_feature(key, stub_targets):
+    kind, attribute, args, kwargs = STUB_CALLS[key]
+    feature = _not_yet.STUBS[f"lancedb_cpp.{key}"]
+    target = stub_targets[kind]
+    with pytest.raises(NotImplementedError) as raised:
+        if attribute is None:  # a module-level function of the target
+            module, name = key.rsplit(".", 1)
+            result = getattr(importlib.import_module(f"lancedb_cpp.{module}"), name)(target)
+        elif args is None:
+            result = getattr(target, attribute)
+        else:
+            result = getattr(target, attribute)(*args, **kwargs)
+        if inspect.iscoroutine(result):
+            asyncio.run(result)
+    assert feature in str(raised.value)
+    assert "not supported by lancedb_cpp yet" in str(raised.value)
+
+
+def test_stub_checks_its_arguments(stub_targets):
+    """A stub has LanceDB's signature: a wrong call is a TypeError, as it would be there."""
+    with pytest.raises(TypeError):
+        stub_targets[_T].fetch_blobs("id")
+    with pytest.raises(TypeError):
+        stub_targets[_C].get_function("f")  # version is required and keyword-only
+
+
+def _stub_classes() -> List[Tuple[str, type]]:
+    _import_all()
+    found = {}
+    for short in MODULES:
+        module = _import(short, "lancedb_cpp")
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            if _is_stub_class(obj) and not inspect.isabstract(obj):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return sorted(found.items())
+
+
+@pytest.mark.parametrize("name,cls", _stub_classes(), ids=[n for n, _ in _stub_classes()])
+def test_stub_class_raises_naming_its_feature(name, cls):
+    with pytest.raises(NotImplementedError) as raised:
+        cls()
+    assert getattr(cls, _not_yet.MARKER) in str(raised.value)
