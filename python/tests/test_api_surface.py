@@ -35,7 +35,7 @@ import asyncio
 import dataclasses
 import importlib
 import inspect
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pyarrow as pa
 import pytest
