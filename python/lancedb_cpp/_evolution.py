@@ -74,6 +74,21 @@ class LanceMergeInsertBuilder:
         data and scans the key column, which is what ``use_index(False)`` asks for."""
         return self
 
+    def use_lsm(self, enable: bool) -> "LanceMergeInsertBuilder":
+        """Route the merge through the table's LSM write buffers (True) or not (False).
+        LSM write buffers are not supported yet: True raises NotImplementedError; False is
+        the only path there is."""
+        if enable:
+            from ._not_yet import LSM, not_yet_error
+
+            raise not_yet_error("use_lsm(True)", LSM)
+        return self
+
+    def validate_single_shard(self, validate_single_shard: bool) -> "LanceMergeInsertBuilder":
+        """How an LSM merge checks that its rows go to one shard; no effect on a table
+        without an LSM write spec, which is every table lancedb_cpp writes."""
+        return self
+
     def execute(
         self,
         new_data: Any,

@@ -199,7 +199,7 @@ class _QueryNotSupported:
 
 
 def test_engine_not_supported_is_raised_not_answered_by_a_scan():
-    table = Table(None, _QueryNotSupported())
+    table = Table(None, "t", _inner=_QueryNotSupported())
     with pytest.raises(NotImplementedError, match="query is not supported here"):
         table.search().limit(5).to_arrow()
     with pytest.raises(NotImplementedError, match="query is not supported here"):
