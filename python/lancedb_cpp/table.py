@@ -445,10 +445,13 @@ class Table(IndexMixin):
         if values is None and values_sql is None:
             raise ValueError("Either values or values_sql must be provided")
         self._check_writable()
+        if hasattr(where, "to_sql"):  # a lancedb.expr.Expr
+            where = where.to_sql()
         if values is not None:
             updates = [(k, value_to_sql(v)) for k, v in values.items()]
         else:
-            updates = [(k, str(v)) for k, v in values_sql.items()]
+            updates = [(k, v.to_sql() if hasattr(v, "to_sql") else str(v))
+                       for k, v in values_sql.items()]  # fmt: skip
         updated, version = self._inner.update(where, updates)
         return UpdateResult(rows_updated=updated, version=version)
 
@@ -764,7 +767,6 @@ class Table(IndexMixin):
     ) -> List[Any]:
         """Tokenize `query` as the FTS index on `column` (or named `index_name`) does."""
 
-    @not_yet("merge() (joining another table's columns; use add_columns or merge_insert)")
     def merge(
         self,
         other_table: Any,
@@ -772,7 +774,10 @@ class Table(IndexMixin):
         right_on: Optional[str] = None,
         schema: Any = None,
     ) -> None:
-        """Add the columns of `other_table`, joined on `left_on` = `right_on`."""
+        """Add the columns of `other_table` (a Table or any data ``add`` takes), left-joined on
+        `left_on` = `right_on` (default `left_on`): unmatched rows get nulls, a repeated right
+        key keeps its last row, a column on both sides other than the key is an IOError."""
+        _evolution.merge(self, other_table, left_on, right_on, schema)
 
     @not_yet(nyi.COMPUTED_COLUMNS)
     def refresh_column(self, column: str) -> Any:

@@ -414,7 +414,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("unset_lsm_write_spec", (), {}),
         ]
     },
-    "table.Table.merge": (_T, "merge", (pa.table({"id": [1], "z": [2]}), "id"), {}),
     # views, modules
     "materialized_view.MaterializedView.refresh": ("view", "refresh", (), {}),
     "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
