@@ -48,7 +48,7 @@ Result<uint64_t> ManifestSize(io::FileSystem& fs, const std::string& root, uint6
   }
   LANCEDB_ASSIGN_OR_RETURN(int64_t size,
                            fs.GetSize(io::JoinPath(io::JoinPath(root, "_versions"),
-                                                   ManifestFileName(version, listing.naming))));
+                                                   ManifestFileName(version, listing.NamingOf(version)))));
   return static_cast<uint64_t>(size);
 }
 
