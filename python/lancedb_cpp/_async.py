@@ -496,8 +496,9 @@ class AsyncTable(_Closable):
         """The location of the table's dataset."""
         return self._t().uri
 
-    async def stats(self):
-        raise _not_supported("stats() (table statistics)")
+    async def stats(self) -> Dict[str, Any]:
+        """Sizes and counts of the version this handle reads (see Table.stats)."""
+        return await self._run(self._t().stats)
 
     async def initial_storage_options(self) -> Optional[Dict[str, str]]:
         """The storage options the table was opened with: None (see Table)."""
@@ -740,7 +741,12 @@ class AsyncTable(_Closable):
         return await self._run(self._t().uses_v2_manifest_paths)
 
     async def migrate_manifest_paths_v2(self) -> None:
-        raise _not_supported("migrate_manifest_paths_v2()")
+        """Rename the manifests to Lance's V2 scheme (see Table.migrate_v2_manifest_paths)."""
+        await self._run(self._t().migrate_v2_manifest_paths)
+
+    async def migrate_v2_manifest_paths(self) -> None:
+        """The sync API's name of migrate_manifest_paths_v2."""
+        await self.migrate_manifest_paths_v2()
 
     # Blobs, LSM and primary keys (not supported) -----------------------------------------------
 

@@ -23,6 +23,7 @@ from . import _evolution
 from ._not_yet import not_yet, unsupported_class
 from ._unsupported import reject_unsupported
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
+from ._stats import FragmentStatistics, FragmentSummaryStats, TableStatistics  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 
 # Names LanceDB's table module has too (re-exported from where they live here).
@@ -325,14 +326,21 @@ class Table(IndexMixin):
 
     def uses_v2_manifest_paths(self) -> bool:
         """Whether the table names its manifests with Lance's V2 scheme (zero-padded, inverted
-        version numbers), as tables created with ``enable_v2_manifest_paths`` do."""
-        import os
-        import re
+        version numbers), as tables created with ``enable_v2_manifest_paths`` do (the naming
+        of the newest manifest)."""
+        from . import _native
 
-        if str(self.uri).startswith("memory://"):
-            raise NotImplementedError("uses_v2_manifest_paths() of a memory:// table")
-        names = os.listdir(os.path.join(self.uri, "_versions"))
-        return any(re.fullmatch(r"\d{20}\.manifest", n) for n in names)
+        return _native.uses_v2_manifest_paths(self._inner)
+
+    def migrate_v2_manifest_paths(self) -> None:
+        """Rename the manifests to Lance's V2 scheme; a no-op when they already use it.
+        Versions, tags and time travel are unchanged. Do not run it while others write the
+        table (as in LanceDB); if it is interrupted, the table stays readable here (LanceDB
+        refuses it until the migration is run again) and calling it again finishes it."""
+        from . import _native
+
+        self._check_writable()
+        _native.migrate_manifest_paths_v2(self._inner)
 
     def __repr__(self) -> str:
         return f"LanceTable(name={self.name!r}, version={self.version})"
@@ -345,6 +353,14 @@ class Table(IndexMixin):
         if filter is None:
             return self._inner.count_rows()
         return self._inner.count_rows_where(filter)
+
+    def stats(self) -> Dict[str, Any]:
+        """Sizes and counts of the version this handle reads, as LanceDB's dict:
+        ``total_bytes``, ``num_rows``, ``num_indices`` and ``fragment_stats``
+        (``num_fragments``, ``num_small_fragments``, ``lengths``); see lancedb_cpp._stats."""
+        from ._stats import table_stats
+
+        return table_stats(self._inner)
 
     def head(self, n: int = 5) -> pa.Table:
         """The first `n` rows as a pyarrow Table."""
@@ -396,12 +412,13 @@ class Table(IndexMixin):
         write_parallelism: Optional[int] = None,
         allow_external_blob_outside_bases: bool = False,
     ) -> AddResult:
-        """Add rows (any supported input) with ``mode`` "append" or "overwrite".
-        `progress`, `write_parallelism` and `allow_external_blob_outside_bases` are not
-        supported: anything but their defaults raises NotImplementedError."""
+        """Add rows (any supported input) with ``mode`` "append" or "overwrite". `progress`:
+        True (a tqdm bar), a callable receiving progress dicts, or a tqdm-like bar (see
+        lancedb_cpp._write_progress). `write_parallelism` and
+        `allow_external_blob_outside_bases` are not supported: anything but their defaults
+        raises NotImplementedError."""
         reject_unsupported(
             "add",
-            progress=(progress, None),
             write_parallelism=(write_parallelism, None),
             allow_external_blob_outside_bases=(allow_external_blob_outside_bases, False),
         )
@@ -421,7 +438,10 @@ class Table(IndexMixin):
         if mode == "overwrite":
             if set(reader.schema.names) == set(current.names):
                 reader = _data._cast_to(reader, current)
-        return AddResult(version=self._inner.add(reader, mode))
+        from . import _write_progress
+
+        total = _write_progress.known_rows(data, mode, on_bad_vectors)
+        return AddResult(version=_write_progress.add(self._inner, reader, mode, progress, total))
 
     def delete(self, where: str) -> DeleteResult:
         """Delete the rows where the SQL predicate is true."""
