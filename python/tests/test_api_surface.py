@@ -161,19 +161,6 @@ ALLOWED.update(
         ],  # fmt: skip
     )
 )
-_TABLESTATS = "being built on branch tablestats"
-ALLOWED.update(
-    _reasons(
-        _TABLESTATS,
-        "lancedb.table.Table.stats",
-        "lancedb.table.LanceTable.stats",
-        "lancedb.table.Table.migrate_v2_manifest_paths",
-        "lancedb.table.LanceTable.migrate_v2_manifest_paths",
-        "lancedb.table.TableStatistics",
-        "lancedb.table.FragmentStatistics",
-        "lancedb.table.FragmentSummaryStats",
-    )
-)
 # ---- end of TEMPORARY ----
 
 
