@@ -89,11 +89,14 @@ def value_to_sql(value: Any) -> str:
 
 def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
     reader = pa.RecordBatchReader.from_stream(stream)
-    index = reader.schema.get_field_index("_rowid")
-    if index < 0 or reader.schema.field(index).nullable:
+    schema = reader.schema
+    for name in ("_rowid", "_rowaddr"):
+        index = schema.get_field_index(name)
+        if index >= 0 and not schema.field(index).nullable:
+            # LanceDB and pylance report them as nullable uint64; relabel (no data is copied).
+            schema = schema.set(index, schema.field(index).with_nullable(True))
+    if schema is reader.schema:
         return reader
-    # LanceDB reports `_rowid` as a nullable uint64; relabel it (no data is copied).
-    schema = reader.schema.set(index, reader.schema.field(index).with_nullable(True))
     return pa.RecordBatchReader.from_batches(
         schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)
     )
@@ -438,13 +441,19 @@ class Table(IndexMixin):
         """Start a plain query (as ``search()`` with no query)."""
         return LanceEmptyQueryBuilder(self)
 
-    def take_offsets(self, offsets: Iterable[int]) -> LanceTakeQueryBuilder:
-        """A query for the rows at these offsets (positions among the live rows), in order."""
-        return LanceTakeQueryBuilder(self, offsets=offsets)
+    def take_offsets(
+        self, offsets: Iterable[int], *, with_row_id: bool = False
+    ) -> LanceTakeQueryBuilder:
+        """A query for the rows at these offsets (positions among the live rows), in table
+        order (a repeated offset gives its row again); `with_row_id` adds ``_rowid``."""
+        return LanceTakeQueryBuilder(self, offsets=offsets).with_row_id(with_row_id)
 
-    def take_row_ids(self, row_ids: Iterable[int]) -> LanceTakeQueryBuilder:
-        """A query for the rows with these row ids (from ``with_row_id``), in order."""
-        return LanceTakeQueryBuilder(self, row_ids=row_ids)
+    def take_row_ids(
+        self, row_ids: Iterable[int], *, with_row_id: bool = False
+    ) -> LanceTakeQueryBuilder:
+        """A query for the rows with these row ids (from ``with_row_id``), in table order;
+        `with_row_id` adds ``_rowid``."""
+        return LanceTakeQueryBuilder(self, row_ids=row_ids).with_row_id(with_row_id)
 
     def _native_query_args(self, request: Dict[str, Any]) -> Dict[str, Any]:
         columns = request["columns"]
@@ -458,6 +467,9 @@ class Table(IndexMixin):
             max_batch_length=request["max_batch_length"] or 1024,
             take_offsets=request.get("take_offsets"),
             take_row_ids=request.get("take_row_ids"),
+            order_by=request.get("order_by"),
+            with_row_address=request.get("with_row_address", False),
+            fragment_ids=request.get("fragment_ids"),
         )
 
     def _execute(self, request: Dict[str, Any]) -> pa.RecordBatchReader:
