@@ -57,7 +57,7 @@ struct QueryRequest {
   int64_t max_batch_length = 1024;
   /// Take only these row offsets (positions among the live rows, LanceDB `take_offsets`).
   std::optional<std::vector<uint64_t>> take_offsets;
-  /// Take only these row ids (LanceDB `take_row_ids`).
+  /// Take only these row ids (LanceDB `take_row_ids`): each row once, in table order.
   std::optional<std::vector<uint64_t>> take_row_ids;
   /// Let scalar indices answer the filter where they cover the table (results are the same
   /// either way; false scans every fragment).

@@ -105,11 +105,33 @@ def _ordering_list(ordering: Any) -> Optional[List["ColumnOrdering"]]:
         raise ValueError(
             f"order_by takes a list of ColumnOrdering or None, got {type(ordering).__name__}"
         )
-    return [o if isinstance(o, ColumnOrdering) else ColumnOrdering.model_validate(o) for o in ordering]
+    return [
+        o if isinstance(o, ColumnOrdering) else ColumnOrdering.model_validate(o) for o in ordering
+    ]
 
 
 class LanceQueryBuilder:
     """Common options and outputs of every query."""
+
+    @classmethod
+    def create(
+        cls,
+        table: "Table",
+        query: Any,
+        query_type: str,
+        vector_column_name: Optional[str],
+        ordering_field_name: Optional[str] = None,
+        fts_columns: Optional[Union[str, List[str]]] = None,
+        fast_search: Optional[bool] = None,
+    ) -> "LanceQueryBuilder":
+        """The builder ``table.search(query, vector_column_name, query_type, ...)`` returns;
+        `fast_search` makes a vector or full-text search skip the unindexed rows."""
+        builder = table.search(
+            query, vector_column_name, query_type, ordering_field_name, fts_columns
+        )
+        if fast_search and hasattr(builder, "fast_search"):
+            builder.fast_search()
+        return builder
 
     def __init__(self, table: "Table"):
         self._table = table
@@ -378,7 +400,6 @@ class LanceTakeQueryBuilder(LanceQueryBuilder):
 
     def to_batches(
         self,
-        /,
         batch_size: Optional[int] = None,
         *,
         max_batch_length: Optional[int] = None,
@@ -386,7 +407,7 @@ class LanceTakeQueryBuilder(LanceQueryBuilder):
     ) -> pa.RecordBatchReader:
         """Run the query; batches of at most `max_batch_length` rows (LanceDB's name here;
         `batch_size` is the same option under the other builders' name)."""
-        if batch_size is not None and max_batch_length is not None and batch_size != max_batch_length:
+        if None not in (batch_size, max_batch_length) and batch_size != max_batch_length:
             raise ValueError("Give one of batch_size and max_batch_length")
         return super().to_batches(
             batch_size if batch_size is not None else max_batch_length, timeout=timeout

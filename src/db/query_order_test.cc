@@ -257,8 +257,11 @@ TEST(QueryRowAddress, IsTheAddressOnStableRowIdTablesToo) {
     EXPECT_EQ(late->column(0)->GetView(i), "s" + std::to_string(*Ids(late)[i]));
   }
   // Takes report both too.
-  ASSERT_OK_AND_ASSIGN(auto taken, RunQuery(t->TakeRowIds({1}).WithRowId().WithRowAddress()));
+  // A repeated row id gives its row once (as LanceDB); a repeated offset repeats it.
+  ASSERT_OK_AND_ASSIGN(auto taken, RunQuery(t->TakeRowIds({1, 1}).WithRowId().WithRowAddress()));
   EXPECT_EQ(Ids(taken), (Opt{1}));
+  ASSERT_OK_AND_ASSIGN(auto offsets, RunQuery(t->TakeOffsets({0, 0})));
+  EXPECT_EQ(Ids(offsets), (Opt{0, 0}));
   EXPECT_EQ(*Column<uint64_t>(taken, "_rowid")[0], 1u);
 }
 

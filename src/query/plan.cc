@@ -397,8 +397,13 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   // As LanceDB does, taken rows come back in table order (duplicates kept), not request order.
   plan.take_offsets = request.take_offsets;
   if (plan.take_offsets) std::sort(plan.take_offsets->begin(), plan.take_offsets->end());
+  // A row id names one row: repeated ids give it once (offsets, positions, repeat it).
   plan.take_row_ids = request.take_row_ids;
-  if (plan.take_row_ids) std::sort(plan.take_row_ids->begin(), plan.take_row_ids->end());
+  if (plan.take_row_ids) {
+    auto& ids = *plan.take_row_ids;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  }
   // Scalar indices answer the filter where they cover the table (not with _rowoffset, which
   // numbers the rows of a full scan, nor for takes).
   // An ordered plan reads through its sort input, which makes this choice for itself.
