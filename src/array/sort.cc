@@ -5,7 +5,9 @@
 // its items, a struct comparator one per member); each compares two rows of its array in
 // output order (direction and null placement applied), so a parent only combines its
 // children's answers. Rows tied on every key are ordered by position, which makes the order
-// total: std::sort and std::partial_sort then give what a stable sort gives.
+// total: std::sort and std::partial_sort then give what a stable sort gives. The sort itself
+// runs over entries holding a 64-bit image of the first key (see Entry), so that most
+// comparisons need no comparator.
 
 #include "array/sort.h"
 
@@ -281,6 +283,115 @@ Status CheckSortable(const DataTypePtr& type) {
   return MakeComparator(*empty, true, false).status();
 }
 
+namespace {
+
+/// A row of the first key reduced to what sorts fast: its null placement (`rank`) and a
+/// 64-bit image of its value (`key`), compared as unsigned, that orders as the value does
+/// (descending: reversed). When the image is `exact` (equal images: equal values) the first
+/// key's comparator is not needed on ties; otherwise (a string's first 8 bytes, a decimal's
+/// high word, a list or struct: no image) ties are settled by it.
+struct Entry {
+  uint64_t key;
+  int64_t row;
+  uint8_t rank;  // 0: null first, 1: value, 2: null last
+};
+
+template <typename T, typename Fn>
+void FillFixed(const ArrayData& a, Fn image, std::vector<Entry>* entries) {
+  const T* values = a.GetValues<T>(1);
+  for (auto& e : *entries) e.key = image(values[e.row]);
+}
+
+template <typename T>
+uint64_t SignedImage(T v) {
+  return static_cast<uint64_t>(static_cast<int64_t>(v)) ^ (uint64_t{1} << 63);
+}
+
+template <typename Bits>
+uint64_t FloatImage(Bits bits) {
+  constexpr Bits kSign = static_cast<Bits>(Bits{1} << (sizeof(Bits) * 8 - 1));
+  return static_cast<Bits>((bits & kSign) != 0 ? ~bits : bits | kSign);
+}
+
+/// Fill the images of `key`'s values into `entries`; returns whether they are exact.
+bool FillImages(const ArrayData& a, std::vector<Entry>* entries) {
+  switch (a.type->id()) {
+    case TypeId::kBool: {
+      const uint8_t* bits = a.buffers[1]->data();
+      for (auto& e : *entries) e.key = bit_util::GetBit(bits, a.offset + e.row) ? 1 : 0;
+      return true;
+    }
+    case TypeId::kInt8:
+      FillFixed<int8_t>(a, SignedImage<int8_t>, entries);
+      return true;
+    case TypeId::kInt16:
+      FillFixed<int16_t>(a, SignedImage<int16_t>, entries);
+      return true;
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+    case TypeId::kTime32:
+      FillFixed<int32_t>(a, SignedImage<int32_t>, entries);
+      return true;
+    case TypeId::kInt64:
+    case TypeId::kDate64:
+    case TypeId::kTimestamp:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      FillFixed<int64_t>(a, SignedImage<int64_t>, entries);
+      return true;
+    case TypeId::kUInt8:
+      FillFixed<uint8_t>(
+          a, [](uint8_t v) { return uint64_t{v}; }, entries);
+      return true;
+    case TypeId::kUInt16:
+      FillFixed<uint16_t>(
+          a, [](uint16_t v) { return uint64_t{v}; }, entries);
+      return true;
+    case TypeId::kUInt32:
+      FillFixed<uint32_t>(
+          a, [](uint32_t v) { return uint64_t{v}; }, entries);
+      return true;
+    case TypeId::kUInt64:
+      FillFixed<uint64_t>(
+          a, [](uint64_t v) { return v; }, entries);
+      return true;
+    case TypeId::kFloat16:
+      FillFixed<uint16_t>(a, FloatImage<uint16_t>, entries);
+      return true;
+    case TypeId::kFloat32:
+      FillFixed<uint32_t>(a, FloatImage<uint32_t>, entries);
+      return true;
+    case TypeId::kFloat64:
+      FillFixed<uint64_t>(a, FloatImage<uint64_t>, entries);
+      return true;
+    case TypeId::kDecimal128:
+      for (auto& e : *entries) {
+        int64_t high;
+        std::memcpy(&high, a.buffers[1]->data() + (a.offset + e.row) * 16 + 8, sizeof(high));
+        e.key = SignedImage<int64_t>(high);
+      }
+      return false;
+    case TypeId::kString:
+    case TypeId::kLargeString:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      for (auto& e : *entries) {
+        const std::string_view v = a.GetView(e.row);
+        uint64_t image = 0;
+        for (size_t b = 0; b < 8; ++b) {
+          image = (image << 8) | (b < v.size() ? static_cast<uint8_t>(v[b]) : 0);
+        }
+        e.key = image;
+      }
+      return false;
+    default:
+      for (auto& e : *entries) e.key = 0;
+      return a.type->id() == TypeId::kNull;
+  }
+}
+
+}  // namespace
+
 Result<std::vector<int64_t>> SortIndices(const std::vector<SortKey>& keys, int64_t limit) {
   if (keys.empty()) return Status::InvalidArgument("SortIndices needs at least one key");
   const int64_t n = keys[0].values->length;
@@ -293,21 +404,39 @@ Result<std::vector<int64_t>> SortIndices(const std::vector<SortKey>& keys, int64
     LANCEDB_ASSIGN_OR_RETURN(auto c, MakeComparator(*key.values, key.ascending, key.nulls_first));
     comparators.push_back(std::move(c));
   }
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  auto before = [&comparators](int64_t i, int64_t j) {
-    for (const auto& c : comparators) {
-      const int r = c->Compare(i, j);
+  // The first key's images make most comparisons two integer compares on contiguous memory.
+  const SortKey& first = keys[0];
+  std::vector<Entry> entries(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) entries[static_cast<size_t>(i)].row = i;
+  const bool exact = FillImages(*first.values, &entries);
+  for (auto& e : entries) {
+    if (first.values->IsNull(e.row)) {
+      e.rank = first.nulls_first ? 0 : 2;
+      e.key = 0;
+    } else {
+      e.rank = 1;
+      if (!first.ascending) e.key = ~e.key;
+    }
+  }
+  const size_t settled = exact ? 1 : 0;  // comparators the images settle
+  auto before = [&comparators, settled](const Entry& a, const Entry& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.key != b.key) return a.key < b.key;
+    for (size_t k = settled; k < comparators.size(); ++k) {
+      const int r = comparators[k]->Compare(a.row, b.row);
       if (r != 0) return r < 0;
     }
-    return i < j;
+    return a.row < b.row;
   };
   if (limit >= 0 && limit < n) {
-    std::partial_sort(order.begin(), order.begin() + limit, order.end(), before);
-    order.resize(static_cast<size_t>(limit));
+    std::partial_sort(entries.begin(), entries.begin() + limit, entries.end(), before);
+    entries.resize(static_cast<size_t>(limit));
   } else {
-    std::sort(order.begin(), order.end(), before);
+    std::sort(entries.begin(), entries.end(), before);
   }
+  std::vector<int64_t> order;
+  order.reserve(entries.size());
+  for (const auto& e : entries) order.push_back(e.row);
   return order;
 }
 

@@ -7,8 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <random>
+#include <string>
 
 #include "array/builder.h"
 
@@ -146,6 +150,59 @@ TEST(SortIndices, HonoursArrayOffsets) {
   EXPECT_EQ(Sorted(sliced, true, false), (V{1, 3, 0, 2}));
   auto l = Slice(Lists(), 3, 3);  // [[1, 2], [null], []]
   EXPECT_EQ(Sorted(l, true, false), (V{2, 0, 1}));
+}
+
+TEST(SortIndices, LongCommonPrefixesAreSettledByTheFullValue) {
+  auto s = MakeString({"abcdefgh2", "abcdefgh1", "abcdefgh", "abcdefgi", "abcdefgh\x01"});
+  EXPECT_EQ(Sorted(s, true, false), (V{2, 4, 1, 0, 3}));
+  EXPECT_EQ(Sorted(s, false, false), (V{3, 0, 1, 4, 2}));
+}
+
+TEST(SortIndices, EqualsAStableSortOfRandomKeys) {
+  std::mt19937_64 rng(7);
+  const int n = 3000;
+  std::vector<int64_t> ints;
+  std::vector<bool> int_valid;
+  std::vector<std::optional<std::string>> strings;
+  for (int i = 0; i < n; ++i) {
+    ints.push_back(static_cast<int64_t>(rng() % 41) - 20);
+    int_valid.push_back(rng() % 9 != 0);
+    if (rng() % 7 == 0) {
+      strings.push_back(std::nullopt);
+    } else {
+      strings.push_back("prefix-" + std::string(rng() % 3, 'x') + std::to_string(rng() % 13));
+    }
+  }
+  auto a = MakePrimitive<int64_t>(int64(), ints, int_valid);
+  auto s = MakeString(strings);
+  for (bool asc_s : {true, false}) {
+    for (bool nulls_first : {true, false}) {
+      // Reference: strings, then ints descending with nulls last, stable.
+      std::vector<int64_t> expected(n);
+      for (int i = 0; i < n; ++i) expected[i] = i;
+      auto cmp_opt = [&](const auto& x, const auto& y, bool asc, bool nf) {
+        if (!x.has_value() || !y.has_value()) {
+          if (x.has_value() == y.has_value()) return 0;
+          return !x.has_value() == nf ? -1 : 1;
+        }
+        if (*x == *y) return 0;
+        return (*x < *y) == asc ? -1 : 1;
+      };
+      std::stable_sort(expected.begin(), expected.end(), [&](int64_t i, int64_t j) {
+        int c = cmp_opt(strings[i], strings[j], asc_s, nulls_first);
+        if (c != 0) return c < 0;
+        auto ai = int_valid[i] ? std::optional<int64_t>(ints[i]) : std::nullopt;
+        auto aj = int_valid[j] ? std::optional<int64_t>(ints[j]) : std::nullopt;
+        return cmp_opt(ai, aj, false, false) < 0;
+      });
+      auto order = SortIndices({{s, asc_s, nulls_first}, {a, false, false}});
+      ASSERT_TRUE(order.ok());
+      EXPECT_EQ(*order, expected);
+      auto top = SortIndices({{s, asc_s, nulls_first}, {a, false, false}}, 100);
+      ASSERT_TRUE(top.ok());
+      EXPECT_EQ(*top, V(expected.begin(), expected.begin() + 100));
+    }
+  }
 }
 
 TEST(SortIndices, RejectsKeysOfDifferentLengths) {

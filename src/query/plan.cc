@@ -429,6 +429,9 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
     QueryRequest input = request;
     input.fragment_ids.reset();  // `dataset` is already the view
     input.use_scalar_index = use_scalar_index;
+    // Rows kept at most for which the output columns are taken after sorting.
+    constexpr int64_t kLateSortRows = 16384;
+    plan.late_sort = plan.limit >= 0 && plan.offset + plan.limit <= kLateSortRows;
     LANCEDB_ASSIGN_OR_RETURN(auto keys, internal::PlanSortInput(dataset, input, plan));
     plan.sort_input = std::make_shared<const QueryPlan>(std::move(keys));
   }

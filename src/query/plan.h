@@ -59,10 +59,13 @@ struct QueryPlan {
   /// What scalar indices answer of the filter; the other fragments are scanned.
   std::optional<IndexFilter> index_filter;
   /// The ordering; when set, `sort_input` reads the keys, `_rowid`, `_rowaddr` (and
-  /// `_rowoffset` when an output uses it) of every matching row, and the output columns are
-  /// taken for the ordered rows in [offset, offset + limit) only.
+  /// `_rowoffset` when an output uses it) of every matching row. With a small limit
+  /// (`late_sort`) the output columns are then taken for the rows in [offset, offset + limit)
+  /// only; otherwise the sort input reads them too (one sequential read beats taking most
+  /// rows of the table one by one).
   std::vector<OrderKey> order_by;
   std::shared_ptr<const QueryPlan> sort_input;
+  bool late_sort = false;
 };
 
 /// Counters of one execution (analyze_plan).

@@ -16,6 +16,9 @@
 
 namespace lancedb::query::internal {
 
+/// The names of the sort keys in the sort input: "__lancedb_sort_key0", ...
+inline constexpr const char* kSortKeyPrefix = "__lancedb_sort_key";
+
 /// A non-null uint64 array of `values`.
 array::ArrayPtr U64Array(const std::vector<uint64_t>& values);
 
@@ -35,8 +38,9 @@ Result<array::RecordBatchPtr> Project(const QueryPlan& plan, const array::Record
 Result<table::DatasetPtr> FragmentView(const table::DatasetPtr& dataset,
                                        const std::function<bool(uint64_t)>& keep);
 
-/// A plan reading the ordering keys (named "_key0", "_key1", ...), `_rowid`, `_rowaddr` and,
-/// when an output of the plan uses it, `_rowoffset` of every row `request` matches.
+/// A plan reading the ordering keys (named by kSortKeyPrefix and their position), the
+/// columns the outputs read unless plan.late_sort, `_rowid`, `_rowaddr` and, when an output of
+/// the plan uses it, `_rowoffset` of every row `request` matches.
 Result<QueryPlan> PlanSortInput(const table::DatasetPtr& dataset, const QueryRequest& request,
                                 const QueryPlan& plan);
 

@@ -2,12 +2,15 @@
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
 // Ordered results (QueryRequest::order_by) and fragment restriction. An ordered plain query
-// runs in two steps: its sort input — the same filter, takes and fragments, reading only the
-// key columns, `_rowid` and `_rowaddr` — streams every matching row; those are ordered
-// (array/sort.h, a top-k when there is a limit), [offset, offset + limit) is kept, and the
-// output columns are taken for the kept rows only, in order, a batch at a time.
+// runs in two steps: its sort input — the same filter, takes and fragments, reading the key
+// columns, `_rowid` and `_rowaddr` (and, without a small limit, the output columns) — streams
+// every matching row; those are ordered (array/sort.h, a top-k when there is a limit),
+// [offset, offset + limit) is kept, and the output columns are gathered for the kept rows, a
+// batch at a time. With a small limit (QueryPlan::late_sort) the output columns are read for
+// the kept rows only, with one Take.
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 #include <string>
 
@@ -35,94 +38,159 @@ std::string JoinIds(const std::vector<uint64_t>& ids, size_t at_most) {
   return out;
 }
 
+/// The top-level columns of `schema` the outputs of `plan` read (a cheap one when they read
+/// none: a batch needs a column to have rows).
+std::vector<std::string> OutputColumns(const QueryPlan& plan, const array::Schema& schema) {
+  std::set<std::string> columns;
+  for (const auto& o : plan.outputs) {
+    for (const auto& c : o.columns) {
+      if (!expr::IsVirtualColumn(c)) columns.insert(c);
+    }
+  }
+  std::vector<std::string> out(columns.begin(), columns.end());
+  if (out.empty()) {
+    for (const auto& f : schema.fields()) {
+      if (!f->type()->is_nested()) {
+        out.push_back(f->name());
+        break;
+      }
+    }
+    if (out.empty() && schema.num_fields() > 0) out.push_back(schema.field(0)->name());
+  }
+  return out;
+}
+
 /// Streams an ordered plan (see the file comment). Externally synchronized.
 class SortedReader : public array::RecordBatchReader {
  public:
   SortedReader(QueryPlan plan, std::unique_ptr<array::RecordBatchReader> keys,
                std::shared_ptr<QueryMetrics> metrics)
-      : plan_(std::move(plan)), keys_(std::move(keys)), metrics_(std::move(metrics)) {
-    std::set<std::string> columns;
-    for (const auto& o : plan_.outputs) {
-      for (const auto& c : o.columns) {
-        if (!expr::IsVirtualColumn(c)) columns.insert(c);
-      }
-    }
-    take_columns_.assign(columns.begin(), columns.end());
-    if (take_columns_.empty()) {
-      // Take needs a column to read; a cheap one when the outputs read none.
-      for (const auto& f : plan_.dataset->schema()->fields()) {
-        if (!f->type()->is_nested()) {
-          take_columns_.push_back(f->name());
-          break;
-        }
-      }
-      if (take_columns_.empty() && plan_.dataset->schema()->num_fields() > 0) {
-        take_columns_.push_back(plan_.dataset->schema()->field(0)->name());
-      }
-    }
-  }
+      : plan_(std::move(plan)),
+        keys_(std::move(keys)),
+        metrics_(std::move(metrics)),
+        columns_(OutputColumns(plan_, *plan_.dataset->schema())) {}
 
   array::SchemaPtr schema() const override { return plan_.output_schema; }
 
   Result<array::RecordBatchPtr> Next() override {
     if (keys_) LANCEDB_RETURN_NOT_OK(Order());
-    if (next_ >= addresses_.size()) return array::RecordBatchPtr();
-    const size_t n = std::min(addresses_.size() - next_, static_cast<size_t>(plan_.batch_size));
-    auto slice = [&](const std::vector<uint64_t>& v) {
-      return std::vector<uint64_t>(v.begin() + static_cast<std::ptrdiff_t>(next_),
-                                   v.begin() + static_cast<std::ptrdiff_t>(next_ + n));
-    };
-    const std::vector<uint64_t> addresses = slice(addresses_);
-    LANCEDB_ASSIGN_OR_RETURN(auto taken, plan_.dataset->Take(addresses, take_columns_));
-    if (!row_offsets_.empty()) {
-      LANCEDB_ASSIGN_OR_RETURN(
-          taken, internal::WithColumns(
-                     *taken, {{expr::kRowOffsetColumn, internal::U64Array(slice(row_offsets_))}}));
-    }
-    auto ids = internal::U64Array(slice(row_ids_));
+    if (next_ >= order_.size()) return array::RecordBatchPtr();
+    const size_t n = std::min(order_.size() - next_, static_cast<size_t>(plan_.batch_size));
+    const std::vector<int64_t> chunk(order_.begin() + static_cast<std::ptrdiff_t>(next_),
+                                     order_.begin() + static_cast<std::ptrdiff_t>(next_ + n));
     next_ += n;
+    std::vector<array::ArrayPtr> columns;
+    for (const auto& c : rows_->columns()) {
+      LANCEDB_ASSIGN_OR_RETURN(auto taken, array::Take(c, chunk));
+      columns.push_back(std::move(taken));
+    }
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto input, array::RecordBatch::Make(rows_->schema(), columns, static_cast<int64_t>(n)));
+    LANCEDB_ASSIGN_OR_RETURN(auto ids, array::Take(row_ids_, chunk));
+    LANCEDB_ASSIGN_OR_RETURN(auto addresses, array::Take(addresses_, chunk));
     if (metrics_) metrics_->output_rows += static_cast<int64_t>(n);
-    return internal::Project(plan_, *taken, ids, internal::U64Array(addresses));
+    return internal::Project(plan_, *input, ids, addresses);
   }
 
  private:
-  /// Read the sort input whole, order it and keep the rows of [offset, offset + limit).
+  /// Read the sort input whole, order it, keep the rows of [offset, offset + limit) and have
+  /// their output columns at hand: from the sort input, or (late_sort) taken now.
   Status Order() {
-    const array::SchemaPtr schema = keys_->schema();
-    LANCEDB_ASSIGN_OR_RETURN(auto batches, keys_->ReadAll());
+    const int64_t limit = plan_.limit >= 0 ? plan_.offset + plan_.limit : -1;
+    array::RecordBatchPtr all;
+    if (plan_.late_sort) {
+      LANCEDB_ASSIGN_OR_RETURN(all, BestRows(limit));
+      order_.resize(all ? static_cast<size_t>(all->num_rows()) : 0);
+      std::iota(order_.begin(), order_.end(), int64_t{0});  // already in order
+    } else {
+      LANCEDB_ASSIGN_OR_RETURN(auto batches, keys_->ReadAll());
+      if (!batches.empty()) {
+        LANCEDB_ASSIGN_OR_RETURN(all, array::ConcatenateBatches(batches[0]->schema(), batches));
+      }
+      if (all && all->num_rows() > 0) {
+        LANCEDB_ASSIGN_OR_RETURN(order_, array::SortIndices(SortKeys(*all), limit));
+      }
+    }
     keys_.reset();
     if (metrics_) metrics_->output_rows = 0;  // the sort input counted its rows
-    if (batches.empty()) return Status::OK();
-    LANCEDB_ASSIGN_OR_RETURN(auto all, array::ConcatenateBatches(batches[0]->schema(), batches));
-    if (all->num_rows() == 0) return Status::OK();
+    if (!all || order_.empty()) {
+      order_.clear();
+      return Status::OK();
+    }
+    order_.erase(order_.begin(),
+                 order_.begin() + std::min<std::ptrdiff_t>(
+                                      static_cast<std::ptrdiff_t>(order_.size()), plan_.offset));
+    row_ids_ = all->GetColumnByName(expr::kRowIdColumn);
+    addresses_ = all->GetColumnByName(kRowAddrColumn);
+    if (!plan_.late_sort) {
+      std::vector<std::string> names = columns_;
+      if (all->GetColumnByName(expr::kRowOffsetColumn)) names.push_back(expr::kRowOffsetColumn);
+      LANCEDB_ASSIGN_OR_RETURN(rows_, all->SelectColumns(names));
+      return Status::OK();
+    }
+    // Few rows are kept: take their output columns now, in order, with one Take.
+    LANCEDB_ASSIGN_OR_RETURN(row_ids_, array::Take(row_ids_, order_));
+    LANCEDB_ASSIGN_OR_RETURN(addresses_, array::Take(addresses_, order_));
+    std::vector<uint64_t> kept(addresses_->GetValues<uint64_t>(1),
+                               addresses_->GetValues<uint64_t>(1) + addresses_->length);
+    LANCEDB_ASSIGN_OR_RETURN(rows_, plan_.dataset->Take(kept, columns_));
+    if (auto offsets = all->GetColumnByName(expr::kRowOffsetColumn)) {
+      LANCEDB_ASSIGN_OR_RETURN(offsets, array::Take(offsets, order_));
+      LANCEDB_ASSIGN_OR_RETURN(rows_,
+                               internal::WithColumns(*rows_, {{expr::kRowOffsetColumn, offsets}}));
+    }
+    std::iota(order_.begin(), order_.end(), int64_t{0});
+    return Status::OK();
+  }
+
+  /// The sort keys of the rows of a sort input batch.
+  std::vector<array::SortKey> SortKeys(const array::RecordBatch& rows) const {
     std::vector<array::SortKey> keys;
     for (size_t i = 0; i < plan_.order_by.size(); ++i) {
       const auto& k = plan_.order_by[i];
-      keys.push_back({all->column(static_cast<int>(i)), k.ascending, k.nulls_first});
+      keys.push_back({rows.GetColumnByName(internal::kSortKeyPrefix + std::to_string(i)),
+                      k.ascending, k.nulls_first});
     }
-    const int64_t limit = plan_.limit >= 0 ? plan_.offset + plan_.limit : -1;
-    LANCEDB_ASSIGN_OR_RETURN(auto order, array::SortIndices(keys, limit));
-    const uint64_t* ids = all->GetColumnByName(expr::kRowIdColumn)->GetValues<uint64_t>(1);
-    const uint64_t* addresses = all->GetColumnByName(kRowAddrColumn)->GetValues<uint64_t>(1);
-    auto offsets_column = all->GetColumnByName(expr::kRowOffsetColumn);
-    const uint64_t* offsets = offsets_column ? offsets_column->GetValues<uint64_t>(1) : nullptr;
-    for (size_t k = static_cast<size_t>(plan_.offset); k < order.size(); ++k) {
-      const auto row = static_cast<size_t>(order[k]);
-      row_ids_.push_back(ids[row]);
-      addresses_.push_back(addresses[row]);
-      if (offsets) row_offsets_.push_back(offsets[row]);
+    return keys;
+  }
+
+  /// The first `limit` rows of the sort input in order, kept batch by batch (a top-k that
+  /// holds at most `limit` rows besides the batch read). Earlier rows come first in each
+  /// merge, so ties keep their scan order. Null when the input has no batch.
+  Result<array::RecordBatchPtr> BestRows(int64_t limit) {
+    array::RecordBatchPtr best;
+    while (true) {
+      LANCEDB_ASSIGN_OR_RETURN(auto batch, keys_->Next());
+      if (!batch) break;
+      if (batch->num_rows() == 0 && best) continue;
+      auto candidates = batch;
+      if (best) {
+        LANCEDB_ASSIGN_OR_RETURN(candidates,
+                                 array::ConcatenateBatches(best->schema(), {best, batch}));
+      }
+      LANCEDB_ASSIGN_OR_RETURN(auto order, array::SortIndices(SortKeys(*candidates), limit));
+      std::vector<array::ArrayPtr> columns;
+      for (const auto& c : candidates->columns()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto kept, array::Take(c, order));
+        columns.push_back(std::move(kept));
+      }
+      LANCEDB_ASSIGN_OR_RETURN(best,
+                               array::RecordBatch::Make(candidates->schema(), std::move(columns),
+                                                        static_cast<int64_t>(order.size())));
     }
-    return Status::OK();
+    return best;
   }
 
   QueryPlan plan_;
   std::unique_ptr<array::RecordBatchReader> keys_;  // null once ordered
   std::shared_ptr<QueryMetrics> metrics_;
-  std::vector<std::string> take_columns_;
-  // The kept rows, in output order.
-  std::vector<uint64_t> row_ids_;
-  std::vector<uint64_t> addresses_;
-  std::vector<uint64_t> row_offsets_;  // when an output reads _rowoffset
+  const std::vector<std::string> columns_;  // read by the outputs
+  // The rows at hand (output columns, `_rowoffset`), their `_rowid` and `_rowaddr`, and the
+  // positions of the kept rows among them in output order.
+  array::RecordBatchPtr rows_;
+  array::ArrayPtr row_ids_;
+  array::ArrayPtr addresses_;
+  std::vector<int64_t> order_;
   size_t next_ = 0;
 };
 
@@ -214,7 +282,12 @@ Result<QueryPlan> PlanSortInput(const table::DatasetPtr& dataset, const QueryReq
   input.columns.clear();
   input.dynamic.clear();
   for (size_t i = 0; i < plan.order_by.size(); ++i) {
-    input.dynamic.emplace_back("_key" + std::to_string(i), plan.order_by[i].key.sql);
+    input.dynamic.emplace_back(kSortKeyPrefix + std::to_string(i), plan.order_by[i].key.sql);
+  }
+  if (!plan.late_sort) {
+    for (const auto& c : OutputColumns(plan, *dataset->schema())) {
+      input.dynamic.emplace_back(c, Quoted(c));
+    }
   }
   bool row_offset = false;
   for (const auto& o : plan.outputs) row_offset |= o.columns.count(expr::kRowOffsetColumn) > 0;
