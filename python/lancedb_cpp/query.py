@@ -164,8 +164,8 @@ class LanceQueryBuilder:
 
     def offset(self, offset: Optional[int]) -> "LanceQueryBuilder":
         """Skip the first `offset` matching rows."""
-        self._offset_arg = offset
         self._offset = 0 if offset is None or offset <= 0 else int(offset)
+        self._offset_arg = self._offset
         return self
 
     def select(self, columns: Union[List[str], Dict[str, str]]) -> "LanceQueryBuilder":
@@ -366,7 +366,7 @@ class LanceQueryBuilder:
             fragments=self._fragments,
             fragment_ids=self._fragment_ids,
             use_lsm=self._use_lsm,
-            offset=None if self._offset_arg is None else max(int(self._offset_arg), 0),
+            offset=self._offset_arg,
             order_by=self._order_by,
         )
 

@@ -452,6 +452,7 @@ SYNC_CASES = [
     lambda t, m: t.search().select({"x": "id * 2"}).limit(0).offset(0),
     lambda t, m: t.search().order_by(co(m)).with_row_address(True).fragment_ids([0]).use_lsm(False),
     lambda t, m: t.search().with_fragments([1, 2]).limit(None).offset(-3),
+    lambda t, m: t.search().offset(None).limit(-1),
     lambda t, m: t.search([0.1, 0.2]),
     lambda t, m: t.search([[0.0, 0.0], [1.0, 1.0]]),
     lambda t, m: t.search([0.0, 0.0], vector_column_name="v").distance_type("cosine").nprobes(5)
