@@ -330,6 +330,16 @@ TEST(FtsQueryOrderBy, SortsTheBestRows) {
   EXPECT_EQ(Ids(b), (Opt{7, 4, 1}));
   EXPECT_EQ(Column<uint64_t>(b, "_rowaddr"),
             (std::vector<std::optional<uint64_t>>{(uint64_t{1} << 32) | 2, 4, 1}));
+  // Hybrid queries take neither (their fused ranking is the order).
+  HybridQueryRequest hybrid;
+  hybrid.vector.vectors = {{0, 0}};
+  hybrid.text = FullTextQuery::Match("word1", "text");
+  hybrid.base.order_by = {Asc("id")};
+  ArrowArrayStream out;
+  EXPECT_TRUE(t->ExecuteHybridQuery(hybrid, &out).IsNotSupported());
+  hybrid.base.order_by.clear();
+  hybrid.base.with_row_address = true;
+  EXPECT_TRUE(t->ExecuteHybridQuery(hybrid, &out).IsNotSupported());
   ASSERT_OK_AND_ASSIGN(auto window, RunQuery(t->Search(FullTextQuery::Match("common", "text"))
                                                  .Limit(3)
                                                  .Offset(1)
