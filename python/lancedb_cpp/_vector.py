@@ -80,9 +80,11 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         table: "Table",
         query: Any,
         vector_column: Optional[str] = None,
+        str_query: Optional[str] = None,
         fast_search: Optional[bool] = None,
     ):
         super().__init__(table)
+        self._str_query = str_query  # the text the vector was embedded from, for rerank()
         self._vectors = _to_vectors(query)
         self._nested_query = _is_nested(query)
         self._vector_column = vector_column
@@ -186,14 +188,18 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self, reranker: Any = None, query_string: Optional[str] = None
     ) -> "LanceVectorQueryBuilder":
         """Rerank the results with ``reranker.rerank_vector(query_string, results)`` (default
-        RRFReranker()); `query_string` is required, the query being a vector."""
+        RRFReranker()); `query_string` defaults to the text the query vector was embedded from
+        and is required when there is none."""
         from . import _hybrid
         from .rerankers import RRFReranker
 
         reranker = RRFReranker() if reranker is None else reranker
         if not _hybrid.is_reranker(reranker):
             raise ValueError("reranker must be an instance of Reranker class.")
-        self._rerank = (reranker, _hybrid.check_vector_rerank_args(reranker, None, query_string))
+        self._rerank = (
+            reranker,
+            _hybrid.check_vector_rerank_args(reranker, self._str_query, query_string),
+        )
         if getattr(reranker, "score", None) == "all":
             self.with_row_id(True)
         return self
@@ -300,7 +306,14 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
 
 
 def make_vector_query(
-    table: "Table", query: Any, vector_column_name: Optional[str], fast_search: Optional[bool]
+    table: "Table",
+    query: Any,
+    vector_column_name: Optional[str],
+    fast_search: Optional[bool],
+    str_query: Optional[str] = None,
 ) -> Union[LanceVectorQueryBuilder, LanceQueryBuilder]:
-    """``table.search(query, vector_column_name)`` for a vector query."""
-    return LanceVectorQueryBuilder(table, query, vector_column_name, fast_search)
+    """``table.search(query, vector_column_name)`` for a vector query (`str_query`: the text
+    the query vector was embedded from)."""
+    return LanceVectorQueryBuilder(
+        table, query, vector_column_name, str_query=str_query, fast_search=fast_search
+    )

@@ -17,6 +17,8 @@ from typing import Iterable, Optional, Union
 
 import pyarrow as pa
 
+from ._sql_keywords import SQL_KEYWORDS
+
 __all__ = ["Expr", "col", "lit", "func"]
 
 ExprLike = Union["Expr", bool, int, float, str, bytes, date, datetime, Decimal]
@@ -24,11 +26,6 @@ ExprLike = Union["Expr", bool, int, float, str, bytes, date, datetime, Decimal]
 # Functions func() accepts (those LanceDB 0.39's expression builder knows).
 _FUNCTIONS = ("lower", "upper", "contains", "ltrim", "rtrim", "btrim", "concat", "octet_length")
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_KEYWORDS = {
-    "select", "from", "where", "and", "or", "not", "null", "true", "false", "is", "in", "as",
-    "like", "between", "case", "when", "then", "else", "end", "cast", "order", "by", "group",
-    "limit", "offset", "distinct", "all", "any", "exists", "join", "on", "union",
-}  # fmt: skip
 # Arrow type names as arrow_cast spells them.
 _ARROW_CAST_NAMES = {
     "bool": "Boolean", "boolean": "Boolean", "int8": "Int8", "int16": "Int16", "int32": "Int32",
@@ -42,7 +39,7 @@ _ARROW_CAST_NAMES = {
 
 
 def _identifier(name: str) -> str:
-    if _PLAIN_NAME.fullmatch(name) and name not in _KEYWORDS:
+    if _PLAIN_NAME.fullmatch(name) and name not in SQL_KEYWORDS:
         return name
     return "`" + name.replace("`", "``") + "`"
 

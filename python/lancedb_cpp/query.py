@@ -468,6 +468,7 @@ from dataclasses import dataclass as _dataclass
 from dataclasses import field as _field
 from enum import Enum as _Enum
 from typing import Tuple as _Tuple
+from typing import TypeVar as _TypeVar
 
 
 class FullTextQueryType(str, _Enum):
@@ -725,14 +726,51 @@ class Query(_pydantic.BaseModel):
 
     model_config = _pydantic.ConfigDict(arbitrary_types_allowed=True)
 
+    @classmethod
+    def from_inner(cls, req: Any) -> "Query":
+        """A Query from a request object with the attributes of LanceDB's native query
+        request (``limit``, ``offset``, ``take_offsets``, ``filter``, ``full_text_search``,
+        ``select``, ``with_row_id``, ``use_lsm``, ``column``, ``query_vector``,
+        ``distance_type``, ``minimum_nprobes``, ``maximum_nprobes``, ``lower_bound``,
+        ``upper_bound``, ``ef``, ``refine_factor``, ``bypass_vector_index``, ``postfilter``,
+        ``order_by``); missing attributes read as None."""
+        get = lambda name: getattr(req, name, None)  # noqa: E731
+        query = cls(
+            limit=get("limit"), offset=get("offset"), take_offsets=get("take_offsets"),
+            filter=get("filter"), columns=get("select"), with_row_id=get("with_row_id"),
+            use_lsm=get("use_lsm"), vector_column=get("column"), vector=get("query_vector"),
+            distance_type=get("distance_type"), minimum_nprobes=get("minimum_nprobes"),
+            maximum_nprobes=get("maximum_nprobes"), lower_bound=get("lower_bound"),
+            upper_bound=get("upper_bound"), ef=get("ef"), refine_factor=get("refine_factor"),
+            bypass_vector_index=get("bypass_vector_index"), postfilter=get("postfilter"),
+        )  # fmt: skip
+        if get("order_by") is not None:
+            query.order_by = [ColumnOrdering(**o) for o in get("order_by")]
+        if get("full_text_search") is not None:
+            query.full_text_query = FullTextSearchQuery(query=get("full_text_search"))
+        return query
 
-_ASYNC_NAMES = ('AsyncFTSQuery', 'AsyncHybridQuery', 'AsyncQuery', 'AsyncRecordBatchReader', 'AsyncTakeQuery', 'AsyncVectorQuery')
+
+T = _TypeVar("T")
+
+# Names LanceDB has in this module that live in modules importing this one: loaded on first use.
+_LAZY = {
+    **{name: "_async_query" for name in (
+        "AsyncFTSQuery", "AsyncHybridQuery", "AsyncQuery", "AsyncQueryBase",
+        "AsyncRecordBatchReader", "AsyncStandardQuery", "AsyncTakeQuery", "AsyncVectorQuery",
+        "AsyncVectorQueryBase",
+    )},
+    "LanceVectorQueryBuilder": "_vector",
+    "LanceFtsQueryBuilder": "_fts",
+    "LanceHybridQueryBuilder": "_fts",
+    "Reranker": "rerankers",
+    "RRFReranker": "rerankers",
+}  # fmt: skip
 
 
 def __getattr__(name: str):
-    # The async classes (LanceDB has them here too) load on first use: _async_query imports this module.
-    if name in _ASYNC_NAMES:
-        from . import _async_query
+    if name in _LAZY:
+        import importlib
 
-        return getattr(_async_query, name)
+        return getattr(importlib.import_module(f"{__package__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -385,6 +385,7 @@ NB_MODULE(_native, m) {
         nb::arg("storage_options") = std::map<std::string, std::string>{},
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
   RegisterEvolution(m);
+  RegisterTableInfo(m);
   BindVectorSearch(m);
   BindFullTextSearch(m);
 }

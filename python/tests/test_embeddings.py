@@ -441,3 +441,53 @@ def test_rate_limiter_allows_max_calls_per_period(monkeypatch):
     monkeypatch.setattr(utils.time, "sleep", sleeps.append)
     limited(3)
     assert len(sleeps) == 1 and 0 < sleeps[0] <= 60.0
+
+
+def test_embedding_utils_behave_as_lancedb(tmp_path):
+    import lancedb.embeddings.utils as real_utils
+    import numpy as np
+
+    from lancedb_cpp.embeddings import utils
+
+    for mod in (real_utils, utils):
+        wrap = mod.FunctionWrapper(lambda xs: [[float(len(x))] for x in xs]).batch_size(2)
+        assert wrap(np.array(["a", "bb", "ccc"])) == [[1.0], [2.0], [3.0]]
+        assert [list(b) for b in wrap.to_batches(np.arange(5))] == [[0, 1], [2, 3], [4]]
+
+        calls = []
+
+        @mod.retry(tries=3, delay=0, jitter=0)
+        def flaky():
+            calls.append(1)
+            if len(calls) < 3:
+                raise OSError("transient")
+            return "ok"
+
+        assert flaky() == "ok" and len(calls) == 3
+
+        @mod.retry(tries=2, delay=0, jitter=0)
+        def broken():
+            raise OSError("always")
+
+        with pytest.raises(OSError, match="always"):
+            broken()
+
+        class Foo:
+            hits = 0
+
+            @mod.weak_lru()
+            def bar(self, x):
+                Foo.hits += 1
+                return x * 2
+
+        foo = Foo()
+        assert (foo.bar(2), foo.bar(2), foo.bar(3)) == (4, 4, 6) and Foo.hits == 2
+        with pytest.raises(ImportError, match="Please install some-pkg"):
+            mod.attempt_import_or_raise("no_such_module_xyz", "some-pkg")
+        with pytest.raises(ValueError, match="Please set the OPENAI_API_KEY environment variable."):
+            mod.api_key_not_found_help("openai")
+        assert mod.is_flash_attn_2_available() is False
+        with pytest.raises(ImportError, match="You need to install torch"):
+            mod.create_import_stub("torch")()
+    (tmp_path / "f.bin").write_bytes(b"payload")
+    assert utils.url_retrieve((tmp_path / "f.bin").as_uri()) == b"payload"

@@ -82,3 +82,25 @@ def test_expressions_work_wherever_sql_does(tmp_path):
     assert t.count_rows() == 15
     t.update(where=(e.col("id") == 1).to_sql(), values={"s": "one"})
     assert t.search().where(e.col("s") == "one").to_arrow().column("id").to_pylist() == [1]
+
+
+def _dictionary_sample():
+    """Every reserved word we know plus a deterministic sample of other names."""
+    from lancedb_cpp._sql_keywords import SQL_KEYWORDS
+
+    others = ["x", "id", "vector", "price", "a_b", "_x", "x1", "item", "embedding", "score",
+              "label", "title", "body", "category", "Upper", "camelCase", "with space", "a.b",
+              "uint8", "regr_avgx", "nvarchar2", "my_date", "dates", "names", "values_"]  # fmt: skip
+    return sorted(SQL_KEYWORDS) + others
+
+
+def test_identifier_quoting_equals_lancedb():
+    """Column names LanceDB's printer reserves are quoted exactly as LanceDB quotes them, alone,
+    in comparisons and as function arguments."""
+    diffs = []
+    for name in _dictionary_sample():
+        for build in (lambda m: m.col(name), lambda m: m.col(name) == 1,
+                      lambda m: m.func("lower", m.col(name))):  # fmt: skip
+            if repr(build(ours)) != repr(build(real)):
+                diffs.append((name, repr(build(ours)), repr(build(real))))
+    assert diffs == []

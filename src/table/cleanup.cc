@@ -139,7 +139,7 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   const int64_t cutoff = now - options.older_than.count();
   Inspection in;
   for (uint64_t v : listing.versions) {
-    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.naming));
+    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.NamingOf(v)));
     const bool latest = v == listing.versions.back();
     const bool old = !latest && m->timestamp_micros() < cutoff;
     if (old && tagged.count(v)) in.tagged_old.insert(v);
@@ -160,7 +160,7 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   // next cleanup.
   for (uint64_t v : in.removed) {
     const std::string path =
-        io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.naming));
+        io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.NamingOf(v)));
     auto size = fs.GetSize(path);
     if (size.ok()) stats.bytes_removed += static_cast<uint64_t>(*size);
     LANCEDB_RETURN_NOT_OK(fs.DeleteFile(path));

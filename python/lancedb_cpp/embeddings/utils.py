@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""Helpers for embedding functions: input type alias, retries with backoff, rate limiting."""
+"""Helpers for embedding functions (``lancedb.embeddings.utils``): input type aliases, retries
+with backoff, rate limiting, batching wrappers, optional-import helpers."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import random
 import threading
 import time
-from typing import Any, Callable, List, Union
+import urllib.request
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 import pyarrow as pa
@@ -101,5 +105,144 @@ class RateLimiter:
         return wrapper
 
 
-def url_retrieve(url: str):
-    raise NotImplementedError("lancedb_cpp does not fetch embedding inputs over the network")
+def url_retrieve(url: str) -> bytes:
+    """The bytes at `url` (http(s) or file URL), as LanceDB's helper for image inputs."""
+    with urllib.request.urlopen(url) as response:
+        return response.read()
+
+
+def retry(
+    tries: int = 10, delay: float = 1, max_delay: float = 30, backoff: float = 3, jitter: float = 1
+) -> Callable:
+    """Decorator: call up to `tries` times, sleeping ``min(delay * backoff**i + jitter,
+    max_delay)`` seconds after failure i; the last failure propagates."""
+
+    def decorate(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for attempt in range(tries):
+                try:
+                    return func(*args, **kwargs)
+                except Exception:  # noqa: BLE001 - retried, re-raised on the last attempt
+                    if attempt + 1 >= tries:
+                        raise
+                    time.sleep(min(delay * backoff**attempt + jitter, max_delay))
+            return None
+
+        return wrapper
+
+    return decorate
+
+
+def weak_lru(maxsize: int = 128) -> Callable:
+    """Method decorator: an LRU cache keyed on (a weak reference to) the instance and the
+    arguments, so the cache never keeps an instance alive."""
+
+    def decorate(method: Callable) -> Callable:
+        @functools.lru_cache(maxsize)
+        def cached(ref: "weakref.ref[Any]", *args: Any, **kwargs: Any) -> Any:
+            return method(ref(), *args, **kwargs)
+
+        @functools.wraps(method)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return cached(weakref.ref(self), *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def api_key_not_found_help(provider: str) -> None:
+    """Log and raise the error for a provider whose API key is not set."""
+    _LOG.error("Could not find API key for %s", provider)
+    raise ValueError(f"Please set the {provider.upper()}_API_KEY environment variable.")
+
+
+def attempt_import_or_raise(module: str, mitigation: Optional[str] = None) -> Any:
+    """Import `module`, or raise ImportError asking to install `mitigation` (or `module`)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"Please install {mitigation or module}") from None
+
+
+def is_flash_attn_2_available() -> bool:
+    """Whether the optional ``flash_attn`` package can be imported."""
+    try:
+        attempt_import_or_raise("flash_attn", "flash_attn")
+    except ImportError:
+        return False
+    return True
+
+
+def create_import_stub(module_name: str, package_name: Optional[str] = None) -> Any:
+    """A stand-in for an optional module: any attribute chain resolves (so classes can subclass
+    it), and calling anything raises ImportError naming the package to install."""
+    needed = package_name or module_name
+
+    class _Missing:
+        def __getattr__(self, name: str) -> Any:
+            return _Missing()
+
+        def __mro_entries__(self, bases: Any) -> Any:  # `class M(stub.nn.Module)` still works
+            return (object,)
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            raise ImportError(f"You need to install {needed} to use this functionality")
+
+    return _Missing()
+
+
+class FunctionWrapper:
+    """Wraps a function that embeds a list of inputs, adding batching, retries, rate limiting
+    and a progress bar: ``FunctionWrapper(f).batch_size(32).retry().rate_limit()(texts)``."""
+
+    def __init__(self, func: Callable):
+        self.func = func
+        self.rate_limiter_kwargs: Dict[str, Any] = {}
+        self.retry_kwargs: Dict[str, Any] = {}
+        self._batch_size: Optional[int] = None
+        self._progress = False
+
+    def __repr__(self) -> str:
+        return f"EmbeddingFunction(func={self.func})"
+
+    def rate_limit(self, max_calls: float = 0.9, period: float = 1.0) -> "FunctionWrapper":
+        self.rate_limiter_kwargs = {"max_calls": max_calls, "period": period}
+        return self
+
+    def retry(
+        self, tries: int = 10, delay: float = 1, max_delay: float = 30, backoff: float = 3,
+        jitter: float = 1,
+    ) -> "FunctionWrapper":  # fmt: skip
+        self.retry_kwargs = {"tries": tries, "delay": delay, "max_delay": max_delay,
+                             "backoff": backoff, "jitter": jitter}  # fmt: skip
+        return self
+
+    def batch_size(self, batch_size: int) -> "FunctionWrapper":
+        self._batch_size = batch_size
+        return self
+
+    def show_progress(self) -> "FunctionWrapper":
+        self._progress = True
+        return self
+
+    def to_batches(self, arr: Any) -> Any:
+        """Slices of `arr` of at most batch_size (the whole input without one)."""
+        step = self._batch_size or max(len(arr), 1)
+        starts = range(0, len(arr), step)
+        if self._progress:
+            tqdm = attempt_import_or_raise("tqdm").tqdm
+            starts = tqdm(starts, total=len(starts))
+        for start in starts:
+            yield arr[start : start + step]
+
+    def __call__(self, inputs: Any) -> List[Any]:
+        def embed(chunk: Any) -> Any:
+            return self.func(chunk.tolist() if hasattr(chunk, "tolist") else list(chunk))
+
+        if self.retry_kwargs:
+            embed = retry(**self.retry_kwargs)(embed)
+        if self.rate_limiter_kwargs:
+            embed = RateLimiter(**self.rate_limiter_kwargs)(embed)
+        return [vector for chunk in self.to_batches(inputs) for vector in embed(chunk)]
