@@ -4,7 +4,8 @@
 // Full-text search, mirroring LanceDB's `table.query().full_text_search(query)` and the query
 // classes of `lancedb.query` (MatchQuery, PhraseQuery, BooleanQuery, MultiMatchQuery,
 // BoostQuery). The result has the selected columns, then `_score` (float32, BM25, larger is
-// better), then `_rowid` when asked, sorted by descending score.
+// better), then `_rowid` and `_rowaddr` when asked, sorted by descending score (or by the
+// query's ordering).
 //
 // Rows of fragments the index does not cover (appended after it was built) are searched exactly
 // and merged with the indexed results; deleted rows never appear.
@@ -77,7 +78,8 @@ Result<FullTextQuery> ParseFullTextQueryJson(std::string_view json);
 
 /// The full description of a full-text query.
 struct FtsQueryRequest {
-  /// Filter, projection, limit (default 10), offset, with_row_id, as for a plain query.
+  /// Filter, projection, limit (default 10), offset, ordering, with_row_id, with_row_address
+  /// and batch length, as for a plain query. NotSupported for fragment_ids and takes.
   QueryRequest base;
   FullTextQuery query;
   /// true: filter before the search; false: filter the top rows (possibly fewer remain).
@@ -97,6 +99,9 @@ class FtsQuery {
   FtsQuery& Postfilter();
   FtsQuery& Select(std::vector<std::string> columns);
   FtsQuery& WithRowId(bool with_row_id = true);
+  FtsQuery& WithRowAddress(bool with_row_address = true);
+  /// Sort the `limit + offset` best rows by `ordering`, then apply offset and limit.
+  FtsQuery& OrderBy(std::vector<ColumnOrdering> ordering);
   FtsQuery& FastSearch(bool fast = true);
   const FtsQueryRequest& request() const { return request_; }
   /// Run the query (errors before any data is read) and stream the result into `out`.
@@ -123,7 +128,8 @@ struct HybridQueryRequest {
   VectorQueryRequest vector;
   /// The full-text half.
   FullTextQuery text;
-  /// Filter, projection, limit (default 10), offset and with_row_id of the fused result.
+  /// Filter, projection, limit (default 10), offset and with_row_id of the fused result
+  /// (NotSupported: order_by, with_row_address, fragment_ids).
   QueryRequest base;
   bool prefilter = true;
   /// RRF's constant K (LanceDB: 60).

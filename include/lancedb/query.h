@@ -31,6 +31,15 @@ enum class SelectKind : uint8_t {
   kDynamic,  ///< (alias, SQL expression) pairs, in the order given
 };
 
+/// One key of a query's ordering (LanceDB's ColumnOrdering).
+struct ColumnOrdering {
+  /// A column of the table (a dot path for a struct member), not an alias of the selection.
+  std::string column;
+  bool ascending = true;
+  /// Nulls before every value (else after them), in either direction.
+  bool nulls_first = false;
+};
+
 /// The full description of a plain query; what the builder fills in.
 struct QueryRequest {
   /// SQL filter; rows where it is not TRUE are dropped. Repeated Where() calls are ANDed.
@@ -48,11 +57,24 @@ struct QueryRequest {
   int64_t max_batch_length = 1024;
   /// Take only these row offsets (positions among the live rows, LanceDB `take_offsets`).
   std::optional<std::vector<uint64_t>> take_offsets;
-  /// Take only these row ids (LanceDB `take_row_ids`).
+  /// Take only these row ids (LanceDB `take_row_ids`): each row once, in table order.
   std::optional<std::vector<uint64_t>> take_row_ids;
   /// Let scalar indices answer the filter where they cover the table (results are the same
   /// either way; false scans every fragment).
   bool use_scalar_index = true;
+  /// Sort the matching rows by these keys (the first key first; rows equal on every key keep
+  /// their scan order) before offset and limit apply. Values order as DataFusion orders them:
+  /// nulls first or last as asked in either direction, floats in IEEE total order (NaN after
+  /// +inf), strings by bytes, lists and structs item by item (array/sort.h). Vector and
+  /// full-text queries sort their `limit + offset` best rows, then apply offset and limit.
+  /// InvalidArgument for a key that is not a column of the table.
+  std::vector<ColumnOrdering> order_by;
+  /// Append the `_rowaddr` column (uint64: fragment id << 32 | row offset in the fragment),
+  /// after `_rowid`.
+  bool with_row_address = false;
+  /// Read only the fragments with these ids (as the manifest numbers them). InvalidArgument
+  /// naming the ids the version does not have; NotSupported with takes.
+  std::optional<std::vector<uint64_t>> fragment_ids;
 };
 
 /// Builder for a query on one table. Obtain with Table::Query(), Table::TakeOffsets() or
@@ -78,8 +100,14 @@ class Query {
   Query& MaxBatchLength(int64_t rows);
   /// Whether scalar indices may answer the filter (default true).
   Query& UseScalarIndex(bool use);
+  /// Sort the result by `ordering` before offset and limit (empty: scan order).
+  Query& OrderBy(std::vector<ColumnOrdering> ordering);
+  /// Append the `_rowaddr` column.
+  Query& WithRowAddress(bool with_row_address = true);
+  /// Read only the fragments with these ids.
+  Query& FragmentIds(std::vector<uint64_t> fragment_ids);
   /// Turn this query into a nearest-neighbour query for `vector` (vector_query.h), keeping
-  /// its filter, projection, offset, limit and with_row_id.
+  /// its filter, projection, offset, limit, ordering, with_row_id and with_row_address.
   VectorQuery NearestTo(std::vector<float> vector) const;
 
   const QueryRequest& request() const { return request_; }

@@ -3,8 +3,9 @@
 //
 // VectorQuery: a nearest-neighbour query over a vector column, mirroring LanceDB's Rust
 // `VectorQuery` (`table.query().nearest_to(v).distance_type(..).limit(..)`). The result has
-// the selected columns, then `_distance` (float32, smaller is closer), then `_rowid` when asked;
-// a batch query (several vectors) puts an int32 `query_index` column first.
+// the selected columns, then `_distance` (float32, smaller is closer), then `_rowid` and
+// `_rowaddr` when asked; a batch query (several vectors) puts an int32 `query_index` column
+// first.
 //
 // Without a usable index (or with BypassVectorIndex) the search is exact over the table
 // snapshot. With an index, the indexed fragments are searched through it and the fragments
@@ -30,8 +31,9 @@ namespace lancedb {
 
 /// The full description of a vector query; what the builder fills in.
 struct VectorQueryRequest {
-  /// Filter, projection, limit, offset, with_row_id and batch length, as for a plain query.
-  /// The limit defaults to 10 here (unset or 0 means 10).
+  /// Filter, projection, limit, offset, ordering, with_row_id, with_row_address and batch
+  /// length, as for a plain query. The limit defaults to 10 here (unset or 0 means 10).
+  /// NotSupported for fragment_ids and takes.
   QueryRequest base;
   /// Query vectors, each of the column's dimension (uint8 values 0..255 for hamming).
   /// Several vectors make a batch query (a `query_index` column tells them apart).
@@ -88,6 +90,11 @@ class VectorQuery {
   VectorQuery& Select(std::vector<std::pair<std::string, std::string>> expressions);
   /// Append the `_rowid` column.
   VectorQuery& WithRowId(bool with_row_id = true);
+  /// Append the `_rowaddr` column.
+  VectorQuery& WithRowAddress(bool with_row_address = true);
+  /// Sort the `limit + offset` nearest rows of each query vector by `ordering`, then apply
+  /// offset and limit.
+  VectorQuery& OrderBy(std::vector<ColumnOrdering> ordering);
   /// Probe exactly `nprobes` IVF partitions.
   VectorQuery& Nprobes(size_t nprobes);
   VectorQuery& MinimumNprobes(size_t nprobes);

@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
+import numpy as np
 import pyarrow as pa
 
 from ._fts import LanceFtsQueryBuilder, LanceHybridQueryBuilder
 from ._vector import LanceVectorQueryBuilder, _to_vectors
-from .query import LanceQueryBuilder, LanceTakeQueryBuilder
+from .query import (
+    FullTextSearchQuery,
+    LanceQueryBuilder,
+    LanceTakeQueryBuilder,
+    Query,
+    _async_columns,
+    _check_blob_mode,
+    arrow_to_pandas,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -28,11 +37,59 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._async import AsyncTable
 
-_BLOB_MODES = ("lazy", "bytes", "descriptions")
 
 
-def _not_supported(what: str) -> NotImplementedError:
-    return NotImplementedError(f"{what} is not supported by lancedb_cpp")
+def _float32(value: Optional[float]) -> Optional[float]:
+    return None if value is None else float(np.float32(value))
+
+
+def async_query_object(inner: LanceQueryBuilder) -> Query:
+    """The Query model of an async builder, as LanceDB's async builders report it: the
+    engine's request with its defaults filled in (a vector query's limit 10 and nprobes 20,
+    its vectors as float32 arrays, a projection dict as (name, SQL) pairs). LanceDB drops
+    ``fast_search`` there; so does this. A full-text query (which LanceDB 0.39 fails to
+    describe) gets its text in ``full_text_query``."""
+    if isinstance(inner, LanceHybridQueryBuilder):
+        raise NotImplementedError("to_query_object not yet supported on a hybrid query")
+    if isinstance(inner, LanceTakeQueryBuilder):
+        return inner.to_query_object()  # the same description, sync or async
+    fields: Dict[str, Any] = dict(
+        filter=inner._where,
+        columns=_async_columns(inner._columns),
+        limit=inner._limit_arg,
+        offset=inner._offset_arg,
+        with_row_id=inner._with_row_id,
+        with_row_address=inner._with_row_address,
+        fragments=inner._fragments,
+        fragment_ids=inner._fragment_ids,
+        use_lsm=inner._use_lsm,
+        order_by=inner._order_by,
+    )
+    if isinstance(inner, LanceVectorQueryBuilder):
+        fields.update(
+            vector=[pa.array(v, type=pa.float32()) for v in inner._vectors],
+            vector_column=inner._vector_column,
+            postfilter=bool(inner._postfilter),
+            limit=10 if inner._limit_arg is None else inner._limit_arg,
+            distance_type=inner._distance_type,
+            minimum_nprobes=20 if inner._minimum_nprobes is None else inner._minimum_nprobes,
+            maximum_nprobes=20 if inner._maximum_nprobes is None else inner._maximum_nprobes,
+            lower_bound=_float32(inner._lower_bound),
+            upper_bound=_float32(inner._upper_bound),
+            refine_factor=inner._refine_factor,
+            ef=inner._ef,
+            bypass_vector_index=bool(inner._bypass_vector_index),
+        )
+    elif isinstance(inner, LanceFtsQueryBuilder):
+        fields.update(
+            full_text_query=FullTextSearchQuery(
+                query=inner._phrase_semantics(), columns=inner._fts_columns
+            ),
+            postfilter=not inner._prefilter,
+            limit=10 if inner._limit_arg is None else inner._limit_arg,
+            fast_search=inner._fast_search_arg,
+        )
+    return Query(**fields)
 
 
 class AsyncRecordBatchReader:
@@ -81,8 +138,9 @@ class AsyncQueryBase:
 
     # Options --------------------------------------------------------------------------------
 
-    def to_query_object(self) -> Any:
-        raise _not_supported("to_query_object() (LanceDB's Query object)")
+    def to_query_object(self) -> Query:
+        """The query as LanceDB's ``Query`` model (see async_query_object)."""
+        return async_query_object(self._inner)
 
     def select(self, columns: Union[List[str], dict]) -> "AsyncQueryBase":
         """Return these columns: a list of names, or a dict of alias to SQL expression."""
@@ -95,22 +153,29 @@ class AsyncQueryBase:
         return self
 
     def with_row_address(self, with_row_address: bool = True) -> "AsyncQueryBase":
-        if with_row_address:
-            raise _not_supported("with_row_address() (the _rowaddr column)")
+        """Append the ``_rowaddr`` column (fragment id << 32 | row offset in the fragment).
+        (LanceDB 0.39 accepts the call but returns no such column.)"""
+        self._inner.with_row_address(with_row_address)
         return self
 
     def with_fragments(self, fragments: Any) -> "AsyncQueryBase":
-        raise _not_supported("with_fragments() (restricting a query to fragments)")
+        """Read only these fragments (pylance ``LanceFragment`` objects, or their ids) of a
+        plain query."""
+        self._inner.with_fragments(fragments)
+        return self
 
     def fragment_ids(self, fragment_ids: List[int]) -> "AsyncQueryBase":
-        raise _not_supported("fragment_ids() (restricting a query to fragments)")
+        """Read only the fragments with these ids in a plain query."""
+        self._inner.fragment_ids(fragment_ids)
+        return self
 
     # Execution ------------------------------------------------------------------------------
 
     async def to_batches(
         self, *, max_batch_length: Optional[int] = None, timeout: Optional[timedelta] = None
     ) -> AsyncRecordBatchReader:
-        """Run the query; the results as an async iterator of RecordBatches."""
+        """Run the query; the results as an async iterator of RecordBatches of at most
+        `max_batch_length` rows (None or 0: 1024)."""
         reader = await asyncio.to_thread(self._inner.to_batches, max_batch_length, timeout=timeout)
         return AsyncRecordBatchReader(reader)
 
@@ -135,28 +200,12 @@ class AsyncQueryBase:
         **kwargs: Any,
     ) -> "pd.DataFrame":
         """Run the query; the results as a pandas DataFrame (`flatten` struct columns: True
-        for every level, n for n levels; `kwargs` go to ``pyarrow.Table.to_pandas``)."""
-        if blob_mode not in _BLOB_MODES:
-            modes = ", ".join(repr(m) for m in _BLOB_MODES)
-            raise ValueError(f"blob_mode must be one of {modes}, got {blob_mode!r}")
+        for every level, n for n levels; `kwargs` go to ``pyarrow.Table.to_pandas``).
+        `blob_mode` other than "lazy" with a blob column in the result raises
+        NotImplementedError (blob columns are not supported yet)."""
+        _check_blob_mode(blob_mode)
         table = await self.to_arrow(timeout=timeout)
-        if blob_mode != "lazy":
-            from .table import _has_blob_field
-
-            if _has_blob_field(table.schema):
-                raise _not_supported("to_pandas(blob_mode=...) on blob columns")
-
-        def convert() -> "pd.DataFrame":
-            t = table
-            if flatten is True:
-                while any(pa.types.is_struct(f.type) for f in t.schema):
-                    t = t.flatten()
-            elif isinstance(flatten, int) and not isinstance(flatten, bool) and flatten > 0:
-                for _ in range(flatten):
-                    t = t.flatten()
-            return t.to_pandas(**kwargs)
-
-        return await asyncio.to_thread(convert)
+        return await asyncio.to_thread(arrow_to_pandas, table, flatten, blob_mode, **kwargs)
 
     async def to_polars(self, timeout: Optional[timedelta] = None) -> "pl.DataFrame":
         """Run the query; the results as a polars DataFrame (requires polars)."""
@@ -204,13 +253,14 @@ class AsyncStandardQuery(AsyncQueryBase):
         return self
 
     def order_by(self, ordering: Optional[List[Any]]) -> "AsyncStandardQuery":
-        if ordering:
-            raise _not_supported("order_by() (sorting query results)")
+        """Sort the results by these ColumnOrdering keys (columns of the table) before offset
+        and limit; a vector or full-text search sorts its ``limit + offset`` best rows."""
+        self._inner.order_by(ordering)
         return self
 
     def use_lsm(self, enable: bool) -> "AsyncStandardQuery":
-        if enable:
-            raise _not_supported("use_lsm() (LSM write buffers)")
+        """Read the base table only (False); True raises NotImplementedError."""
+        self._inner.use_lsm(enable)
         return self
 
     def fast_search(self) -> "AsyncStandardQuery":
@@ -237,13 +287,17 @@ class AsyncStandardQuery(AsyncQueryBase):
 
 
 def _copy_common(src: LanceQueryBuilder, dst: LanceQueryBuilder) -> None:
-    """Carry the filter, projection, limit, offset and row id flag to a new builder."""
+    """Carry the filter, projection, limit, offset, ordering, row id and row address flags,
+    fragments and LSM choice to a new builder."""
     dst._where = src._where
     dst._columns = src._columns
     if src._limit is not None:
         dst._limit = src._limit
     dst._offset = src._offset
     dst._with_row_id = src._with_row_id
+    for name in ("_order_by", "_with_row_address", "_fragments", "_fragment_ids", "_use_lsm",
+                 "_limit_arg", "_offset_arg", "_with_row_id_arg"):
+        setattr(dst, name, getattr(src, name))
 
 
 class AsyncQuery(AsyncStandardQuery):
@@ -359,6 +413,9 @@ def _make_hybrid(
         if src._with_row_id:
             hq._with_row_id = True
     hq._limit = vq._limit
+    for name in ("_order_by", "_with_row_address", "_fragments", "_fragment_ids"):
+        # Rejected when the query runs (see LanceHybridQueryBuilder), never dropped.
+        setattr(hq, name, getattr(vq, name) or getattr(fq, name))
     hq._postfilter = vq._postfilter or not fq._prefilter
     if fq._phrase_query:
         hq.phrase_query(True)
@@ -455,8 +512,8 @@ class AsyncTakeQuery(AsyncQueryBase):
     """Rows by offset or row id (``table.take_offsets`` / ``table.take_row_ids``)."""
 
     def use_lsm(self, enable: bool) -> "AsyncTakeQuery":
-        if enable:
-            raise _not_supported("use_lsm() (LSM write buffers)")
+        """Read the base table only (False); True raises NotImplementedError."""
+        self._inner.use_lsm(enable)
         return self
 
 

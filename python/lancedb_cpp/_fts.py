@@ -22,10 +22,13 @@ import pyarrow as pa
 from . import _hybrid
 from .query import (
     FullTextQuery,
+    FullTextSearchQuery,
     LanceQueryBuilder,
     MatchQuery,
     MultiMatchQuery,
     PhraseQuery,
+    Query,
+    _batch_length,
     _check_timeout,
     _combine_where,
 )
@@ -93,6 +96,7 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
         self._fts_columns = _fts_columns(fts_columns)
         self._phrase_query = False
         self._fast_search = bool(fast_search)
+        self._fast_search_arg: Optional[bool] = fast_search
         self._prefilter = True
         self._reranker = None
         self._limit = 10
@@ -101,6 +105,7 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
         """Return at most `limit` rows (None or 0: the default, 10)."""
         if limit is not None and limit < 0:
             raise ValueError("Limit must be non-negative")
+        self._limit_arg = limit
         self._limit = 10 if not limit else int(limit)
         return self
 
@@ -108,6 +113,7 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
         """Keep rows where the SQL predicate is true; `prefilter=False` filters the top rows
         after ranking."""
         self._where = _combine_where(self._where, where)
+        self._postfilter_arg = False if prefilter is None else not prefilter
         if prefilter is not None:
             self._prefilter = bool(prefilter)
         return self
@@ -120,6 +126,7 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
     def fast_search(self) -> "LanceFtsQueryBuilder":
         """Search only the indexed rows (rows appended since the index was built are skipped)."""
         self._fast_search = True
+        self._fast_search_arg = True
         return self
 
     def rerank(self, reranker: Any) -> "LanceFtsQueryBuilder":
@@ -131,8 +138,9 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
             self.with_row_id(True)
         return self
 
-    def _native_args(self) -> Dict[str, Any]:
+    def _native_args(self, max_batch_length: Optional[int] = None) -> Dict[str, Any]:
         columns = self._columns
+        self._reject_fragments("full-text search")
         if isinstance(columns, dict):
             raise NotImplementedError(
                 "select() with SQL expressions on a full-text query is not supported yet; "
@@ -147,14 +155,46 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
             with_row_id=self._with_row_id,
             prefilter=self._prefilter,
             fast_search=self._fast_search,
+            order_by=self._ordering_args(),
+            with_row_address=bool(self._with_row_address),
+            max_batch_length=_batch_length(max_batch_length),
         )
+
+    def _phrase_semantics(self) -> Any:
+        """The query as LanceDB records it: with phrase_query(), a string in double quotes."""
+        query = self._query
+        if not self._phrase_query:
+            return query
+        if isinstance(query, str):
+            quoted = len(query) >= 2 and query.startswith('"') and query.endswith('"')
+            return query if quoted else f'"{query}"'
+        if isinstance(query, PhraseQuery):
+            return query
+        raise TypeError(
+            f"phrase_query() requires a string or PhraseQuery, got {type(query).__name__}"
+        )
+
+    def to_query_object(self) -> Query:
+        """The query as LanceDB's ``Query`` model, the text in ``full_text_query``."""
+        fields = self._query_fields()
+        fields.update(
+            postfilter=self._postfilter_arg,
+            full_text_query=FullTextSearchQuery(
+                query=self._phrase_semantics(),
+                columns=self._fts_columns if self._fts_columns is not None else [],
+            ),
+            fast_search=self._fast_search_arg,
+        )
+        return Query(**fields)
 
     def to_batches(
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
-        """Run the query and stream the results."""
+        """Run the query and stream the results in batches of at most `batch_size` rows (None
+        or 0: 1024)."""
+        rows = _batch_length(batch_size)
         table = self.to_arrow(timeout=timeout)
-        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(batch_size))
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(rows))
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query: the selected columns, then ``_score`` (and ``_rowid`` when asked)."""
@@ -250,6 +290,18 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
             self.with_row_id(True)
         return self
 
+    def to_query_object(self) -> Query:
+        raise NotImplementedError("to_query_object not yet supported on a hybrid query")
+
+    def _reject_unsupported(self) -> None:
+        """Options a hybrid query does not take (LanceDB 0.39 ignores them on sync hybrid
+        queries; its async hybrid query orders each search before fusing)."""
+        if self._order_by:
+            raise NotImplementedError("order_by is not supported on hybrid queries")
+        if self._with_row_address:
+            raise NotImplementedError("with_row_address is not supported on hybrid queries")
+        self._reject_fragments("hybrid search")
+
     def _vector_option(name: str):  # noqa: N805 - a method factory
         def option(self, *args: Any, **kwargs: Any) -> "LanceHybridQueryBuilder":
             self._vector_options.append((name, args, kwargs))
@@ -314,6 +366,7 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
         """Run both searches and fuse them: the rows with ``_relevance_score`` (float32),
         best first."""
         _check_timeout("to_arrow", timeout)
+        self._reject_unsupported()
         vq, fq, text_query = self._queries()
         with ThreadPoolExecutor(max_workers=2) as pool:
             fts_future = pool.submit(fq.to_arrow)
@@ -338,8 +391,10 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
     def to_batches(
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
+        """Run the query; batches of at most `batch_size` rows (None or 0: 1024)."""
+        rows = _batch_length(batch_size)
         table = self.to_arrow(timeout=timeout)
-        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(batch_size))
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(rows))
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
         """The reranker, then the plans of the vector and the full-text search."""

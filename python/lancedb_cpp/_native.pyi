@@ -58,6 +58,9 @@ class Table:
         max_batch_length: int = 1024,
         take_offsets: Optional[List[int]] = None,
         take_row_ids: Optional[List[int]] = None,
+        order_by: Optional[List[Tuple[str, bool, bool]]] = None,
+        with_row_address: bool = False,
+        fragment_ids: Optional[List[int]] = None,
     ) -> ArrowStream: ...
     def query_schema(
         self,
@@ -70,6 +73,9 @@ class Table:
         max_batch_length: int = 1024,
         take_offsets: Optional[List[int]] = None,
         take_row_ids: Optional[List[int]] = None,
+        order_by: Optional[List[Tuple[str, bool, bool]]] = None,
+        with_row_address: bool = False,
+        fragment_ids: Optional[List[int]] = None,
     ) -> ArrowSchemaHolder: ...
     def delete(self, where: str) -> Tuple[int, int]: ...
     def update(self, where: Optional[str], updates: List[Tuple[str, str]]) -> Tuple[int, int]: ...

@@ -11,9 +11,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
+import numpy as np
 import pyarrow as pa
 
-from .query import LanceQueryBuilder, _check_timeout, _combine_where
+from .query import LanceQueryBuilder, Query, _batch_length, _check_timeout, _combine_where
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import Table
@@ -41,6 +42,30 @@ def _to_vectors(query: Any) -> List[List[float]]:
     return [[float(x) for x in query]]
 
 
+def _is_nested(query: Any) -> bool:
+    """Whether a query is a list of vectors (rather than one vector)."""
+    if isinstance(query, (pa.Array, pa.ChunkedArray)):
+        return pa.types.is_list(query.type) or pa.types.is_fixed_size_list(query.type)
+    if hasattr(query, "ndim"):
+        return query.ndim > 1
+    if isinstance(query, (list, tuple)) and len(query) > 0:
+        return isinstance(query[0], (list, tuple)) or hasattr(query[0], "tolist")
+    return False
+
+
+def _inferred_column(table: "Table", dim: int) -> Optional[str]:
+    """The vector column a query of `dim` values searches when none is named: the one
+    fixed-size list column of that size (None when there is not exactly one)."""
+    names = []
+    for f in table.schema:
+        t = f.type
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            t = t.value_type  # multivector
+        if pa.types.is_fixed_size_list(t) and t.list_size == dim:
+            names.append(f.name)
+    return names[0] if len(names) == 1 else None
+
+
 class LanceVectorQueryBuilder(LanceQueryBuilder):
     """A nearest-neighbour query (``table.search(vector)``).
 
@@ -55,10 +80,13 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         table: "Table",
         query: Any,
         vector_column: Optional[str] = None,
+        str_query: Optional[str] = None,
         fast_search: Optional[bool] = None,
     ):
         super().__init__(table)
+        self._str_query = str_query  # the text the vector was embedded from, for rerank()
         self._vectors = _to_vectors(query)
+        self._nested_query = _is_nested(query)
         self._vector_column = vector_column
         self._distance_type: Optional[str] = None
         self._minimum_nprobes: Optional[int] = None
@@ -70,12 +98,14 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self._postfilter = False
         self._bypass_vector_index = False
         self._fast_search = bool(fast_search)
+        self._fast_search_arg: Optional[bool] = fast_search
         self._limit = 10
 
     def limit(self, limit: Optional[int]) -> "LanceVectorQueryBuilder":
         """Return at most `limit` rows per query vector (None or 0: the default, 10)."""
         if limit is not None and limit < 0:
             raise ValueError("Limit must be non-negative")
+        self._limit_arg = limit
         self._limit = 10 if not limit else int(limit)
         return self
 
@@ -134,11 +164,13 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self._where = _combine_where(self._where, where)
         if prefilter is not None:
             self._postfilter = not prefilter
+            self._postfilter_arg = not prefilter
         return self
 
     def postfilter(self) -> "LanceVectorQueryBuilder":
         """Filter the nearest rows after the search (possibly fewer than `limit` remain)."""
         self._postfilter = True
+        self._postfilter_arg = True
         return self
 
     def bypass_vector_index(self) -> "LanceVectorQueryBuilder":
@@ -149,20 +181,25 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
     def fast_search(self) -> "LanceVectorQueryBuilder":
         """Skip the rows not covered by the vector index."""
         self._fast_search = True
+        self._fast_search_arg = True
         return self
 
     def rerank(
         self, reranker: Any = None, query_string: Optional[str] = None
     ) -> "LanceVectorQueryBuilder":
         """Rerank the results with ``reranker.rerank_vector(query_string, results)`` (default
-        RRFReranker()); `query_string` is required, the query being a vector."""
+        RRFReranker()); `query_string` defaults to the text the query vector was embedded from
+        and is required when there is none."""
         from . import _hybrid
         from .rerankers import RRFReranker
 
         reranker = RRFReranker() if reranker is None else reranker
         if not _hybrid.is_reranker(reranker):
             raise ValueError("reranker must be an instance of Reranker class.")
-        self._rerank = (reranker, _hybrid.check_vector_rerank_args(reranker, None, query_string))
+        self._rerank = (
+            reranker,
+            _hybrid.check_vector_rerank_args(reranker, self._str_query, query_string),
+        )
         if getattr(reranker, "score", None) == "all":
             self.with_row_id(True)
         return self
@@ -181,6 +218,7 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
 
     def _native_args(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
         columns = self._columns
+        self._reject_fragments("vector search")
         return dict(
             vectors=self._vectors,
             column=self._vector_column,
@@ -191,7 +229,7 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
             limit=self._limit,
             offset=self._offset,
             with_row_id=self._with_row_id,
-            max_batch_length=max_batch_length or 1024,
+            max_batch_length=_batch_length(max_batch_length),
             prefilter=not self._postfilter,
             minimum_nprobes=self._minimum_nprobes,
             maximum_nprobes=self._maximum_nprobes,
@@ -201,7 +239,30 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
             upper_bound=self._upper_bound,
             bypass_vector_index=self._bypass_vector_index,
             fast_search=self._fast_search,
+            order_by=self._ordering_args(),
+            with_row_address=bool(self._with_row_address),
         )
+
+    def to_query_object(self) -> Query:
+        """The query as LanceDB's ``Query`` model: the vector (as float32 values), the
+        searched column (inferred when not given), and the options as set."""
+        vectors = [[float(np.float32(x)) for x in v] for v in self._vectors]
+        fields = self._query_fields()
+        fields.update(
+            vector=vectors if self._nested_query else vectors[0],
+            vector_column=self._vector_column or _inferred_column(self._table, len(vectors[0])),
+            postfilter=self._postfilter_arg,
+            distance_type=self._distance_type,
+            minimum_nprobes=self._minimum_nprobes,
+            maximum_nprobes=self._maximum_nprobes,
+            lower_bound=self._lower_bound,
+            upper_bound=self._upper_bound,
+            refine_factor=self._refine_factor,
+            fast_search=self._fast_search_arg,
+            ef=self._ef,
+            bypass_vector_index=True if self._bypass_vector_index else None,
+        )
+        return Query(**fields)
 
     def to_batches(
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
@@ -245,7 +306,14 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
 
 
 def make_vector_query(
-    table: "Table", query: Any, vector_column_name: Optional[str], fast_search: Optional[bool]
+    table: "Table",
+    query: Any,
+    vector_column_name: Optional[str],
+    fast_search: Optional[bool],
+    str_query: Optional[str] = None,
 ) -> Union[LanceVectorQueryBuilder, LanceQueryBuilder]:
-    """``table.search(query, vector_column_name)`` for a vector query."""
-    return LanceVectorQueryBuilder(table, query, vector_column_name, fast_search)
+    """``table.search(query, vector_column_name)`` for a vector query (`str_query`: the text
+    the query vector was embedded from)."""
+    return LanceVectorQueryBuilder(
+        table, query, vector_column_name, str_query=str_query, fast_search=fast_search
+    )

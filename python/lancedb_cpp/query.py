@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """Query builders, mirroring ``lancedb.query``: ``table.search()`` (a plain scan with filter,
-projection, limit and offset) and ``table.take_offsets`` / ``table.take_row_ids``.
+projection, ordering, limit and offset) and ``table.take_offsets`` / ``table.take_row_ids``;
+and the query models ``ColumnOrdering``, ``FullTextSearchQuery`` and ``Query``
+(``to_query_object()``).
 
 A builder is a value: each method records an option and returns the builder; ``to_arrow``,
 ``to_batches`` and friends run it. Results come back from the engine as an Arrow stream
@@ -24,6 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .table import Table
 
+_BLOB_MODES = ("lazy", "bytes", "descriptions")
+_DEFAULT_BATCH = 1024
+
 
 def _check_timeout(function: str, timeout: Optional[timedelta]) -> None:
     reject_unsupported(function, timeout=(timeout, None))
@@ -38,8 +43,95 @@ def _combine_where(old: Optional[str], new: str) -> str:
     return new if old is None else f"({old}) AND ({new})"
 
 
+def _batch_length(batch_size: Optional[int]) -> int:
+    """The engine's rows per batch for `batch_size` (None or 0: the default, 1024)."""
+    if batch_size is None or (not isinstance(batch_size, bool) and batch_size == 0):
+        return _DEFAULT_BATCH
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 0:
+        raise ValueError(
+            f"batch_size must be a positive integer (None or 0: the default), got {batch_size!r}"
+        )
+    return batch_size
+
+
+def _check_blob_mode(blob_mode: str) -> None:
+    if blob_mode not in _BLOB_MODES:
+        modes = ", ".join(repr(m) for m in _BLOB_MODES)
+        raise ValueError(f"blob_mode must be one of {modes}, got {blob_mode!r}")
+
+
+def arrow_to_pandas(
+    table: pa.Table, flatten: Optional[Union[int, bool]], blob_mode: str, **kwargs: Any
+) -> "pd.DataFrame":
+    """A query result as pandas (`flatten` struct columns: True for every level, n for n
+    levels; `kwargs` go to ``pyarrow.Table.to_pandas``). A `blob_mode` other than "lazy" only
+    matters for Lance blob columns, which are not supported yet: with one in the result it
+    raises NotImplementedError."""
+    _check_blob_mode(blob_mode)
+    if blob_mode != "lazy":
+        from .table import _has_blob_field
+
+        if _has_blob_field(table.schema):
+            raise NotImplementedError(
+                f"blob columns: to_pandas(blob_mode={blob_mode!r}) is not supported by "
+                "lancedb_cpp yet; blob columns are read as stored"
+            )
+    if flatten is True:
+        while any(pa.types.is_struct(f.type) for f in table.schema):
+            table = table.flatten()
+    elif isinstance(flatten, int) and not isinstance(flatten, bool) and flatten > 0:
+        for _ in range(flatten):
+            table = table.flatten()
+    return table.to_pandas(**kwargs)
+
+
+def _fragment_id(fragment: Any) -> int:
+    """The id of a pylance ``LanceFragment`` (``.fragment_id``) or of an int."""
+    value = getattr(fragment, "fragment_id", fragment)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(
+            "fragments must be pylance LanceFragment objects or non-negative fragment ids, got "
+            f"{fragment!r}"
+        )
+    return value
+
+
+def _ordering_list(ordering: Any) -> Optional[List["ColumnOrdering"]]:
+    """`ordering` as ColumnOrdering models (dicts are accepted, as LanceDB's Query accepts
+    them); pydantic's ValidationError (a ValueError) for anything else."""
+    if ordering is None:
+        return None
+    if not isinstance(ordering, (list, tuple)):
+        raise ValueError(
+            f"order_by takes a list of ColumnOrdering or None, got {type(ordering).__name__}"
+        )
+    return [
+        o if isinstance(o, ColumnOrdering) else ColumnOrdering.model_validate(o) for o in ordering
+    ]
+
+
 class LanceQueryBuilder:
     """Common options and outputs of every query."""
+
+    @classmethod
+    def create(
+        cls,
+        table: "Table",
+        query: Any,
+        query_type: str,
+        vector_column_name: Optional[str],
+        ordering_field_name: Optional[str] = None,
+        fts_columns: Optional[Union[str, List[str]]] = None,
+        fast_search: Optional[bool] = None,
+    ) -> "LanceQueryBuilder":
+        """The builder ``table.search(query, vector_column_name, query_type, ...)`` returns;
+        `fast_search` makes a vector or full-text search skip the unindexed rows."""
+        builder = table.search(
+            query, vector_column_name, query_type, ordering_field_name, fts_columns
+        )
+        if fast_search and hasattr(builder, "fast_search"):
+            builder.fast_search()
+        return builder
 
     def __init__(self, table: "Table"):
         self._table = table
@@ -48,11 +140,22 @@ class LanceQueryBuilder:
         self._columns: Optional[Union[List[str], Dict[str, str]]] = None
         self._where: Optional[str] = None
         self._with_row_id: bool = False
+        self._order_by: Optional[List[ColumnOrdering]] = None
+        self._with_row_address: Optional[bool] = None
+        self._fragments: Any = None
+        self._fragment_ids: Optional[List[int]] = None
+        self._use_lsm: Optional[bool] = None
+        # The values the calls were given, as LanceDB records them (to_query_object).
+        self._limit_arg: Optional[int] = None
+        self._offset_arg: Optional[int] = None
+        self._with_row_id_arg: Optional[bool] = None
+        self._postfilter_arg: Optional[bool] = None
 
     # Options --------------------------------------------------------------------------------
 
     def limit(self, limit: Optional[int]) -> "LanceQueryBuilder":
         """Return at most `limit` rows; None or 0 returns every row of a plain query."""
+        self._limit_arg = limit
         if limit is None or limit <= 0:
             self._limit = None
         else:
@@ -62,6 +165,7 @@ class LanceQueryBuilder:
     def offset(self, offset: Optional[int]) -> "LanceQueryBuilder":
         """Skip the first `offset` matching rows."""
         self._offset = 0 if offset is None or offset <= 0 else int(offset)
+        self._offset_arg = self._offset
         return self
 
     def select(self, columns: Union[List[str], Dict[str, str]]) -> "LanceQueryBuilder":
@@ -80,14 +184,65 @@ class LanceQueryBuilder:
         """Keep rows where the SQL predicate is true; repeated calls combine with AND.
         `prefilter` matters to vector queries only (as in LanceDB)."""
         self._where = _combine_where(self._where, where)
+        self._postfilter_arg = not prefilter
         return self
 
     def with_row_id(self, with_row_id: bool = True) -> "LanceQueryBuilder":
         """Append the ``_rowid`` column (uint64)."""
+        self._with_row_id_arg = with_row_id
         self._with_row_id = bool(with_row_id)
         return self
 
+    def with_row_address(self, with_row_address: bool = True) -> "LanceQueryBuilder":
+        """Append the ``_rowaddr`` column (uint64: fragment id << 32 | row offset in the
+        fragment), after ``_rowid``. (LanceDB 0.39 accepts the call but returns no such
+        column.)"""
+        self._with_row_address = with_row_address
+        return self
+
+    def order_by(self, ordering: Optional[List["ColumnOrdering"]]) -> "LanceQueryBuilder":
+        """Sort the results by these columns of the table (the first key first; rows equal on
+        every key keep their scan order) before offset and limit; None (or []) keeps the
+        default order. A vector or full-text query sorts its ``limit + offset`` best rows."""
+        self._order_by = _ordering_list(ordering)
+        return self
+
+    def with_fragments(self, fragments: Any) -> "LanceQueryBuilder":
+        """Read only these fragments (pylance ``LanceFragment`` objects, or their ids) of a
+        plain query."""
+        self._fragments = fragments
+        return self
+
+    def fragment_ids(self, fragment_ids: List[int]) -> "LanceQueryBuilder":
+        """Read only the fragments with these ids in a plain query."""
+        self._fragment_ids = fragment_ids
+        return self
+
+    def use_lsm(self, enable: bool) -> "LanceQueryBuilder":
+        """LanceDB's MemWAL read routing. lancedb_cpp reads the base table only (what
+        ``use_lsm(False)`` asks); True raises NotImplementedError."""
+        if enable:
+            raise NotImplementedError("use_lsm: LSM writes are not supported")
+        self._use_lsm = enable
+        return self
+
     # Execution ------------------------------------------------------------------------------
+
+    def _ordering_args(self) -> Optional[List[tuple]]:
+        if not self._order_by:
+            return None
+        return [(o.column_name, o.ascending, o.nulls_first) for o in self._order_by]
+
+    def _fragment_args(self) -> Optional[List[int]]:
+        """The fragment ids to restrict to (None: every fragment)."""
+        if self._fragments is not None and self._fragment_ids is not None:
+            raise ValueError("fragments and fragment_ids cannot both be set")
+        chosen = self._fragments if self._fragments is not None else self._fragment_ids
+        if chosen is None:
+            return None
+        if not isinstance(chosen, (list, tuple)):
+            chosen = [chosen]
+        return [_fragment_id(f) for f in chosen]
 
     def _request(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
         return {
@@ -96,13 +251,26 @@ class LanceQueryBuilder:
             "limit": self._limit,
             "offset": self._offset,
             "with_row_id": self._with_row_id,
-            "max_batch_length": max_batch_length,
+            "max_batch_length": _batch_length(max_batch_length),
+            "order_by": self._ordering_args(),
+            "with_row_address": bool(self._with_row_address),
+            "fragment_ids": self._fragment_args(),
         }
+
+    def _reject_fragments(self, kind: str) -> None:
+        """Searches are not restricted to fragments (LanceDB applies fragments to plain
+        queries only, and ignores them elsewhere)."""
+        if self._fragments is not None or self._fragment_ids is not None:
+            raise NotImplementedError(
+                f"with_fragments / fragment_ids: restricting a {kind} to fragments is not "
+                "supported; it applies to plain queries"
+            )
 
     def to_batches(
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
-        """Run the query and stream the results as a pyarrow RecordBatchReader."""
+        """Run the query and stream the results as a pyarrow RecordBatchReader of batches of
+        at most `batch_size` rows (None or 0: 1024)."""
         _check_timeout("to_batches", timeout)
         return self._table._execute(self._request(batch_size))
 
@@ -117,19 +285,21 @@ class LanceQueryBuilder:
         return self.to_arrow().to_pylist()
 
     def to_pandas(
-        self, flatten: Optional[Union[int, bool]] = None, *, timeout: Optional[timedelta] = None
+        self,
+        flatten: Optional[Union[int, bool]] = None,
+        *,
+        blob_mode: str = "lazy",
+        timeout: Optional[timedelta] = None,
+        **kwargs: Any,
     ) -> "pd.DataFrame":
         """Run the query and return a pandas DataFrame; `flatten` flattens struct columns
-        (True: all levels, n: n levels)."""
+        (True: all levels, n: n levels); `kwargs` go to ``pyarrow.Table.to_pandas``.
+        `blob_mode` ("lazy", "bytes", "descriptions") concerns Lance blob columns, which are
+        not supported yet: another mode than "lazy" with one in the result raises
+        NotImplementedError."""
+        _check_blob_mode(blob_mode)
         _check_timeout("to_pandas", timeout)
-        table = self.to_arrow()
-        if flatten is True:
-            while any(pa.types.is_struct(f.type) for f in table.schema):
-                table = table.flatten()
-        elif isinstance(flatten, int) and flatten > 0:
-            for _ in range(flatten):
-                table = table.flatten()
-        return table.to_pandas()
+        return arrow_to_pandas(self.to_arrow(), flatten, blob_mode, **kwargs)
 
     def to_df(self) -> "pd.DataFrame":
         """Deprecated alias of to_pandas()."""
@@ -171,13 +341,46 @@ class LanceQueryBuilder:
             )
         return self._table._analyze(self._request(None))
 
+    def vector(self, vector: Any) -> "LanceQueryBuilder":
+        """Set the query vector: only hybrid queries take one this way (as in LanceDB)."""
+        raise NotImplementedError
+
+    def text(self, text: Any) -> "LanceQueryBuilder":
+        """Set the query text: only hybrid queries take one this way (as in LanceDB)."""
+        raise NotImplementedError
+
+    def rerank(self, reranker: Any) -> "LanceQueryBuilder":
+        """Rerank the results: vector, full-text and hybrid queries only."""
+        raise NotImplementedError("Reranking is not yet supported.")
+
+    # Query objects (LanceDB's Query model) ----------------------------------------------------
+
+    def _query_fields(self) -> Dict[str, Any]:
+        """The fields every query object of a sync builder has, as LanceDB fills them."""
+        return dict(
+            columns=self._columns,
+            filter=self._where,
+            limit=None if self._limit_arg is None or self._limit_arg <= 0 else self._limit_arg,
+            with_row_id=self._with_row_id_arg,
+            with_row_address=self._with_row_address,
+            fragments=self._fragments,
+            fragment_ids=self._fragment_ids,
+            use_lsm=self._use_lsm,
+            offset=self._offset_arg,
+            order_by=self._order_by,
+        )
+
+    def to_query_object(self) -> "Query":
+        """The query as LanceDB's ``Query`` model (a plain, serializable description)."""
+        return Query(**self._query_fields())
+
 
 class LanceEmptyQueryBuilder(LanceQueryBuilder):
     """``table.search()`` without a query vector or text: a filtered, projected scan."""
 
 
 class LanceTakeQueryBuilder(LanceQueryBuilder):
-    """Rows by offset (``take_offsets``) or by row id (``take_row_ids``), in the order given."""
+    """Rows by offset (``take_offsets``) or by row id (``take_row_ids``), in table order."""
 
     def __init__(self, table: "Table", *, offsets=None, row_ids=None):
         super().__init__(table)
@@ -186,9 +389,76 @@ class LanceTakeQueryBuilder(LanceQueryBuilder):
 
     def _request(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
         request = super()._request(max_batch_length)
+        if request["fragment_ids"] is not None:
+            raise NotImplementedError(
+                "with_fragments / fragment_ids: restricting take_offsets / take_row_ids to "
+                "fragments is not supported; they apply to plain queries"
+            )
         request["take_offsets"] = self._offsets
         request["take_row_ids"] = self._row_ids
         return request
+
+    def to_batches(
+        self,
+        batch_size: Optional[int] = None,
+        *,
+        max_batch_length: Optional[int] = None,
+        timeout: Optional[timedelta] = None,
+    ) -> pa.RecordBatchReader:
+        """Run the query; batches of at most `max_batch_length` rows (LanceDB's name here;
+        `batch_size` is the same option under the other builders' name)."""
+        if None not in (batch_size, max_batch_length) and batch_size != max_batch_length:
+            raise ValueError("Give one of batch_size and max_batch_length")
+        return super().to_batches(
+            batch_size if batch_size is not None else max_batch_length, timeout=timeout
+        )
+
+    def to_arrow(self, timeout: Optional[timedelta] = None) -> pa.Table:
+        """Run the query and return the results as a pyarrow Table."""
+        return super().to_arrow(timeout=timeout)
+
+    def to_list(self, timeout: Optional[timedelta] = None) -> List[dict]:
+        """Run the query and return a list of dicts, one per row."""
+        return super().to_list(timeout=timeout)
+
+    def to_pandas(
+        self,
+        flatten: Optional[Union[int, bool]] = None,
+        timeout: Optional[timedelta] = None,
+        *,
+        blob_mode: str = "lazy",
+        **kwargs: Any,
+    ) -> "pd.DataFrame":
+        """Run the query and return a pandas DataFrame (see LanceQueryBuilder.to_pandas)."""
+        return super().to_pandas(flatten, blob_mode=blob_mode, timeout=timeout, **kwargs)
+
+    def to_polars(self, timeout: Optional[timedelta] = None) -> "pl.DataFrame":
+        """Run the query and return a polars DataFrame (requires polars)."""
+        return super().to_polars(timeout=timeout)
+
+    def _query_fields(self) -> Dict[str, Any]:
+        # LanceDB describes a take as a filter (offsets once each, row ids as given).
+        if self._offsets is not None:
+            unique = list(dict.fromkeys(self._offsets))
+            take_filter = f"_rowoffset IN ({', '.join(str(o) for o in unique)})"
+        else:
+            take_filter = f"_rowid IN ({', '.join(str(r) for r in self._row_ids)})"
+        return dict(
+            filter=take_filter,
+            columns=_async_columns(self._columns),
+            with_row_id=self._with_row_id,
+            with_row_address=self._with_row_address,
+            fragments=self._fragments,
+            fragment_ids=self._fragment_ids,
+            use_lsm=self._use_lsm,
+            take_offsets=self._offsets,
+            order_by=self._order_by,
+        )
+
+
+def _async_columns(columns: Any) -> Any:
+    """A projection as LanceDB's async query objects give it (a dict as (name, SQL) pairs)."""
+    return list(columns.items()) if isinstance(columns, dict) else columns
 
 
 # Full-text query classes (lancedb.query) ------------------------------------------------------
@@ -198,6 +468,7 @@ from dataclasses import dataclass as _dataclass
 from dataclasses import field as _field
 from enum import Enum as _Enum
 from typing import Tuple as _Tuple
+from typing import TypeVar as _TypeVar
 
 
 class FullTextQueryType(str, _Enum):
@@ -393,13 +664,113 @@ class BooleanQuery(FullTextQuery):
         return {"boolean": out}
 
 
-_ASYNC_NAMES = ('AsyncFTSQuery', 'AsyncHybridQuery', 'AsyncQuery', 'AsyncRecordBatchReader', 'AsyncTakeQuery', 'AsyncVectorQuery')
+# Query models (lancedb.query) -----------------------------------------------------------------
+
+import pydantic as _pydantic  # noqa: E402
+
+from .expr import Expr  # noqa: E402
+
+
+class ColumnOrdering(_pydantic.BaseModel):
+    """One key of ``order_by``: a column of the table (a dot path for a struct member), the
+    direction, and whether nulls come before the values (else after them), in either
+    direction."""
+
+    column_name: str
+    ascending: bool = True
+    nulls_first: bool = False
+
+
+class FullTextSearchQuery(_pydantic.BaseModel):
+    """The full-text part of a Query: the query (a string is a match query) and the columns
+    searched (None or []: every FTS-indexed column)."""
+
+    columns: Optional[List[str]] = None
+    query: Union[str, FullTextQuery]
+
+    model_config = _pydantic.ConfigDict(arbitrary_types_allowed=True)
+
+
+class Query(_pydantic.BaseModel):
+    """A query as a plain model, LanceDB's ``lancedb.query.Query``: what
+    ``to_query_object()`` returns, with LanceDB's fields and, for the same builder calls,
+    LanceDB's values (sync builders record the calls as made; async builders report the
+    engine's request, defaults filled in)."""
+
+    vector_column: Optional[str] = None
+    vector: Optional[Union[List[float], List[List[float]], pa.Array, List[pa.Array]]] = None
+    filter: Optional[Union[str, Expr]] = None
+    postfilter: Optional[bool] = None
+    full_text_query: Optional[FullTextSearchQuery] = None
+    limit: Optional[int] = None
+    distance_type: Optional[str] = None
+    columns: Optional[
+        Union[List[str], List[_Tuple[str, Union[str, Expr]]], Dict[str, Union[str, Expr]]]
+    ] = None
+    minimum_nprobes: Optional[int] = None
+    maximum_nprobes: Optional[int] = None
+    lower_bound: Optional[float] = None
+    upper_bound: Optional[float] = None
+    refine_factor: Optional[int] = None
+    with_row_id: Optional[bool] = None
+    with_row_address: Optional[bool] = None
+    fragments: Optional[Any] = None
+    fragment_ids: Optional[List[int]] = None
+    offset: Optional[int] = None
+    take_offsets: Optional[List[int]] = None
+    fast_search: Optional[bool] = None
+    use_lsm: Optional[bool] = None
+    ef: Optional[int] = None
+    bypass_vector_index: Optional[bool] = None
+    order_by: Optional[List[ColumnOrdering]] = None
+
+    model_config = _pydantic.ConfigDict(arbitrary_types_allowed=True)
+
+    @classmethod
+    def from_inner(cls, req: Any) -> "Query":
+        """A Query from a request object with the attributes of LanceDB's native query
+        request (``limit``, ``offset``, ``take_offsets``, ``filter``, ``full_text_search``,
+        ``select``, ``with_row_id``, ``use_lsm``, ``column``, ``query_vector``,
+        ``distance_type``, ``minimum_nprobes``, ``maximum_nprobes``, ``lower_bound``,
+        ``upper_bound``, ``ef``, ``refine_factor``, ``bypass_vector_index``, ``postfilter``,
+        ``order_by``); missing attributes read as None."""
+        get = lambda name: getattr(req, name, None)  # noqa: E731
+        query = cls(
+            limit=get("limit"), offset=get("offset"), take_offsets=get("take_offsets"),
+            filter=get("filter"), columns=get("select"), with_row_id=get("with_row_id"),
+            use_lsm=get("use_lsm"), vector_column=get("column"), vector=get("query_vector"),
+            distance_type=get("distance_type"), minimum_nprobes=get("minimum_nprobes"),
+            maximum_nprobes=get("maximum_nprobes"), lower_bound=get("lower_bound"),
+            upper_bound=get("upper_bound"), ef=get("ef"), refine_factor=get("refine_factor"),
+            bypass_vector_index=get("bypass_vector_index"), postfilter=get("postfilter"),
+        )  # fmt: skip
+        if get("order_by") is not None:
+            query.order_by = [ColumnOrdering(**o) for o in get("order_by")]
+        if get("full_text_search") is not None:
+            query.full_text_query = FullTextSearchQuery(query=get("full_text_search"))
+        return query
+
+
+T = _TypeVar("T")
+
+# Names LanceDB has in this module that live in modules importing this one: loaded on first use.
+_LAZY = {
+    **{name: "_async_query" for name in (
+        "AsyncFTSQuery", "AsyncHybridQuery", "AsyncQuery", "AsyncQueryBase",
+        "AsyncRecordBatchReader", "AsyncStandardQuery", "AsyncTakeQuery", "AsyncVectorQuery",
+        "AsyncVectorQueryBase",
+    )},
+    "LanceVectorQueryBuilder": "_vector",
+    "LanceFtsQueryBuilder": "_fts",
+    "LanceHybridQueryBuilder": "_fts",
+    "Reranker": "rerankers",
+    "RRFReranker": "rerankers",
+}  # fmt: skip
 
 
 def __getattr__(name: str):
-    # The async classes (LanceDB has them here too) load on first use: _async_query imports this module.
-    if name in _ASYNC_NAMES:
-        from . import _async_query
+    if name in _LAZY:
+        import importlib
 
-        return getattr(_async_query, name)
+        return getattr(importlib.import_module(f"{__package__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,6 +25,7 @@ from ._unsupported import reject_unsupported
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
 from ._stats import FragmentStatistics, FragmentSummaryStats, TableStatistics  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
+from .query import Query  # noqa: F401  (lancedb.table has it too)
 
 # Names LanceDB's table module has too (re-exported from where they live here).
 from ._fts import LanceFtsQueryBuilder, LanceHybridQueryBuilder  # noqa: F401,E402
@@ -132,11 +133,14 @@ def value_to_sql(value: Any) -> str:
 
 def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
     reader = pa.RecordBatchReader.from_stream(stream)
-    index = reader.schema.get_field_index("_rowid")
-    if index < 0 or reader.schema.field(index).nullable:
+    schema = reader.schema
+    for name in ("_rowid", "_rowaddr"):
+        index = schema.get_field_index(name)
+        if index >= 0 and not schema.field(index).nullable:
+            # LanceDB and pylance report them as nullable uint64; relabel (no data is copied).
+            schema = schema.set(index, schema.field(index).with_nullable(True))
+    if schema is reader.schema:
         return reader
-    # LanceDB reports `_rowid` as a nullable uint64; relabel it (no data is copied).
-    schema = reader.schema.set(index, reader.schema.field(index).with_nullable(True))
     return pa.RecordBatchReader.from_batches(
         schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)
     )
@@ -616,12 +620,13 @@ class Table(IndexMixin):
             from ._fts import LanceFtsQueryBuilder
 
             return LanceFtsQueryBuilder(self, query, fts_columns=fts_columns)
+        str_query = query if isinstance(query, str) else None
         if isinstance(query, str):
             query = self._embed_query(query, vector_column_name)
         reject_unsupported("search", fts_columns=(fts_columns, None))
         from ._vector import make_vector_query
 
-        return make_vector_query(self, query, vector_column_name, None)
+        return make_vector_query(self, query, vector_column_name, None, str_query)
 
     @property
     def embedding_functions(self) -> Dict[str, Any]:
@@ -650,13 +655,19 @@ class Table(IndexMixin):
         """Start a plain query (as ``search()`` with no query)."""
         return LanceEmptyQueryBuilder(self)
 
-    def take_offsets(self, offsets: Iterable[int]) -> LanceTakeQueryBuilder:
-        """A query for the rows at these offsets (positions among the live rows), in order."""
-        return LanceTakeQueryBuilder(self, offsets=offsets)
+    def take_offsets(
+        self, offsets: Iterable[int], *, with_row_id: bool = False
+    ) -> LanceTakeQueryBuilder:
+        """A query for the rows at these offsets (positions among the live rows), in table
+        order (a repeated offset gives its row again); `with_row_id` adds ``_rowid``."""
+        return LanceTakeQueryBuilder(self, offsets=offsets).with_row_id(with_row_id)
 
-    def take_row_ids(self, row_ids: Iterable[int]) -> LanceTakeQueryBuilder:
-        """A query for the rows with these row ids (from ``with_row_id``), in order."""
-        return LanceTakeQueryBuilder(self, row_ids=row_ids)
+    def take_row_ids(
+        self, row_ids: Iterable[int], *, with_row_id: bool = False
+    ) -> LanceTakeQueryBuilder:
+        """A query for the rows with these row ids (from ``with_row_id``), in table order;
+        `with_row_id` adds ``_rowid``."""
+        return LanceTakeQueryBuilder(self, row_ids=row_ids).with_row_id(with_row_id)
 
     def _native_query_args(self, request: Dict[str, Any]) -> Dict[str, Any]:
         columns = request["columns"]
@@ -670,6 +681,9 @@ class Table(IndexMixin):
             max_batch_length=request["max_batch_length"] or 1024,
             take_offsets=request.get("take_offsets"),
             take_row_ids=request.get("take_row_ids"),
+            order_by=request.get("order_by"),
+            with_row_address=request.get("with_row_address", False),
+            fragment_ids=request.get("fragment_ids"),
         )
 
     def _execute(self, request: Dict[str, Any]) -> pa.RecordBatchReader:

@@ -181,7 +181,8 @@ QueryRequest MakeRequest(std::optional<std::string> filter,
                          std::optional<int64_t> limit, int64_t offset, bool with_row_id,
                          int64_t max_batch_length,
                          std::optional<std::vector<uint64_t>> take_offsets,
-                         std::optional<std::vector<uint64_t>> take_row_ids) {
+                         std::optional<std::vector<uint64_t>> take_row_ids, OrderingArg order_by,
+                         bool with_row_address, std::optional<std::vector<uint64_t>> fragment_ids) {
   if (offset < 0) throw nb::value_error("offset must not be negative");
   if (max_batch_length <= 0) throw nb::value_error("batch size must be positive");
   QueryRequest request;
@@ -199,6 +200,9 @@ QueryRequest MakeRequest(std::optional<std::string> filter,
   request.max_batch_length = max_batch_length;
   request.take_offsets = std::move(take_offsets);
   request.take_row_ids = std::move(take_row_ids);
+  request.order_by = ToOrdering(std::move(order_by));
+  request.with_row_address = with_row_address;
+  request.fragment_ids = std::move(fragment_ids);
   return request;
 }
 
@@ -207,10 +211,12 @@ QueryRequest MakeRequest(std::optional<std::string> filter,
       std::optional<std::vector<std::pair<std::string, std::string>>> dynamic,                  \
       std::optional<int64_t> limit, int64_t offset, bool with_row_id, int64_t max_batch_length, \
       std::optional<std::vector<uint64_t>> take_offsets,                                        \
-      std::optional<std::vector<uint64_t>> take_row_ids
-#define LANCEDB_QUERY_FORWARD                                                            \
-  std::move(filter), std::move(columns), std::move(dynamic), limit, offset, with_row_id, \
-      max_batch_length, std::move(take_offsets), std::move(take_row_ids)
+      std::optional<std::vector<uint64_t>> take_row_ids, OrderingArg order_by,                  \
+      bool with_row_address, std::optional<std::vector<uint64_t>> fragment_ids
+#define LANCEDB_QUERY_FORWARD                                                                  \
+  std::move(filter), std::move(columns), std::move(dynamic), limit, offset, with_row_id,       \
+      max_batch_length, std::move(take_offsets), std::move(take_row_ids), std::move(order_by), \
+      with_row_address, std::move(fragment_ids)
 
 std::unique_ptr<StreamExport> QueryPy(const Table& table, LANCEDB_QUERY_ARGS) {
   QueryRequest request = MakeRequest(LANCEDB_QUERY_FORWARD);
@@ -322,23 +328,28 @@ NB_MODULE(_native, m) {
            nb::arg("dynamic") = nb::none(), nb::arg("limit") = nb::none(), nb::arg("offset") = 0,
            nb::arg("with_row_id") = false, nb::arg("max_batch_length") = 1024,
            nb::arg("take_offsets") = nb::none(), nb::arg("take_row_ids") = nb::none(),
-           "Run a plain query; stream the result.")
+           nb::arg("order_by") = nb::none(), nb::arg("with_row_address") = false,
+           nb::arg("fragment_ids") = nb::none(), "Run a plain query; stream the result.")
       .def("query_schema", &QuerySchemaPy, nb::arg("filter") = nb::none(),
            nb::arg("columns") = nb::none(), nb::arg("dynamic") = nb::none(),
            nb::arg("limit") = nb::none(), nb::arg("offset") = 0, nb::arg("with_row_id") = false,
            nb::arg("max_batch_length") = 1024, nb::arg("take_offsets") = nb::none(),
-           nb::arg("take_row_ids") = nb::none(), "The schema a query returns.")
+           nb::arg("take_row_ids") = nb::none(), nb::arg("order_by") = nb::none(),
+           nb::arg("with_row_address") = false, nb::arg("fragment_ids") = nb::none(),
+           "The schema a query returns.")
       .def("explain_query", &ExplainQueryPy, nb::arg("verbose") = false,
            nb::arg("filter") = nb::none(), nb::arg("columns") = nb::none(),
            nb::arg("dynamic") = nb::none(), nb::arg("limit") = nb::none(), nb::arg("offset") = 0,
            nb::arg("with_row_id") = false, nb::arg("max_batch_length") = 1024,
            nb::arg("take_offsets") = nb::none(), nb::arg("take_row_ids") = nb::none(),
-           "The plan of a plain query, as text.")
+           nb::arg("order_by") = nb::none(), nb::arg("with_row_address") = false,
+           nb::arg("fragment_ids") = nb::none(), "The plan of a plain query, as text.")
       .def("analyze_query", &AnalyzeQueryPy, nb::arg("filter") = nb::none(),
            nb::arg("columns") = nb::none(), nb::arg("dynamic") = nb::none(),
            nb::arg("limit") = nb::none(), nb::arg("offset") = 0, nb::arg("with_row_id") = false,
            nb::arg("max_batch_length") = 1024, nb::arg("take_offsets") = nb::none(),
-           nb::arg("take_row_ids") = nb::none(),
+           nb::arg("take_row_ids") = nb::none(), nb::arg("order_by") = nb::none(),
+           nb::arg("with_row_address") = false, nb::arg("fragment_ids") = nb::none(),
            "Run a plain query and return its plan with measured counters.")
       .def(
           "delete",

@@ -7,6 +7,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -27,8 +28,10 @@ namespace {
 FtsQueryRequest MakeFtsRequest(const std::string& query_json, std::optional<std::string> filter,
                                std::optional<std::vector<std::string>> columns,
                                std::optional<int64_t> limit, int64_t offset, bool with_row_id,
-                               bool prefilter, bool fast_search) {
+                               bool prefilter, bool fast_search, OrderingArg order_by,
+                               bool with_row_address, int64_t max_batch_length) {
   if (offset < 0) throw nb::value_error("offset must not be negative");
+  if (max_batch_length <= 0) throw nb::value_error("batch size must be positive");
   auto query = ParseFullTextQueryJson(query_json);
   if (!query.ok()) RaiseStatus(query.status());
   FtsQueryRequest r;
@@ -43,16 +46,20 @@ FtsQueryRequest MakeFtsRequest(const std::string& query_json, std::optional<std:
   r.base.with_row_id = with_row_id;
   r.prefilter = prefilter;
   r.fast_search = fast_search;
+  r.base.order_by = ToOrdering(std::move(order_by));
+  r.base.with_row_address = with_row_address;
+  r.base.max_batch_length = max_batch_length;
   return r;
 }
 
-#define LANCEDB_FTS_ARGS                                                             \
-  const std::string &query_json, std::optional<std::string> filter,                  \
-      std::optional<std::vector<std::string>> columns, std::optional<int64_t> limit, \
-      int64_t offset, bool with_row_id, bool prefilter, bool fast_search
+#define LANCEDB_FTS_ARGS                                                                        \
+  const std::string &query_json, std::optional<std::string> filter,                             \
+      std::optional<std::vector<std::string>> columns, std::optional<int64_t> limit,            \
+      int64_t offset, bool with_row_id, bool prefilter, bool fast_search, OrderingArg order_by, \
+      bool with_row_address, int64_t max_batch_length
 #define LANCEDB_FTS_FORWARD                                                                 \
   query_json, std::move(filter), std::move(columns), limit, offset, with_row_id, prefilter, \
-      fast_search
+      fast_search, std::move(order_by), with_row_address, max_batch_length
 
 std::unique_ptr<StreamExport> FtsQueryPy(const Table& table, LANCEDB_FTS_ARGS) {
   auto request = MakeFtsRequest(LANCEDB_FTS_FORWARD);
@@ -181,7 +188,9 @@ void BindFullTextSearch(nb::module_& m) {
     return std::make_tuple(nb::arg("table"), nb::arg("query_json"), nb::arg("filter") = nb::none(),
                            nb::arg("columns") = nb::none(), nb::arg("limit") = nb::none(),
                            nb::arg("offset") = 0, nb::arg("with_row_id") = false,
-                           nb::arg("prefilter") = true, nb::arg("fast_search") = false);
+                           nb::arg("prefilter") = true, nb::arg("fast_search") = false,
+                           nb::arg("order_by") = nb::none(), nb::arg("with_row_address") = false,
+                           nb::arg("max_batch_length") = 1024);
   };
   std::apply(
       [&](auto... a) {

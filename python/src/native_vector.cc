@@ -7,6 +7,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -51,6 +52,8 @@ struct VectorArgs {
   std::optional<double> upper_bound;
   bool bypass_vector_index = false;
   bool fast_search = false;
+  OrderingArg order_by;
+  bool with_row_address = false;
 };
 
 VectorQueryRequest MakeVectorRequest(VectorArgs a) {
@@ -88,6 +91,8 @@ VectorQueryRequest MakeVectorRequest(VectorArgs a) {
   if (a.upper_bound) r.upper_bound = static_cast<float>(*a.upper_bound);
   r.bypass_vector_index = a.bypass_vector_index;
   r.fast_search = a.fast_search;
+  r.base.order_by = ToOrdering(std::move(a.order_by));
+  r.base.with_row_address = a.with_row_address;
   return r;
 }
 
@@ -100,13 +105,14 @@ VectorQueryRequest MakeVectorRequest(VectorArgs a) {
       bool prefilter, std::optional<int64_t> minimum_nprobes,                                   \
       std::optional<int64_t> maximum_nprobes, std::optional<int64_t> refine_factor,             \
       std::optional<int64_t> ef, std::optional<double> lower_bound,                             \
-      std::optional<double> upper_bound, bool bypass_vector_index, bool fast_search
+      std::optional<double> upper_bound, bool bypass_vector_index, bool fast_search,            \
+      OrderingArg order_by, bool with_row_address
 #define LANCEDB_VECTOR_FORWARD                                                                    \
   VectorArgs {                                                                                    \
     std::move(vectors), std::move(column), std::move(distance_type), std::move(filter),           \
         std::move(columns), std::move(dynamic), limit, offset, with_row_id, max_batch_length,     \
         prefilter, minimum_nprobes, maximum_nprobes, refine_factor, ef, lower_bound, upper_bound, \
-        bypass_vector_index, fast_search                                                          \
+        bypass_vector_index, fast_search, std::move(order_by), with_row_address                   \
   }
 
 std::unique_ptr<StreamExport> VectorQueryPy(const Table& table, LANCEDB_VECTOR_ARGS) {
@@ -255,7 +261,8 @@ void BindVectorSearch(nb::module_& m) {
                            nb::arg("maximum_nprobes") = nb::none(),
                            nb::arg("refine_factor") = nb::none(), nb::arg("ef") = nb::none(),
                            nb::arg("lower_bound") = nb::none(), nb::arg("upper_bound") = nb::none(),
-                           nb::arg("bypass_vector_index") = false, nb::arg("fast_search") = false);
+                           nb::arg("bypass_vector_index") = false, nb::arg("fast_search") = false,
+                           nb::arg("order_by") = nb::none(), nb::arg("with_row_address") = false);
   };
   std::apply(
       [&](auto... a) {

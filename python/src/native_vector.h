@@ -9,6 +9,13 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "lancedb/query.h"
 #include "lancedb/status.h"
 
 namespace lancedb::python {
@@ -17,7 +24,18 @@ namespace lancedb::python {
 /// engine codes become exceptions).
 [[noreturn]] void RaiseStatus(const Status& status);
 
-/// Register vector_query, vector_query_schema and the index functions on `m`.
+/// An ordering as the Python API passes it: (column, ascending, nulls_first) triples.
+using OrderingArg = std::optional<std::vector<std::tuple<std::string, bool, bool>>>;
+
+inline std::vector<ColumnOrdering> ToOrdering(OrderingArg ordering) {
+  std::vector<ColumnOrdering> out;
+  if (!ordering) return out;
+  for (auto& [column, ascending, nulls_first] : *ordering) {
+    out.push_back({std::move(column), ascending, nulls_first});
+  }
+  return out;
+}
+
 /// Run `fn` (returning Status) with the GIL released; raise on failure.
 template <typename Fn>
 void RunWithoutGil(Fn&& fn) {
@@ -29,6 +47,7 @@ void RunWithoutGil(Fn&& fn) {
   if (!status.ok()) RaiseStatus(status);
 }
 
+/// Register vector_query, vector_query_schema and the index functions on `m`.
 void BindVectorSearch(nanobind::module_& m);
 void BindFullTextSearch(nanobind::module_& m);
 

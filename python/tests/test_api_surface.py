@@ -99,48 +99,16 @@ ALLOWED: Dict[str, str] = {
     ),
 }
 
-# ---- TEMPORARY: being built on other branches; the lead deletes these after merging. ----
-_QUERYBUILD = "being built on branch querybuild (query.py, _async_query.py)"
 ALLOWED.update(
     _reasons(
-        _QUERYBUILD,
-        *[
-            f"lancedb.query.{builder}.{member}"
-            for builder in ("LanceQueryBuilder", "LanceEmptyQueryBuilder", "LanceTakeQueryBuilder")
-            for member in (
-                "order_by", "with_row_address", "with_fragments", "fragment_ids",
-                "to_query_object", "use_lsm", "to_pandas",
-            )
-            if (builder, member) != ("LanceTakeQueryBuilder", "order_by")
-        ],  # fmt: skip
-        "lancedb.query.LanceTakeQueryBuilder.to_batches",
-        "lancedb.query.ColumnOrdering",
-        "lancedb.query.Query",
-        "lancedb.table.Query",
-        "lancedb.table.Table.take_offsets",
-        "lancedb.table.Table.take_row_ids",
-    )
-)
-_QUERY_PY = (
-    "query.py is being edited on branch querybuild (not in its brief): add these names to "
-    "query.py after merging it"
-)
-ALLOWED.update(
-    _reasons(
-        _QUERY_PY,
-        *[
-            f"lancedb.query.{builder}.{member}"
-            for builder in ("LanceQueryBuilder", "LanceEmptyQueryBuilder")
-            for member in ("create", "vector", "text", "rerank")
-        ],
+        "helpers and plumbing of LanceDB's query module (its native event loop, blob-column "
+        "handling, reranker checks, the native take builder's base and constructor taking a "
+        "native query) that lancedb_cpp.query does not re-export yet",
         "lancedb.query.LanceTakeQueryBuilder.__init__",
         *[
             f"lancedb.query.{name}"
             for name in (
-                "AsyncQueryBase", "AsyncStandardQuery", "AsyncVectorQueryBase",
-                "BaseQueryBuilder", "Expr", "FullTextSearchQuery", "LOOP",
-                "LanceFtsQueryBuilder", "LanceHybridQueryBuilder", "LanceVectorQueryBuilder",
-                "RRFReranker", "Reranker", "T", "blob_auto_row_id_for_scan",
+                "BaseQueryBuilder", "LOOP", "blob_auto_row_id_for_scan",
                 "blob_v2_projection_sources", "check_reranker_result", "ensure_vector_query",
                 "finalize_blob_query_table", "flatten_columns", "fts_query_to_json",
                 "is_blob_like_field", "replace_v2_blob_columns_with_bytes",
@@ -150,7 +118,6 @@ ALLOWED.update(
         ],  # fmt: skip
     )
 )
-# ---- end of TEMPORARY ----
 
 
 def _module_names(module: Any) -> Dict[str, Any]:

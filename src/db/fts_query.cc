@@ -201,6 +201,16 @@ FtsQuery& FtsQuery::WithRowId(bool with_row_id) {
   return *this;
 }
 
+FtsQuery& FtsQuery::WithRowAddress(bool with_row_address) {
+  request_.base.with_row_address = with_row_address;
+  return *this;
+}
+
+FtsQuery& FtsQuery::OrderBy(std::vector<ColumnOrdering> ordering) {
+  request_.base.order_by = std::move(ordering);
+  return *this;
+}
+
 FtsQuery& FtsQuery::FastSearch(bool fast) {
   request_.fast_search = fast;
   return *this;

@@ -1083,11 +1083,16 @@ Result<FtsPlan> PlanFtsQuery(table::DatasetPtr dataset, const FtsQueryRequest& r
     std::erase(base.columns, std::string("_score"));
   }
   LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanRankedProjection(dataset, base, "full-text"));
+  LANCEDB_ASSIGN_OR_RETURN(plan.order_by,
+                           query::BindOrdering(request.base.order_by, *dataset->schema()));
   std::vector<array::FieldPtr> fields;
   for (const auto& f : plan.projection.output_schema->fields()) fields.push_back(f);
   fields.push_back(array::field("_score", array::float32()));
   if (request.base.with_row_id) {
     fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  }
+  if (request.base.with_row_address) {
+    fields.push_back(array::field(query::kRowAddrColumn, array::uint64(), false));
   }
   plan.output_schema = array::schema(std::move(fields));
   plan.request = request;
@@ -1185,6 +1190,15 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
     for (int64_t i : keep) kept.push_back(ranked[static_cast<size_t>(i)]);
     ranked = std::move(kept);
   }
+  if (!plan.order_by.empty()) {
+    // The ordering applies to the limit + offset best rows, then offset and limit.
+    std::vector<uint64_t> rows;
+    for (const auto& r : ranked) rows.push_back(r.address);
+    LANCEDB_ASSIGN_OR_RETURN(auto order, query::OrderRowsAt(ds, rows, plan.order_by, -1));
+    std::vector<Ranked> ordered;
+    for (int64_t i : order) ordered.push_back(ranked[static_cast<size_t>(i)]);
+    ranked = std::move(ordered);
+  }
   const size_t begin = std::min(ranked.size(), static_cast<size_t>(plan.offset));
   const size_t end = std::min(ranked.size(), begin + static_cast<size_t>(plan.limit));
   std::vector<uint64_t> addresses, ids;
@@ -1208,9 +1222,16 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteFtsPlan(const FtsPlan& 
     columns.push_back(
         array::ArrayData::Make(array::float32(), n, {nullptr, Buffer::FromVector(out_scores)}));
     if (plan.request.base.with_row_id) columns.push_back(rows->GetColumnByName(expr::kRowIdColumn));
+    if (plan.request.base.with_row_address) {
+      columns.push_back(
+          array::ArrayData::Make(array::uint64(), n, {nullptr, Buffer::FromVector(addresses)}));
+    }
     LANCEDB_ASSIGN_OR_RETURN(auto all,
                              array::RecordBatch::Make(plan.output_schema, std::move(columns), n));
-    batches.push_back(std::move(all));
+    const int64_t step = std::max<int64_t>(plan.request.base.max_batch_length, 1);
+    for (int64_t start = 0; start < n; start += step) {
+      batches.push_back(all->Slice(start, std::min(step, n - start)));
+    }
   }
   return array::MakeVectorReader(plan.output_schema, std::move(batches));
 }
@@ -1227,6 +1248,11 @@ std::string ExplainFtsPlan(const FtsPlan& plan, bool verbose) {
   out += indent + "GlobalLimitExec: skip=" + std::to_string(plan.offset) +
          ", fetch=" + std::to_string(plan.limit) + "\n";
   indent += "  ";
+  if (!plan.order_by.empty()) {
+    out += indent + "SortExec: TopK(fetch=" + std::to_string(plan.limit + plan.offset) +
+           "), expr=[" + query::OrderingText(plan.order_by) + "]\n";
+    indent += "  ";
+  }
   if (!plan.request.prefilter && plan.projection.filter) {
     out += indent + "FilterExec: " + plan.request.base.filter.value_or("") + "\n";
     indent += "  ";

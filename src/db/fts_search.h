@@ -34,6 +34,8 @@ struct FtsPlan {
   std::shared_ptr<const std::vector<index::FtsSegment>> segments;
   int64_t limit = 10;
   int64_t offset = 0;
+  /// The ordering of the limit + offset best rows (empty: by score).
+  std::vector<query::OrderKey> order_by;
   array::SchemaPtr output_schema;
 };
 

@@ -89,6 +89,12 @@ Status LocalTable::ExecuteHybridQuery(const HybridQueryRequest& request,
                                       ArrowArrayStream* out) const {
   if (out == nullptr) return Status::InvalidArgument("ExecuteHybridQuery needs an output stream");
   if (!(request.rrf_k > 0)) return Status::InvalidArgument("RRF k must be positive");
+  if (!request.base.order_by.empty()) {
+    return Status::NotSupported("order_by is not supported on hybrid queries");
+  }
+  if (request.base.with_row_address) {
+    return Status::NotSupported("with_row_address is not supported on hybrid queries");
+  }
   if (request.base.limit && *request.base.limit < 0) {
     return Status::InvalidArgument("Limit must be non-negative");
   }

@@ -85,6 +85,21 @@ Query& Query::UseScalarIndex(bool use) {
   return *this;
 }
 
+Query& Query::OrderBy(std::vector<ColumnOrdering> ordering) {
+  request_.order_by = std::move(ordering);
+  return *this;
+}
+
+Query& Query::WithRowAddress(bool with_row_address) {
+  request_.with_row_address = with_row_address;
+  return *this;
+}
+
+Query& Query::FragmentIds(std::vector<uint64_t> fragment_ids) {
+  request_.fragment_ids = std::move(fragment_ids);
+  return *this;
+}
+
 Result<std::string> Query::ExplainPlan(bool verbose) const {
   return table_->ExplainQuery(request_, verbose);
 }

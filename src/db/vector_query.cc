@@ -64,6 +64,16 @@ VectorQuery& VectorQuery::WithRowId(bool with_row_id) {
   return *this;
 }
 
+VectorQuery& VectorQuery::WithRowAddress(bool with_row_address) {
+  request_.base.with_row_address = with_row_address;
+  return *this;
+}
+
+VectorQuery& VectorQuery::OrderBy(std::vector<ColumnOrdering> ordering) {
+  request_.base.order_by = std::move(ordering);
+  return *this;
+}
+
 VectorQuery& VectorQuery::Nprobes(size_t nprobes) {
   request_.minimum_nprobes = nprobes;
   request_.maximum_nprobes = nprobes;

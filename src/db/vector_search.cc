@@ -362,7 +362,14 @@ Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
 
 Result<query::QueryPlan> PlanRankedProjection(const table::DatasetPtr& dataset, QueryRequest base,
                                               std::string_view kind) {
+  if (base.fragment_ids) {
+    return Status::NotSupported("fragment_ids: restricting a " + std::string(kind) +
+                                " search to fragments is not supported; it applies to plain "
+                                "queries");
+  }
   base.with_row_id = false;
+  base.with_row_address = false;
+  base.order_by.clear();
   base.limit.reset();
   base.offset = 0;
   base.take_offsets.reset();
@@ -416,6 +423,7 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   plan.limit = request.base.limit && *request.base.limit > 0 ? *request.base.limit : 10;
   plan.offset = request.base.offset;
   LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanRankedProjection(dataset, request.base, "vector"));
+  LANCEDB_ASSIGN_OR_RETURN(plan.order_by, query::BindOrdering(request.base.order_by, schema));
   plan.batch = request.vectors.size() > 1;
   std::vector<array::FieldPtr> fields;
   if (plan.batch) fields.push_back(array::field("query_index", array::int32(), false));
@@ -423,6 +431,9 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   fields.push_back(array::field("_distance", array::float32()));
   if (request.base.with_row_id) {
     fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  }
+  if (request.base.with_row_address) {
+    fields.push_back(array::field(query::kRowAddrColumn, array::uint64(), false));
   }
   plan.output_schema = array::schema(std::move(fields));
   plan.request = request;
@@ -495,7 +506,17 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
   std::vector<uint64_t> addresses;
   std::vector<float> distances;
   for (size_t q = 0; q < neighbors.size(); ++q) {
-    const auto& list = neighbors[q];
+    auto& list = neighbors[q];
+    if (!plan.order_by.empty()) {
+      // The ordering applies to the limit + offset nearest rows, then offset and limit.
+      std::vector<uint64_t> rows;
+      for (const auto& n : list) rows.push_back(n.row_id);
+      LANCEDB_ASSIGN_OR_RETURN(auto order,
+                               query::OrderRowsAt(*plan.dataset, rows, plan.order_by, -1));
+      std::vector<vec::Neighbor> ordered;
+      for (int64_t i : order) ordered.push_back(list[static_cast<size_t>(i)]);
+      list = std::move(ordered);
+    }
     const size_t begin = std::min(list.size(), static_cast<size_t>(plan.offset));
     const size_t end = std::min(list.size(), begin + static_cast<size_t>(plan.limit));
     for (size_t i = begin; i < end; ++i) {
@@ -522,6 +543,10 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
     columns.push_back(
         array::ArrayData::Make(array::float32(), n, {nullptr, Buffer::FromVector(distances)}));
     if (plan.request.base.with_row_id) columns.push_back(rows->GetColumnByName(expr::kRowIdColumn));
+    if (plan.request.base.with_row_address) {
+      columns.push_back(
+          array::ArrayData::Make(array::uint64(), n, {nullptr, Buffer::FromVector(addresses)}));
+    }
     LANCEDB_ASSIGN_OR_RETURN(auto all,
                              array::RecordBatch::Make(plan.output_schema, std::move(columns), n));
     const int64_t step = std::max<int64_t>(plan.request.base.max_batch_length, 1);
@@ -559,6 +584,10 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
          ", fetch=" + std::to_string(plan.limit));
   }
   line("Take: columns=[" + outputs + "]");
+  if (!plan.order_by.empty()) {
+    line("SortExec: TopK(fetch=" + std::to_string(plan.limit + plan.offset) + "), expr=[" +
+         query::OrderingText(plan.order_by) + "]");
+  }
   const bool postfilter = !r.prefilter && plan.projection.filter;
   if (postfilter) line("FilterExec: " + plan.projection.filter->sql);
   const int64_t k = plan.limit + plan.offset;

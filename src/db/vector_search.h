@@ -43,6 +43,8 @@ struct VectorPlan {
   int64_t limit = 10;
   int64_t offset = 0;
   bool batch = false;
+  /// The ordering of each query vector's limit + offset nearest rows (empty: by distance).
+  std::vector<query::OrderKey> order_by;
   array::SchemaPtr output_schema;
 };
 
@@ -55,8 +57,9 @@ Result<array::RecordBatchPtr> TakeRowsWithIds(const table::Dataset& ds,
                                               const std::set<std::string>& wanted);
 
 /// The filter and output expressions of a ranked query (vector, full-text) bound on the
-/// snapshot: `base` without its limit, offset, takes and `_rowid` (the ranking applies those).
-/// NotSupported for a filter on `_rowoffset`; `kind` names the query in that message.
+/// snapshot: `base` without its limit, offset, takes, ordering, `_rowid` and `_rowaddr` (the
+/// ranking applies those). NotSupported for a filter on `_rowoffset` and for fragment_ids;
+/// `kind` names the query in those messages.
 Result<query::QueryPlan> PlanRankedProjection(const table::DatasetPtr& dataset, QueryRequest base,
                                               std::string_view kind);
 

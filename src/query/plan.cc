@@ -12,6 +12,7 @@
 #include "expr/parser.h"
 #include "expr/prune.h"
 #include "index/scalar_index_manager.h"
+#include "query/plan_internal.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
@@ -20,38 +21,29 @@
 
 namespace lancedb::query {
 
-namespace {
+namespace internal {
 
 array::ArrayPtr U64Array(const std::vector<uint64_t>& values) {
   return array::ArrayData::Make(array::uint64(), static_cast<int64_t>(values.size()),
                                 {nullptr, Buffer::FromVector(values)});
 }
 
-/// A column the scan can always read cheaply when the filter needs none.
-std::string CheapestColumn(const array::Schema& schema) {
-  for (const auto& f : schema.fields()) {
-    if (!f->type()->is_nested()) return f->name();
-  }
-  return schema.num_fields() > 0 ? schema.field(0)->name() : "";
-}
-
-/// Evaluate the outputs of `plan` over `input` (which holds every column they read).
 Result<array::RecordBatchPtr> Project(const QueryPlan& plan, const array::RecordBatch& input,
-                                      const array::ArrayPtr& row_ids) {
+                                      const array::ArrayPtr& row_ids,
+                                      const array::ArrayPtr& addresses) {
   std::vector<array::ArrayPtr> columns;
   for (const auto& out : plan.outputs) {
     LANCEDB_ASSIGN_OR_RETURN(auto col, expr::Evaluate(out, input));
     columns.push_back(std::move(col));
   }
   if (plan.with_row_id) columns.push_back(row_ids);
+  if (plan.with_row_address) columns.push_back(addresses);
   return array::RecordBatch::Make(plan.output_schema, std::move(columns), input.num_rows());
 }
 
-/// Appends `extra` columns (name, array) to a batch; `nullable` as the scanner declares them
-/// (row ids and addresses are never null).
 Result<array::RecordBatchPtr> WithColumns(
     const array::RecordBatch& batch,
-    const std::vector<std::pair<std::string, array::ArrayPtr>>& extra, bool nullable = true) {
+    const std::vector<std::pair<std::string, array::ArrayPtr>>& extra, bool nullable) {
   auto fields = batch.schema()->fields();
   auto columns = batch.columns();
   for (const auto& [name, arr] : extra) {
@@ -59,6 +51,34 @@ Result<array::RecordBatchPtr> WithColumns(
     columns.push_back(arr);
   }
   return array::RecordBatch::Make(array::schema(fields), columns, batch.num_rows());
+}
+
+Result<table::DatasetPtr> FragmentView(const table::DatasetPtr& dataset,
+                                       const std::function<bool(uint64_t)>& keep) {
+  table::pb::Manifest subset = dataset->manifest().proto();
+  subset.clear_fragments();
+  for (const auto& f : dataset->manifest().proto().fragments()) {
+    if (keep(f.id())) *subset.add_fragments() = f;
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto manifest, table::Manifest::Make(std::move(subset), {}));
+  return table::MakeDataset(dataset->fs(), dataset->path(), manifest, dataset->manifest_naming());
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FragmentView;
+using internal::Project;
+using internal::U64Array;
+using internal::WithColumns;
+
+/// A column the scan can always read cheaply when the filter needs none.
+std::string CheapestColumn(const array::Schema& schema) {
+  for (const auto& f : schema.fields()) {
+    if (!f->type()->is_nested()) return f->name();
+  }
+  return schema.num_fields() > 0 ? schema.field(0)->name() : "";
 }
 
 /// Streams a filtered, projected scan. Externally synchronized.
@@ -99,9 +119,10 @@ class QueryReader : public array::RecordBatchReader {
       pending_rows_ = pending_.back()->num_rows();
     }
     auto ids = out->GetColumnByName(expr::kRowIdColumn);
+    auto addrs = out->GetColumnByName(kRowAddrColumn);
     if (!plan_.late_columns.empty()) {
-      std::vector<uint64_t> addresses(ids->GetValues<uint64_t>(1),
-                                      ids->GetValues<uint64_t>(1) + ids->length);
+      std::vector<uint64_t> addresses(addrs->GetValues<uint64_t>(1),
+                                      addrs->GetValues<uint64_t>(1) + addrs->length);
       LANCEDB_ASSIGN_OR_RETURN(auto late, plan_.dataset->Take(addresses, plan_.late_columns));
       std::vector<std::pair<std::string, array::ArrayPtr>> extra;
       for (int i = 0; i < late->num_columns(); ++i) {
@@ -110,7 +131,7 @@ class QueryReader : public array::RecordBatchReader {
       LANCEDB_ASSIGN_OR_RETURN(out, WithColumns(*out, extra));
     }
     if (metrics_) metrics_->output_rows += out->num_rows();
-    return Project(plan_, *out, ids);
+    return Project(plan_, *out, ids, addrs);
   }
 
  private:
@@ -196,6 +217,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ScanReader(const QueryPlan& pl
   table::ScanOptions options;
   options.columns = plan.scan_columns;
   options.with_row_id = true;
+  options.with_row_address = true;
   // A filter passes few rows per scanned batch: scan in larger batches (output batches keep
   // at most plan.batch_size rows).
   options.batch_size = plan.filter ? std::max<int64_t>(plan.batch_size, 8192) : plan.batch_size;
@@ -212,18 +234,6 @@ Result<std::unique_ptr<array::RecordBatchReader>> ScanReader(const QueryPlan& pl
   }
   if (metrics) metrics->fragments_scanned += dataset->manifest().proto().fragments_size();
   return dataset->Scan(options);
-}
-
-/// A snapshot holding only the fragments of `dataset` accepted by `keep`.
-Result<table::DatasetPtr> FragmentView(const table::DatasetPtr& dataset,
-                                       const std::function<bool(uint64_t)>& keep) {
-  table::pb::Manifest subset = dataset->manifest().proto();
-  subset.clear_fragments();
-  for (const auto& f : dataset->manifest().proto().fragments()) {
-    if (keep(f.id())) *subset.add_fragments() = f;
-  }
-  LANCEDB_ASSIGN_OR_RETURN(auto manifest, table::Manifest::Make(std::move(subset), {}));
-  return table::MakeDataset(dataset->fs(), dataset->path(), manifest, dataset->manifest_naming());
 }
 
 /// The `_rowid` values of rows at `addresses`: the addresses, or their stable ids.
@@ -265,7 +275,9 @@ class IndexedScanReader : public array::RecordBatchReader {
       next_ += n;
       LANCEDB_ASSIGN_OR_RETURN(auto taken, plan_.dataset->Take(chunk, plan_.scan_columns));
       LANCEDB_ASSIGN_OR_RETURN(auto ids, RowIdsOf(*plan_.dataset, chunk));
-      return WithColumns(*taken, {{expr::kRowIdColumn, U64Array(ids)}}, /*nullable=*/false);
+      return WithColumns(*taken,
+                         {{expr::kRowIdColumn, U64Array(ids)}, {kRowAddrColumn, U64Array(chunk)}},
+                         /*nullable=*/false);
     }
     if (!scan_) {
       const auto& covered = plan_.index_filter->fragments;
@@ -289,6 +301,16 @@ class IndexedScanReader : public array::RecordBatchReader {
 
 Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& request) {
   QueryPlan plan;
+  bool use_scalar_index = request.use_scalar_index;
+  if (request.fragment_ids) {
+    if (request.take_offsets || request.take_row_ids) {
+      return Status::NotSupported(
+          "fragment_ids cannot restrict take_offsets / take_row_ids; restrict a scan");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(dataset, RestrictToFragments(dataset, *request.fragment_ids));
+    // The scalar indices answer for whole fragments of the table, not of the view: scan.
+    use_scalar_index = false;
+  }
   const array::Schema& schema = *dataset->schema();
   if (request.filter && !request.filter->empty()) {
     LANCEDB_ASSIGN_OR_RETURN(auto filter, expr::ParseFilter(*request.filter, schema));
@@ -341,6 +363,8 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   }
   plan.with_row_id = request.with_row_id;
   if (plan.with_row_id) fields.push_back(array::field(expr::kRowIdColumn, array::uint64(), false));
+  plan.with_row_address = request.with_row_address;
+  if (plan.with_row_address) fields.push_back(array::field(kRowAddrColumn, array::uint64(), false));
   plan.output_schema = array::schema(std::move(fields), request.select == SelectKind::kAll
                                                             ? schema.metadata()
                                                             : array::KeyValueMetadata{});
@@ -350,6 +374,9 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   plan.offset = request.offset;
   plan.limit = request.limit && *request.limit > 0 ? *request.limit : -1;
   plan.batch_size = std::max<int64_t>(request.max_batch_length, 1);
+  if (!request.order_by.empty()) {
+    LANCEDB_ASSIGN_OR_RETURN(plan.order_by, BindOrdering(request.order_by, schema));
+  }
   plan.needs_row_offset = output_columns.count(expr::kRowOffsetColumn) > 0;
   std::set<std::string> scan;
   if (plan.filter) {
@@ -370,12 +397,18 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   // As LanceDB does, taken rows come back in table order (duplicates kept), not request order.
   plan.take_offsets = request.take_offsets;
   if (plan.take_offsets) std::sort(plan.take_offsets->begin(), plan.take_offsets->end());
+  // A row id names one row: repeated ids give it once (offsets, positions, repeat it).
   plan.take_row_ids = request.take_row_ids;
-  if (plan.take_row_ids) std::sort(plan.take_row_ids->begin(), plan.take_row_ids->end());
+  if (plan.take_row_ids) {
+    auto& ids = *plan.take_row_ids;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  }
   // Scalar indices answer the filter where they cover the table (not with _rowoffset, which
   // numbers the rows of a full scan, nor for takes).
+  // An ordered plan reads through its sort input, which makes this choice for itself.
   if (plan.filter && !plan.needs_row_offset && !plan.take_offsets && !plan.take_row_ids &&
-      request.use_scalar_index) {
+      use_scalar_index && plan.order_by.empty()) {
     LANCEDB_ASSIGN_OR_RETURN(auto segments, index::LoadScalarIndices(*dataset));
     if (!segments.empty()) {
       plan.segments =
@@ -392,25 +425,35 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
                              plan.late_columns.end());
     plan.late_columns.clear();
   }
+  if (!plan.order_by.empty()) {
+    QueryRequest input = request;
+    input.fragment_ids.reset();  // `dataset` is already the view
+    input.use_scalar_index = use_scalar_index;
+    // Rows kept at most for which the output columns are taken after sorting.
+    constexpr int64_t kLateSortRows = 16384;
+    plan.late_sort = plan.limit >= 0 && plan.offset + plan.limit <= kLateSortRows;
+    LANCEDB_ASSIGN_OR_RETURN(auto keys, internal::PlanSortInput(dataset, input, plan));
+    plan.sort_input = std::make_shared<const QueryPlan>(std::move(keys));
+  }
   plan.dataset = std::move(dataset);
   return plan;
 }
 
 namespace {
 
-/// A plan reading only `_rowid` of the rows where `filter` (SQL) is TRUE.
+/// A plan reading only `_rowaddr` of the rows where `filter` (SQL) is TRUE.
 Result<QueryPlan> PlanRowIds(const table::DatasetPtr& dataset, const std::string* filter,
                              bool use_scalar_index) {
   QueryRequest request;
   if (filter) request.filter = *filter;
   request.select = SelectKind::kDynamic;
-  request.with_row_id = true;
+  request.with_row_address = true;
   request.max_batch_length = 8192;
   request.use_scalar_index = use_scalar_index;
   return PlanQuery(dataset, request);
 }
 
-/// Run a PlanRowIds plan: the `_rowid` values (or only their number, with `count_only`).
+/// Run a PlanRowIds plan: the `_rowaddr` values (or only their number, with `count_only`).
 Status RunRowIds(QueryPlan plan, bool count_only, std::vector<uint64_t>* ids, int64_t* count) {
   LANCEDB_ASSIGN_OR_RETURN(auto reader, ExecutePlan(std::move(plan)));
   while (true) {
@@ -431,7 +474,7 @@ Status Matching(const table::DatasetPtr& dataset, const std::string* filter, boo
                 std::vector<uint64_t>* addresses, int64_t* count) {
   LANCEDB_ASSIGN_OR_RETURN(auto plan, PlanRowIds(dataset, filter, /*use_scalar_index=*/true));
   *count = 0;
-  std::vector<uint64_t> ids;  // `_rowid` values of the scanned part
+  std::vector<uint64_t> ids;  // addresses of the scanned part
   if (plan.index_filter && plan.index_filter->exact) {
     if (count_only) {
       LANCEDB_ASSIGN_OR_RETURN(*count, CountIndexFilter(*plan.index_filter, *dataset));
@@ -450,10 +493,6 @@ Status Matching(const table::DatasetPtr& dataset, const std::string* filter, boo
     LANCEDB_RETURN_NOT_OK(RunRowIds(std::move(plan), count_only, &ids, count));
   }
   if (count_only || ids.empty()) return Status::OK();
-  // On a table with stable row ids `_rowid` is the id, not the address.
-  if (table::UsesStableRowIds(*dataset)) {
-    LANCEDB_ASSIGN_OR_RETURN(ids, table::RowIdsToAddresses(*dataset, ids));
-  }
   addresses->insert(addresses->end(), ids.begin(), ids.end());
   return Status::OK();
 }
@@ -569,15 +608,21 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteWithIndex(
 
 Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
     QueryPlan plan, std::shared_ptr<QueryMetrics> metrics) {
+  if (plan.sort_input) {
+    LANCEDB_ASSIGN_OR_RETURN(auto keys, ExecutePlan(*plan.sort_input, metrics));
+    return internal::MakeSortedReader(std::move(plan), std::move(keys), std::move(metrics));
+  }
   if (plan.take_offsets || plan.take_row_ids) {
     std::vector<uint64_t> addresses;
+    std::vector<uint64_t> row_ids;
     if (plan.take_row_ids) {
-      addresses = *plan.take_row_ids;
+      addresses = row_ids = *plan.take_row_ids;
       if (table::UsesStableRowIds(*plan.dataset)) {
         LANCEDB_ASSIGN_OR_RETURN(addresses, table::RowIdsToAddresses(*plan.dataset, addresses));
       }
     } else {
       LANCEDB_ASSIGN_OR_RETURN(addresses, OffsetsToAddresses(plan.dataset, *plan.take_offsets));
+      LANCEDB_ASSIGN_OR_RETURN(row_ids, RowIdsOf(*plan.dataset, addresses));
     }
     std::set<std::string> cols;
     for (const auto& o : plan.outputs) cols.insert(o.columns.begin(), o.columns.end());
@@ -588,7 +633,9 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
     }
     if (names.empty()) names.push_back(CheapestColumn(*plan.dataset->schema()));
     LANCEDB_ASSIGN_OR_RETURN(auto taken, plan.dataset->Take(addresses, names));
-    LANCEDB_ASSIGN_OR_RETURN(taken, WithColumns(*taken, {{expr::kRowIdColumn, U64Array(addresses)}},
+    LANCEDB_ASSIGN_OR_RETURN(taken, WithColumns(*taken,
+                                                {{expr::kRowIdColumn, U64Array(row_ids)},
+                                                 {kRowAddrColumn, U64Array(addresses)}},
                                                 /*nullable=*/false));
     auto reader = array::MakeVectorReader(taken->schema(), {taken});
     plan.scan_columns = names;
@@ -650,6 +697,17 @@ std::string ExplainPlan(const QueryPlan& plan, bool verbose) {
     line("GlobalLimitExec: skip=" + std::to_string(plan.offset) +
          ", fetch=" + (plan.limit >= 0 ? std::to_string(plan.limit) : std::string("None")));
   }
+  if (plan.sort_input) {
+    // The ordering reads the keys of every matching row, then the outputs of the kept ones.
+    line(internal::ExplainSort(plan));
+    std::string input = ExplainPlan(*plan.sort_input, /*verbose=*/false);
+    for (size_t start = 0; start < input.size();) {
+      const size_t end = input.find('\n', start);
+      out += indent + input.substr(start, end - start) + "\n";
+      start = end == std::string::npos ? input.size() : end + 1;
+    }
+    return out;
+  }
   std::string projection;
   for (size_t i = 0; i < plan.scan_columns.size(); ++i) {
     projection += (i ? ", " : "") + plan.scan_columns[i];
@@ -662,7 +720,8 @@ std::string ExplainPlan(const QueryPlan& plan, bool verbose) {
       "LanceRead: uri=" + io::JoinPath(plan.dataset->path(), "data") + ", projection=[" +
       projection + "], num_fragments=" + std::to_string(fragments) +
       ", range_before=None, range_after=None, row_id=" + (plan.with_row_id ? "true" : "false") +
-      ", row_addr=false, full_filter=" + filter + ", refine_filter=" + refine;
+      ", row_addr=" + (plan.with_row_address ? "true" : "false") + ", full_filter=" + filter +
+      ", refine_filter=" + refine;
   if (!plan.late_columns.empty()) {
     std::string late;
     for (size_t i = 0; i < plan.late_columns.size(); ++i) {

@@ -26,12 +26,24 @@
 
 namespace lancedb::query {
 
+/// The name of the row address column (uint64: fragment id << 32 | offset in the fragment).
+inline constexpr const char* kRowAddrColumn = "_rowaddr";
+
+/// One key of an ordering, bound on a snapshot's schema.
+struct OrderKey {
+  /// A column reference (top-level, or a struct member's path).
+  expr::BoundExpression key;
+  bool ascending = true;
+  bool nulls_first = false;
+};
+
 struct QueryPlan {
   table::DatasetPtr dataset;
   std::optional<expr::BoundExpression> filter;
   std::vector<std::string> output_names;
   std::vector<expr::BoundExpression> outputs;
   bool with_row_id = false;
+  bool with_row_address = false;
   int64_t offset = 0;
   int64_t limit = -1;  // -1: no limit
   int64_t batch_size = 1024;
@@ -46,6 +58,14 @@ struct QueryPlan {
   std::shared_ptr<const std::vector<index::ScalarSegment>> segments;
   /// What scalar indices answer of the filter; the other fragments are scanned.
   std::optional<IndexFilter> index_filter;
+  /// The ordering; when set, `sort_input` reads the keys, `_rowid`, `_rowaddr` (and
+  /// `_rowoffset` when an output uses it) of every matching row. With a small limit
+  /// (`late_sort`) the output columns are then taken for the rows in [offset, offset + limit)
+  /// only; otherwise the sort input reads them too (one sequential read beats taking most
+  /// rows of the table one by one).
+  std::vector<OrderKey> order_by;
+  std::shared_ptr<const QueryPlan> sort_input;
+  bool late_sort = false;
 };
 
 /// Counters of one execution (analyze_plan).
@@ -71,6 +91,25 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
 /// Stream the plan's result. With `metrics`, counters are added to it as the stream is read.
 Result<std::unique_ptr<array::RecordBatchReader>> ExecutePlan(
     QueryPlan plan, std::shared_ptr<QueryMetrics> metrics = nullptr);
+
+/// Bind the keys of `ordering` on `schema`: each must name a column of the table (a dot path
+/// for a struct member; not `_rowid` or a selection alias). InvalidArgument otherwise.
+Result<std::vector<OrderKey>> BindOrdering(const std::vector<ColumnOrdering>& ordering,
+                                           const array::Schema& schema);
+
+/// `keys` as explain_plan prints them: "a ASC NULLS LAST, s.x DESC NULLS FIRST".
+std::string OrderingText(const std::vector<OrderKey>& keys);
+
+/// The order of the rows at `addresses` by `keys`: positions into `addresses`, the first
+/// `limit` only when `limit` >= 0. The key columns are read with one Take.
+Result<std::vector<int64_t>> OrderRowsAt(const table::Dataset& dataset,
+                                         const std::vector<uint64_t>& addresses,
+                                         const std::vector<OrderKey>& keys, int64_t limit);
+
+/// `dataset` restricted to the fragments with ids `fragment_ids`. InvalidArgument naming the
+/// ids the snapshot does not have.
+Result<table::DatasetPtr> RestrictToFragments(const table::DatasetPtr& dataset,
+                                              const std::vector<uint64_t>& fragment_ids);
 
 /// Row addresses of the rows where `filter` is TRUE (every row when null): for the fragments
 /// an exact index filter covers, straight from the index lookups (ascending); the other

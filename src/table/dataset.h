@@ -52,13 +52,17 @@ struct WriteParams {
 struct ScanOptions {
   /// Top-level columns to read, in order; empty means all.
   std::vector<std::string> columns;
-  /// Append a `_rowid` (uint64 row address) column.
+  /// Append a `_rowid` column (uint64): the row address, or on a table with stable row ids
+  /// (lance-format.md §3) the row's id.
   bool with_row_id = false;
   int64_t batch_size = 8192;
   /// Optional: called with the zone statistics of the projected columns over each row range
   /// of a fragment whose files keep statistics (format/statistics.h); a range for which it
   /// returns false is skipped. Files without statistics are read in full.
   format::RangePredicate may_match = nullptr;
+  /// Append a `_rowaddr` column (uint64 row address: fragment id << 32 | offset in the
+  /// fragment), after `_rowid`.
+  bool with_row_address = false;
 };
 
 class Dataset {

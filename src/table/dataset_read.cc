@@ -48,13 +48,14 @@ class ScanReader : public array::RecordBatchReader {
  public:
   ScanReader(io::FileSystemPtr fs, std::string root, ManifestPtr manifest,
              std::vector<format::LanceField> fields, array::SchemaPtr schema, bool with_row_id,
-             int64_t batch_size, format::RangePredicate may_match)
+             bool with_row_address, int64_t batch_size, format::RangePredicate may_match)
       : fs_(std::move(fs)),
         root_(std::move(root)),
         manifest_(std::move(manifest)),
         fields_(std::move(fields)),
         schema_(std::move(schema)),
         with_row_id_(with_row_id),
+        with_row_address_(with_row_address),
         batch_size_(std::max<int64_t>(batch_size, 1)),
         may_match_(std::move(may_match)) {}
 
@@ -95,16 +96,19 @@ class ScanReader : public array::RecordBatchReader {
           LANCEDB_ASSIGN_OR_RETURN(col, array::Take(col, keep));
         }
       }
-      if (with_row_id_) {
+      // Row ids are the addresses unless the table has stable row ids.
+      auto row_column = [&](bool address) {
         auto ids = Buffer::AllocateUninitialized(kept * static_cast<int64_t>(sizeof(uint64_t)));
         uint64_t* out = ids->mutable_data_as<uint64_t>();
         for (int64_t i = 0; i < kept; ++i) {
           const auto offset =
               static_cast<uint64_t>(start + (keep.empty() ? i : keep[static_cast<size_t>(i)]));
-          out[i] = row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset];
+          out[i] = address || row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset];
         }
-        columns.push_back(array::ArrayData::Make(array::uint64(), kept, {nullptr, std::move(ids)}));
-      }
+        return array::ArrayData::Make(array::uint64(), kept, {nullptr, std::move(ids)});
+      };
+      if (with_row_id_) columns.push_back(row_column(false));
+      if (with_row_address_) columns.push_back(row_column(true));
       return array::RecordBatch::Make(schema_, std::move(columns), kept);
     }
     return array::RecordBatchPtr();
@@ -241,6 +245,7 @@ class ScanReader : public array::RecordBatchReader {
   std::vector<format::LanceField> fields_;
   array::SchemaPtr schema_;
   bool with_row_id_;
+  bool with_row_address_;
   int64_t batch_size_;
   format::RangePredicate may_match_;
 
@@ -268,10 +273,13 @@ Result<std::unique_ptr<array::RecordBatchReader>> Dataset::Scan(const ScanOption
   if (options.with_row_id) {
     out_fields.push_back(array::field("_rowid", array::uint64(), /*nullable=*/false));
   }
+  if (options.with_row_address) {
+    out_fields.push_back(array::field("_rowaddr", array::uint64(), /*nullable=*/false));
+  }
   auto schema = array::schema(std::move(out_fields), arrow->metadata());
   return std::unique_ptr<array::RecordBatchReader>(std::make_unique<ScanReader>(
       impl_->fs, impl_->path, impl_->manifest, projected.fields(), std::move(schema),
-      options.with_row_id, options.batch_size, options.may_match));
+      options.with_row_id, options.with_row_address, options.batch_size, options.may_match));
 }
 
 }  // namespace lancedb::table

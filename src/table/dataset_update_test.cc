@@ -87,6 +87,27 @@ TEST(DatasetUpdate, StableRowIdsKeepTheirIds) {
   auto last = ReadRows(*v3);
   EXPECT_EQ(last[7].first, 77.0);
   EXPECT_EQ(last[7].second, before[7].second);
+
+  // The scan's _rowaddr is where the row lives now, next to its unchanged _rowid.
+  ScanOptions options;
+  options.columns = {"id"};
+  options.with_row_id = true;
+  options.with_row_address = true;
+  ASSERT_OK_AND_ASSIGN(auto scan, v3->Scan(options));
+  EXPECT_EQ(scan->schema()->field_names(), (std::vector<std::string>{"id", "_rowid", "_rowaddr"}));
+  ASSERT_OK_AND_ASSIGN(auto batches, scan->ReadAll());
+  int64_t seen = 0;
+  for (const auto& batch : batches) {
+    const int64_t* ids = batch->column(0)->GetValues<int64_t>(1);
+    const uint64_t* row_ids = batch->column(1)->GetValues<uint64_t>(1);
+    const uint64_t* addresses = batch->column(2)->GetValues<uint64_t>(1);
+    for (int64_t i = 0; i < batch->num_rows(); ++i, ++seen) {
+      ASSERT_OK_AND_ASSIGN(auto expected, RowIdsToAddresses(*v3, {row_ids[i]}));
+      EXPECT_EQ(addresses[i], expected[0]) << "id " << ids[i];
+      EXPECT_EQ(addresses[i] >> 32 != 0, ids[i] == 7) << "id " << ids[i];
+    }
+  }
+  EXPECT_EQ(seen, 10);
 }
 
 TEST(DatasetUpdate, ConcurrentUpdatesOfDistinctRowsAllCommit) {
