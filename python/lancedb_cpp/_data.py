@@ -121,7 +121,14 @@ def _table_from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Tabl
     wide = pa.schema([f.with_type(_widen_half(f.type)) for f in schema], metadata=schema.metadata)
     if wide.equals(schema):
         return pa.Table.from_pylist(rows, schema=schema)
-    return pa.Table.from_pylist(rows, schema=wide).cast(schema)
+    table = pa.Table.from_pylist(rows, schema=wide)
+    # Column by column (not Table.cast): a null in a non-nullable field is reported later, by
+    # the caller's own check, as for any other field.
+    columns = [
+        column if field.type == wide_field.type else column.cast(field.type)
+        for column, field, wide_field in zip(table.columns, schema, wide)
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
