@@ -97,6 +97,40 @@ def _describe_mismatch(rows: List[dict], prefix: str = "") -> Optional[str]:
     return None
 
 
+def _widen_half(dtype: pa.DataType) -> pa.DataType:
+    """`dtype` with float16 replaced by float32 (nested too): pyarrow builds float16 only from
+    Python floats and np.float16, not from the other numpy scalars rows often hold."""
+    if pa.types.is_float16(dtype):
+        return pa.float32()
+    if pa.types.is_fixed_size_list(dtype):
+        return pa.list_(dtype.value_field.with_type(_widen_half(dtype.value_type)), dtype.list_size)
+    if pa.types.is_list(dtype):
+        return pa.list_(dtype.value_field.with_type(_widen_half(dtype.value_type)))
+    if pa.types.is_large_list(dtype):
+        return pa.large_list(dtype.value_field.with_type(_widen_half(dtype.value_type)))
+    if pa.types.is_struct(dtype):
+        return pa.struct([f.with_type(_widen_half(f.type)) for f in dtype])
+    return dtype
+
+
+def _table_from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
+    """``pa.Table.from_pylist``, also when `schema` has float16 fields and the rows hold numpy
+    float32/float64 values for them (built as float32, then cast: rounded once to float16)."""
+    if schema is None:
+        return pa.Table.from_pylist(rows)
+    wide = pa.schema([f.with_type(_widen_half(f.type)) for f in schema], metadata=schema.metadata)
+    if wide.equals(schema):
+        return pa.Table.from_pylist(rows, schema=schema)
+    table = pa.Table.from_pylist(rows, schema=wide)
+    # Column by column (not Table.cast): a null in a non-nullable field is reported later, by
+    # the caller's own check, as for any other field.
+    columns = [
+        column if field.type == wide_field.type else column.cast(field.type)
+        for column, field, wide_field in zip(table.columns, schema, wide)
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
 def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
     if rows and not isinstance(rows[0], dict):
         raise ValueError(
@@ -113,7 +147,7 @@ def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:
                 )
             else:  # unknown fields: infer, and let the caller name the unknown field
                 schema = None
-        return pa.Table.from_pylist(rows, schema=schema)
+        return _table_from_pylist(rows, schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
         detail = _describe_mismatch(rows)
         if detail:
@@ -164,7 +198,7 @@ def _from_models(models: List[Any], target: Optional[pa.Schema]) -> pa.Table:
     # Models of other classes: only the fields the first model's class has are kept, and a
     # non-nullable field they lack is an error below (LanceDB's Arrow null check).
     try:
-        table = pa.Table.from_pylist(rows, schema=schema)
+        table = _table_from_pylist(rows, schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as err:
         raise ValueError(f"Cannot convert the {model_type.__name__} rows to Arrow: {err}") from None
     for field, column in zip(schema, table.columns):

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "array/half.h"
 #include "array/layout.h"
 
 namespace lancedb::array {

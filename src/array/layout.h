@@ -69,30 +69,4 @@ inline int NumBuffers(Layout layout) {
 /// Width in bytes of one offset of a binary-like or list type (4 or 8).
 inline int OffsetWidth(const DataType& type) { return type.has_large_offsets() ? 8 : 4; }
 
-/// Convert an IEEE 754 half-precision value to float.
-inline float HalfToFloat(uint16_t half) {
-  const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  uint32_t exponent = (half >> 10) & 0x1fu;
-  uint32_t mantissa = half & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {
-    // Subnormal half: normalise.
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  float out;
-  std::memcpy(&out, &bits, sizeof(out));
-  return out;
-}
-
 }  // namespace lancedb::array

@@ -399,4 +399,15 @@ std::optional<std::string> GetMetadata(const KeyValueMetadata& metadata, std::st
   return std::nullopt;
 }
 
+bool IsBFloat16Field(const Field& field) {
+  return field.type()->id() == TypeId::kFixedSizeBinary && field.type()->fixed_size() == 2 &&
+         GetMetadata(field.metadata(), kExtensionNameKey) == kBFloat16ExtensionName;
+}
+
+FieldPtr BFloat16Field(std::string name, bool nullable) {
+  return field(std::move(name), fixed_size_binary(2), nullable,
+               {{std::string(kExtensionNameKey), std::string(kBFloat16ExtensionName)},
+                {std::string(kExtensionMetadataKey), ""}});
+}
+
 }  // namespace lancedb::array

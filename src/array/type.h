@@ -208,4 +208,16 @@ SchemaPtr schema(std::vector<FieldPtr> fields, KeyValueMetadata metadata = {});
 /// Look up a key in metadata.
 std::optional<std::string> GetMetadata(const KeyValueMetadata& metadata, std::string_view key);
 
+/// The field metadata keys naming an Arrow extension type and its serialized parameters.
+inline constexpr std::string_view kExtensionNameKey = "ARROW:extension:name";
+inline constexpr std::string_view kExtensionMetadataKey = "ARROW:extension:metadata";
+/// Lance's bfloat16 extension type (pylance's `lance.arrow.BFloat16Type`): fixed_size_binary(2)
+/// holding the upper 16 bits of a float32, little-endian.
+inline constexpr std::string_view kBFloat16ExtensionName = "lance.bfloat16";
+
+/// Whether `field` holds bfloat16 values: fixed_size_binary(2) named lance.bfloat16.
+bool IsBFloat16Field(const Field& field);
+/// A field of bfloat16 values (the metadata pyarrow needs to rebuild the extension type).
+FieldPtr BFloat16Field(std::string name, bool nullable = true);
+
 }  // namespace lancedb::array

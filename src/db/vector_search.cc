@@ -13,6 +13,7 @@
 #include <set>
 
 #include "array/c_bridge.h"
+#include "array/half.h"
 #include "common/bit_util.h"
 #include "db/table_impl.h"
 #include "db/vector_column_cache.h"
@@ -62,6 +63,13 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
     }
     const auto& type = *schema.field(i)->type();
     auto element = VectorElementType(type);
+    if (!element && type.id() == array::TypeId::kFixedSizeList &&
+        array::IsBFloat16Field(*type.value_field())) {
+      return Status::InvalidArgument("Column '" + *request.column +
+                                     "' holds bfloat16 (lance.bfloat16) vectors, which vector "
+                                     "search does not support (nor does LanceDB); use float16, "
+                                     "float32 or float64 vectors");
+    }
     if (!element) {
       return Status::InvalidArgument("Column '" + *request.column +
                                      "' is not a vector column (fixed_size_list of float16, "
@@ -131,7 +139,7 @@ std::vector<uint8_t> EncodeQueries(const VectorPlan& plan) {
       const float x = plan.queries[q][i];
       switch (plan.element_type) {
         case vec::ElementType::kFloat16: {
-          uint16_t h = vec::FloatToHalf(x);
+          uint16_t h = array::FloatToHalf(x);
           std::memcpy(dst + i * 2, &h, 2);
           break;
         }
@@ -389,6 +397,16 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   LANCEDB_RETURN_NOT_OK(ResolveColumn(schema, request, request.vectors[0].size(), &plan));
   plan.queries = request.vectors;
   LANCEDB_RETURN_NOT_OK(CheckQueries(plan));
+  if (plan.element_type == vec::ElementType::kFloat16) {
+    // The query takes the column's precision, as LanceDB casts it: flat and index searches
+    // then see the same query, and an index on a float16 column answers as one on a float32
+    // column holding the same values.
+    for (auto& query : plan.queries) {
+      std::vector<uint16_t> halves(query.size());
+      array::FloatToHalf(std::span<const float>(query), std::span(halves));
+      array::HalfToFloat(std::span<const uint16_t>(halves), std::span(query));
+    }
+  }
   if (request.distance_type) {
     auto parsed = vec::ParseDistanceType(*request.distance_type);
     if (!parsed.ok()) {

@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <span>
 
 #include "array/builder.h"
+#include "array/half.h"
 #include "array/layout.h"
 #include "common/int_util.h"
 #include "expr/civil_time.h"
@@ -248,8 +250,9 @@ Result<Vec> FromArray(const array::ArrayPtr& arr, ValueKind kind) {
     }
     case TypeId::kFloat16: {
       const uint16_t* values = a.GetValues<uint16_t>(1);
-      v.floats.resize(n);
-      for (size_t i = 0; i < n; ++i) v.floats[i] = array::HalfToFloat(values[i]);
+      std::vector<float> floats(n);
+      array::HalfToFloat(std::span(values, n), std::span(floats));
+      v.floats.assign(floats.begin(), floats.end());
       break;
     }
     case TypeId::kFloat32: {
@@ -591,6 +594,13 @@ Result<array::ArrayPtr> ToArray(const Vec& in, const array::DataTypePtr& type) {
         }
         values[i] = static_cast<__int128>(scaled);
       }
+      return array::ArrayPtr(
+          array::ArrayData::Make(type, v.length, {validity, Buffer::FromVector(values)}));
+    }
+    case TypeId::kFloat16: {
+      // From doubles, rounded once (as Arrow's cast from float64 does).
+      std::vector<uint16_t> values(n);
+      for (size_t i = 0; i < n; ++i) values[i] = array::DoubleToHalf(v.floats[i]);
       return array::ArrayPtr(
           array::ArrayData::Make(type, v.length, {validity, Buffer::FromVector(values)}));
     }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "format/file_writer.h"
+#include "format/proto/file.pb.h"
 #include "format/test_data.h"
 #include "io/file_system.h"
 
@@ -87,6 +88,69 @@ TEST(FileReader, RoundTripsEveryType) {
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_TRUE((*read)->schema()->Equals(*batch->schema()));
   ExpectColumnsEqual(*batch, **read);
+}
+
+// float16 vectors keep every bit (NaN payloads, infinities, subnormals, -0) and bfloat16
+// vectors (Lance's lance.bfloat16 extension) keep their values and their extension name, in
+// the logical types Lance writes for them.
+TEST(FileReader, RoundTripsHalfAndBFloat16Vectors) {
+  const int64_t n = 300;
+  const int32_t dim = 16;
+  std::vector<uint16_t> halves(static_cast<size_t>(n * dim));
+  const uint16_t specials[] = {0x7E00, 0x7D01, 0xFE00, 0x7C00, 0xFC00, 0x0001,
+                               0x83FF, 0x8000, 0x0000, 0x7BFF, 0x0400, 0x3C00};
+  for (size_t i = 0; i < halves.size(); ++i) {
+    halves[i] = i % 7 == 0 ? specials[(i / 7) % std::size(specials)]
+                           : static_cast<uint16_t>((i * 40503u) & 0xFFFFu);
+  }
+  std::vector<bool> rows_valid(n, true);
+  for (int64_t r = 0; r < n; r += 9) rows_valid[r] = false;
+  auto f16 = array::MakeFixedSizeList(array::fixed_size_list(array::float16(), dim),
+                                      array::MakePrimitive(array::float16(), halves), rows_valid);
+  auto bf16_type = array::fixed_size_list(array::BFloat16Field("item"), dim);
+  auto bf16_items = array::ArrayData::Make(array::fixed_size_binary(2), n * dim,
+                                           {nullptr, Buffer::FromVector(halves)});
+  auto bf16 = array::MakeFixedSizeList(bf16_type, bf16_items);
+  auto scalar_bf16 = array::ArrayData::Make(
+      array::fixed_size_binary(2), n,
+      {nullptr, Buffer::FromVector(std::vector<uint16_t>(halves.begin(), halves.begin() + n))});
+  auto batch = *array::RecordBatch::Make(
+      array::schema(
+          {array::field("h", f16->type), array::field("b", bf16_type), array::BFloat16Field("s")}),
+      {f16, bf16, scalar_bf16});
+
+  auto lance_schema = LanceSchema::FromArrow(*batch->schema());
+  ASSERT_TRUE(lance_schema.ok());
+  std::vector<lance::file::Field> protos;
+  lance_schema->ToProto(&protos);
+  ASSERT_EQ(protos.size(), 3u);
+  EXPECT_EQ(protos[0].logical_type(), "fixed_size_list:halffloat:16");
+  EXPECT_EQ(protos[1].logical_type(), "fixed_size_list:lance.bfloat16:16");
+  EXPECT_EQ(protos[1].metadata_size(), 0);
+  EXPECT_EQ(protos[2].logical_type(), "fixed_size_binary:2");
+  EXPECT_EQ(protos[2].extension_name(), "lance.bfloat16");
+
+  auto fs = io::MemoryFileSystem();
+  for (int64_t page_bytes : {int64_t{8} << 20, int64_t{600}}) {
+    auto path = WriteFile(fs, batch, page_bytes, /*num_batches=*/2);
+    auto reader = FileReader::Open(fs, path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto read = (*reader)->Read(TopLevelIds(**reader), 0, n);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_TRUE((*read)->schema()->Equals(*batch->schema())) << (*read)->schema()->ToString();
+    EXPECT_TRUE(array::IsBFloat16Field(*(*read)->schema()->field(1)->type()->value_field()));
+    EXPECT_TRUE(array::IsBFloat16Field(*(*read)->schema()->field(2)));
+    ExpectColumnsEqual(*batch, **read);
+    // Bit for bit, NaNs included.
+    const auto& child = *(*read)->column(0)->children[0];
+    ASSERT_EQ(child.length, n * dim);
+    for (int64_t r = 0; r < n; ++r) {
+      if (!rows_valid[r]) continue;
+      for (int64_t j = 0; j < dim; ++j) {
+        ASSERT_EQ(child.GetValues<uint16_t>(1)[r * dim + j], halves[r * dim + j]) << r << "," << j;
+      }
+    }
+  }
 }
 
 TEST(FileReader, RoundTripsManyPagesAndBatches) {

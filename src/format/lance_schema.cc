@@ -123,6 +123,9 @@ Result<DataTypePtr> ParseLeafType(std::string_view lt) {
     size_t last = lt.rfind(':');
     std::string_view item = lt.substr(head.size() + 1, last - head.size() - 1);
     LANCEDB_ASSIGN_OR_RETURN(int32_t size, ParseInt(lt.substr(last + 1)));
+    if (item == array::kBFloat16ExtensionName) {
+      return array::fixed_size_list(array::BFloat16Field("item"), size);
+    }
     LANCEDB_ASSIGN_OR_RETURN(DataTypePtr item_type, ParseLeafType(item));
     return array::fixed_size_list(item_type, size);
   }
@@ -170,6 +173,10 @@ void FlattenField(const LanceField& field, std::vector<lance::file::Field>* out)
   auto type = field.ToArrowType();
   if (type.ok()) proto.set_encoding(LegacyEncoding(**type));
   for (const auto& [key, value] : field.metadata) (*proto.mutable_metadata())[key] = value;
+  // Lance also names an extension type in the legacy extension_name.
+  if (auto extension = array::GetMetadata(field.metadata, array::kExtensionNameKey)) {
+    proto.set_extension_name(*extension);
+  }
   out->push_back(std::move(proto));
   for (const auto& child : field.children) FlattenField(child, out);
 }
@@ -242,6 +249,11 @@ Result<std::string> LogicalTypeFromArrow(const DataType& type) {
     case TypeId::kFixedSizeList: {
       // Like Lance, a fixed-size list is always a single field: its items must be fixed width.
       const auto& item_type = *type.value_type();
+      if (array::IsBFloat16Field(*type.value_field())) {
+        // Named by the extension, as Lance does (its items carry no field of their own).
+        return "fixed_size_list:" + std::string(array::kBFloat16ExtensionName) + ":" +
+               std::to_string(type.fixed_size());
+      }
       if (!item_type.is_primitive() && item_type.id() != TypeId::kFixedSizeList) {
         return Status::NotSupported("Lance does not support " + type.ToString());
       }

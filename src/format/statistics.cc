@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "array/half.h"
 #include "array/layout.h"
 #include "common/bit_util.h"
 #include "format/file_reader.h"

@@ -154,12 +154,7 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
     auto col = batch->column(0);
     for (int64_t r = 0; r < col->length; ++r) {
       auto [start, end] = col->GetListRange(r);
-      const auto& child = *col->children[0];
-      if (child.type->id() != array::TypeId::kFloat32) {
-        return Status::NotSupported("Optimizing an HNSW index needs a float32 vector column");
-      }
-      const float* v = child.GetValues<float>(1) + start;
-      out.insert(out.end(), v, v + (end - start));
+      AppendVectorAsFloats(*col->children[0], start, static_cast<size_t>(end - start), &out);
     }
     return out;
   };

@@ -177,19 +177,9 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     const array::ArrayData& col = *rows[i].first;
     const int64_t index = rows[i].second;
     if (col.IsNull(index)) continue;
-    auto [start, end] = col.GetListRange(index);
+    const int64_t start = col.GetListRange(index).first;
     row.clear();
-    const auto& child = *col.children[0];
-    if (child.type->id() == array::TypeId::kFloat32) {
-      const float* v = child.GetValues<float>(1) + start;
-      row.assign(v, v + dim);
-    } else if (child.type->id() == array::TypeId::kFloat64) {
-      const double* v = child.GetValues<double>(1) + start;
-      for (size_t j = 0; j < dim; ++j) row.push_back(static_cast<float>(v[j]));
-    } else {
-      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
-      for (size_t j = 0; j < dim; ++j) row.push_back(vector::HalfToFloat(v[j]));
-    }
+    AppendVectorAsFloats(*col.children[0], start, dim, &row);
     top.Push(vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim), addresses[i]);
   }
   return top.Sorted();

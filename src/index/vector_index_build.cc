@@ -10,6 +10,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "array/half.h"
 #include "index/proto/vector_index.pb.h"
 #include "index/vector/distance.h"
 #include "index/vector_index_internal.h"
@@ -60,33 +61,18 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
   }
   const auto& type = schema.field(i)->type();
   bool ok = type->id() == array::TypeId::kFixedSizeList && type->value_type()->is_floating();
+  if (type->id() == array::TypeId::kFixedSizeList && array::IsBFloat16Field(*type->value_field())) {
+    return Status::InvalidArgument("Column '" + column +
+                                   "' holds bfloat16 (lance.bfloat16) vectors, which vector "
+                                   "indices do not support (nor does LanceDB); use float16, "
+                                   "float32 or float64 vectors");
+  }
   if (!ok) {
     return Status::InvalidArgument("Column '" + column + "' of type " + type->ToString() +
                                    " is not a vector column (fixed_size_list of float16, "
                                    "float32 or float64); a vector index needs one");
   }
   return static_cast<size_t>(type->fixed_size());
-}
-
-/// Append the float values of one FSL row to `out`.
-void AppendRow(const array::ArrayData& child, int64_t start, size_t dim, std::vector<float>* out) {
-  switch (child.type->id()) {
-    case array::TypeId::kFloat32: {
-      const float* v = child.GetValues<float>(1) + start;
-      out->insert(out->end(), v, v + dim);
-      break;
-    }
-    case array::TypeId::kFloat64: {
-      const double* v = child.GetValues<double>(1) + start;
-      for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
-      break;
-    }
-    default: {
-      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
-      for (size_t j = 0; j < dim; ++j) out->push_back(vector::HalfToFloat(v[j]));
-      break;
-    }
-  }
 }
 
 lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
@@ -112,6 +98,29 @@ lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
 }
 
 }  // namespace
+
+void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
+                          std::vector<float>* out) {
+  switch (child.type->id()) {
+    case array::TypeId::kFloat32: {
+      const float* v = child.GetValues<float>(1) + start;
+      out->insert(out->end(), v, v + dim);
+      break;
+    }
+    case array::TypeId::kFloat64: {
+      const double* v = child.GetValues<double>(1) + start;
+      for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
+      break;
+    }
+    default: {
+      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
+      const size_t at = out->size();
+      out->resize(at + dim);
+      array::HalfToFloat(std::span(v, dim), std::span(*out).subspan(at));
+      break;
+    }
+  }
+}
 
 uint64_t NowMillis() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -271,7 +280,7 @@ Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column
         continue;
       }
       auto [start, end] = vec->GetListRange(r);
-      AppendRow(*vec->children[0], start, *dim, vectors);
+      AppendVectorAsFloats(*vec->children[0], start, *dim, vectors);
       row_addresses->push_back(addr[r]);
     }
   }

@@ -36,6 +36,11 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
                                             std::vector<table::pb::IndexMetadata> removed,
                                             bool replace);
 
+/// Append the `dim` values from `start` of a float16, float32 or float64 vector column's child
+/// array to `out`, as float32 (the precision every vector index trains and searches in).
+void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
+                          std::vector<float>* out);
+
 /// The name of field `field_id`: a top-level column's name, a struct member's dotted path
 /// ("s.a"); empty when the field is gone.
 std::string FieldName(const table::Dataset& dataset, int32_t field_id);

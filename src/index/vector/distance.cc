@@ -11,11 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "array/half.h"
 #include "index/vector/distance_kernels.h"
 
 namespace lancedb::index::vector {
 namespace internal {
 namespace {
+
+using array::HalfToFloat;
 
 float L2Scalar(const float* a, const float* b, size_t dim) {
   float acc[4] = {0, 0, 0, 0};
@@ -131,11 +134,11 @@ inline const internal::Kernels& K() { return *g_kernels.load(std::memory_order_r
 SimdLevel DetectSimdLevel() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("fma")) {
-    return SimdLevel::kAvx512;
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
+  // The float16 kernels of both levels convert with F16C.
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("f16c");
+  if (avx2 && __builtin_cpu_supports("avx512f")) return SimdLevel::kAvx512;
+  if (avx2) return SimdLevel::kAvx2;
 #endif
   return SimdLevel::kScalar;
 }
@@ -209,56 +212,6 @@ uint32_t Hamming(const uint8_t* a, const uint8_t* b, size_t num_bytes) noexcept 
   return K().hamming(a, b, num_bytes);
 }
 
-float HalfToFloat(uint16_t h) noexcept {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1Fu;
-  uint32_t mant = h & 0x3FFu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalize
-      int shift = 0;
-      while ((mant & 0x400u) == 0) {
-        mant <<= 1;
-        ++shift;
-      }
-      mant &= 0x3FFu;
-      bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13);
-    }
-  } else if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-uint16_t FloatToHalf(float f) noexcept {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  uint32_t abs = x & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) {  // inf or nan
-    return sign | 0x7C00u | (abs > 0x7F800000u ? 0x200u : 0u);
-  }
-  if (abs >= 0x477FF000u) return sign | 0x7C00u;  // rounds to >= 65520: overflow to inf
-  if (abs < 0x38800000u) {                        // subnormal or zero in half
-    if (abs < 0x33000000u) return sign;           // < 2^-25 rounds to zero
-    uint32_t exp = abs >> 23;
-    uint32_t mant = (abs & 0x7FFFFFu) | 0x800000u;
-    uint32_t shift = 126 - exp;  // 14..24 → value = mant >> (shift)
-    uint32_t half = mant >> shift;
-    uint32_t rem = mant & ((1u << shift) - 1u);
-    uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return sign | static_cast<uint16_t>(half);
-  }
-  uint32_t half = ((abs >> 13) - (112u << 10));
-  uint32_t rem = abs & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return sign | static_cast<uint16_t>(half);
-}
-
 float Distance(DistanceType type, const float* a, const float* b, size_t dim) noexcept {
   switch (type) {
     case DistanceType::kL2:
@@ -266,8 +219,10 @@ float Distance(DistanceType type, const float* a, const float* b, size_t dim) no
     case DistanceType::kDot:
       return -Dot(a, b, dim);
     case DistanceType::kCosine: {
+      // A zero vector is at distance 1; a NaN (or infinite) element gives NaN, which searches
+      // drop, as LanceDB does.
       float denom = std::sqrt(Norm2(a, dim) * Norm2(b, dim));
-      return denom > 0 ? 1.0f - Dot(a, b, dim) / denom : 1.0f;
+      return denom != 0 ? 1.0f - Dot(a, b, dim) / denom : 1.0f;
     }
     case DistanceType::kHamming:
       break;
@@ -310,10 +265,11 @@ void BatchTyped(DistanceType type, const T* q, const T* data, int64_t n, size_t 
         out[r] = -static_cast<float>(dot(q, v, dim));
         break;
       case DistanceType::kCosine: {
+        // As LanceDB's exact search: a zero vector (0 / 0) or a NaN or infinite element
+        // gives NaN, which the search drops.
         double vn = std::sqrt(static_cast<double>(dot(v, v, dim)));
         double denom = vn * qnorm;
-        out[r] = denom > 0 ? static_cast<float>(1.0 - static_cast<double>(dot(q, v, dim)) / denom)
-                           : 1.0f;
+        out[r] = static_cast<float>(1.0 - static_cast<double>(dot(q, v, dim)) / denom);
         break;
       }
       case DistanceType::kHamming:

@@ -90,10 +90,6 @@ constexpr size_t kPq4BlockRows = 16;
 void Pq4ScanBlock(const float* lut, const uint8_t* codes, size_t num_sub_vectors,
                   float* out) noexcept;
 
-/// Convert between IEEE binary16 and float32 (round to nearest even).
-float HalfToFloat(uint16_t h) noexcept;
-uint16_t FloatToHalf(float f) noexcept;
-
 /// Return the distance of `type` between two float32 vectors. For cosine, a zero vector has
 /// distance 1 to everything. REQUIRES: type != kHamming.
 float Distance(DistanceType type, const float* a, const float* b, size_t dim) noexcept;
@@ -102,8 +98,9 @@ float Distance(DistanceType type, const float* a, const float* b, size_t dim) no
 /// contiguously in `elements` of `element_type`; write them to `out`.
 /// Layout: elements (num_rows, dim); out (num_rows).
 /// `query` has the same element type (raw bytes). For cosine, `query_norm` is the query's L2
-/// norm (computed when absent). For hamming the element type must be kUInt8 and `dim` is the
-/// number of bytes.
+/// norm (computed when absent); unlike Distance(), a zero query or row gives NaN (LanceDB's
+/// exact search drops those rows), as does a NaN or infinite element. For hamming the element
+/// type must be kUInt8 and `dim` is the number of bytes.
 void DistanceBatch(DistanceType type, ElementType element_type, const void* query,
                    const void* elements, int64_t num_rows, size_t dim, float* out,
                    std::optional<float> query_norm = std::nullopt) noexcept;

@@ -7,10 +7,13 @@
 
 #include <algorithm>
 
+#include "array/half.h"
 #include "index/vector/test_util.h"
 
 namespace lancedb::index::vector {
 namespace {
+
+using array::FloatToHalf;
 
 TEST(TopK, KeepsSmallestWithDeterministicTies) {
   TopK top(3);
