@@ -55,6 +55,43 @@ struct OptimizeStats {
   RemovalStats prune;
 };
 
+/// Fragments with fewer rows than this count as small in FragmentStatistics (LanceDB's
+/// threshold): candidates for compaction.
+inline constexpr uint64_t kSmallFragmentRows = 100000;
+
+/// The distribution of the fragments' row counts (deleted rows included), LanceDB's
+/// FragmentSummaryStats. Percentiles are elements of the ascending counts: p25 is element
+/// n / 4, p50 n / 2, p75 3n / 4, p99 99n / 100 (integer division); `mean` is rounded down.
+/// All zero for a table without fragments.
+struct FragmentSummaryStats {
+  uint64_t min = 0;
+  uint64_t max = 0;
+  uint64_t mean = 0;
+  uint64_t p25 = 0;
+  uint64_t p50 = 0;
+  uint64_t p75 = 0;
+  uint64_t p99 = 0;
+};
+
+struct FragmentStatistics {
+  uint64_t num_fragments = 0;
+  /// Fragments with fewer than kSmallFragmentRows rows.
+  uint64_t num_small_fragments = 0;
+  FragmentSummaryStats lengths;
+};
+
+/// What Table::Stats reports (LanceDB's TableStatistics).
+struct TableStatistics {
+  /// Bytes of the data files and index files, as their sizes are recorded in the manifest:
+  /// deletion files and manifests are not counted, nor files whose size is not recorded.
+  uint64_t total_bytes = 0;
+  /// Rows, deleted ones excluded.
+  uint64_t num_rows = 0;
+  /// Indices, as Table::ListIndices lists them.
+  uint64_t num_indices = 0;
+  FragmentStatistics fragment_stats;
+};
+
 struct OptimizeOptions {
   CompactionOptions compaction;
   PruneOptions prune;

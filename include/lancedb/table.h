@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +51,35 @@ struct UpdateResult {
 
 enum class AddMode { kAppend, kOverwrite };
 
+/// A progress report of Table::Add (LanceDB's WriteProgress).
+struct WriteProgress {
+  /// Time since the add started.
+  std::chrono::nanoseconds elapsed{0};
+  /// Rows read from the input so far.
+  uint64_t output_rows = 0;
+  /// Bytes so far: the in-memory size of the batches read, until data files are written;
+  /// from then on the size of the data files written.
+  uint64_t output_bytes = 0;
+  /// Rows expected (AddOptions::total_rows); always set when `done` (to the rows read when the
+  /// input did not say).
+  std::optional<uint64_t> total_rows;
+  /// Write tasks running (1 while writing, 0 when done) and in all (one writer).
+  uint32_t active_tasks = 0;
+  uint32_t total_tasks = 1;
+  /// The last report, sent once whether the add succeeded or failed.
+  bool done = false;
+};
+
+/// Options of Table::Add.
+struct AddOptions {
+  AddMode mode = AddMode::kAppend;
+  /// Called after each input batch is read, after each data file is written, and once with
+  /// `done` at the end, on the adding thread; never concurrently.
+  std::function<void(const WriteProgress&)> progress;
+  /// Rows the input holds, when the caller knows (reported as WriteProgress::total_rows).
+  std::optional<uint64_t> total_rows;
+};
+
 struct TableVersion {
   uint64_t version = 0;
   int64_t timestamp_micros = 0;  ///< commit time, microseconds since the epoch
@@ -89,6 +119,18 @@ class Table : public std::enable_shared_from_this<Table> {
   /// Rows where the SQL `filter` is TRUE (all rows when empty). InvalidArgument for a bad
   /// filter (syntax error with position, unknown column, type error).
   virtual Result<int64_t> CountRows(const std::string& filter) const = 0;
+  /// Sizes, row counts and fragment statistics of the version this handle reads (LanceDB
+  /// `stats`; maintenance.h).
+  virtual Result<TableStatistics> Stats() const;
+  /// Whether the newest manifest is named with Lance's V2 scheme (zero-padded, inverted
+  /// version numbers), as tables created with enable_v2_manifest_paths are.
+  virtual Result<bool> UsesV2ManifestPaths() const;
+  /// Rename every manifest named with the V1 scheme to the V2 scheme (LanceDB
+  /// `migrate_manifest_paths_v2`); a no-op when there is none. Versions, tags and time travel
+  /// are unchanged. Must not run while others write the table (as in LanceDB). A crash in the
+  /// middle leaves a table this library reads; calling again finishes the migration.
+  /// NotSupported when a version is checked out (as for every write).
+  virtual Status MigrateManifestPathsV2();
 
   /// Start a plain query (all rows, all columns) over the current version.
   lancedb::Query Query() const;
@@ -188,7 +230,12 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates);
 
   /// Add rows from a stream (consumed and released). The schema must match the table's.
-  virtual Result<AddResult> Add(ArrowArrayStream* data, AddMode mode = AddMode::kAppend) = 0;
+  virtual Result<AddResult> Add(ArrowArrayStream* data, const AddOptions& options) = 0;
+  Result<AddResult> Add(ArrowArrayStream* data, AddMode mode = AddMode::kAppend) {
+    AddOptions options;
+    options.mode = mode;
+    return Add(data, options);
+  }
   /// Stream the rows of the current version.
   virtual Status Scan(const ScanRequest& request, ArrowArrayStream* out) const = 0;
 

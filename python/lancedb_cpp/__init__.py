@@ -14,11 +14,29 @@ from datetime import timedelta
 from typing import Any, Dict, List, Optional, Union
 
 from . import _native, exceptions
+from .common import URI, sanitize_uri
 from .expr import Expr, col, func, lit
 from ._unsupported import reject_unsupported
-from .db import DBConnection, LanceDBConnection, ListTablesResponse
+from .db import DBConnection, LanceDBConnection, ListTablesResponse, Session
+from .job import AsyncJob, Job
+from .materialized_view import (
+    AsyncMaterializedView,
+    MaterializedView,
+    MaterializedViewDefinition,
+)
+from .namespace import (
+    AsyncLanceNamespaceDBConnection,
+    LanceNamespaceDBConnection,
+    connect_namespace,
+    connect_namespace_async,
+)
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
-from .table import AddResult, DeleteResult, LanceTable, Table, UpdateResult
+from .remote import RemoteDBConnection
+from .schema import BlobType, blob, vector
+from .sql import AsyncQuery as AsyncSqlQuery
+from .sql import Query as SqlQuery
+from .sql import QueryDescription
+from .table import AddResult, DeleteResult, LanceTable, LsmWriteSpec, Table, UpdateResult
 from ._async import AsyncConnection, AsyncTable, connect_async
 from . import pydantic  # noqa: F401  (lancedb.pydantic)
 from . import embeddings  # noqa: F401  (lancedb.embeddings)
@@ -85,26 +103,46 @@ def tokenize(
 __all__ = [
     "AddResult",
     "AsyncConnection",
+    "AsyncJob",
+    "AsyncLanceNamespaceDBConnection",
+    "AsyncMaterializedView",
+    "AsyncSqlQuery",
     "AsyncTable",
+    "BlobType",
     "DBConnection",
     "DeleteResult",
     "Expr",
     "FtsToken",
+    "Job",
     "LanceDBConnection",
     "LanceEmptyQueryBuilder",
+    "LanceNamespaceDBConnection",
     "LanceQueryBuilder",
     "LanceTable",
     "LanceTakeQueryBuilder",
     "ListTablesResponse",
+    "LsmWriteSpec",
+    "MaterializedView",
+    "MaterializedViewDefinition",
+    "QueryDescription",
+    "RemoteDBConnection",
+    "Session",
+    "SqlQuery",
     "Table",
+    "URI",
     "UpdateResult",
+    "blob",
     "col",
     "connect",
     "connect_async",
+    "connect_namespace",
+    "connect_namespace_async",
     "exceptions",
     "func",
     "lit",
+    "sanitize_uri",
     "tokenize",
+    "vector",
 ]
 
 

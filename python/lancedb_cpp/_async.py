@@ -27,6 +27,8 @@ from ._async_query import (  # noqa: F401 - re-exported
     AsyncVectorQuery,
     wrap_sync_query,
 )
+from . import _not_yet as nyi
+from ._not_yet import not_yet
 from ._unsupported import reject_unsupported
 from ._vector import LanceVectorQueryBuilder
 from .db import DBConnection, ListTablesResponse, _check_namespace
@@ -134,23 +136,28 @@ class AsyncConnection(_Closable):
 
     # Namespaces (not supported) ----------------------------------------------------------------
 
+    @not_yet(nyi.NAMESPACES)
     async def list_namespaces(self, namespace_path: Optional[List[str]] = None,
                               page_token: Optional[str] = None, limit: Optional[int] = None):
-        raise _not_supported("list_namespaces() (namespaces)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.NAMESPACES)
     async def create_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
                                properties: Optional[Dict[str, str]] = None):
-        raise _not_supported("create_namespace() (namespaces)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.NAMESPACES)
     async def drop_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
                              behavior: Optional[str] = None):
-        raise _not_supported("drop_namespace() (namespaces)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.NAMESPACES)
     async def describe_namespace(self, namespace_path: List[str]):
-        raise _not_supported("describe_namespace() (namespaces)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.NAMESPACES)
     async def namespace_client(self):
-        raise _not_supported("namespace_client() (namespaces)")
+        """See the sync method of the same name."""
 
     # Tables -----------------------------------------------------------------------------------
 
@@ -247,11 +254,12 @@ class AsyncConnection(_Closable):
         )
         return AsyncTable(table)
 
+    @not_yet(nyi.CLONES)
     async def clone_table(self, target_table_name: str, source_uri: str, *,
                           target_namespace_path: Optional[List[str]] = None,
                           source_version: Optional[int] = None,
                           source_tag: Optional[str] = None, is_shallow: bool = True):
-        raise _not_supported("clone_table()")
+        """See the sync method of the same name."""
 
     async def rename_table(self, cur_name: str, new_name: str,
                            cur_namespace_path: Optional[List[str]] = None,
@@ -274,51 +282,65 @@ class AsyncConnection(_Closable):
 
     # Cloud-only features (not supported) ------------------------------------------------------
 
+    @not_yet(nyi.JOBS)
     async def drop_table_async(self, name: str, *, namespace_path: Optional[List[str]] = None):
-        raise _not_supported("drop_table_async() (background jobs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.MATERIALIZED_VIEWS)
     async def create_materialized_view(self, name: str, source: str, *, select: Any = None,
                                        where: Optional[str] = None,
                                        limit: Optional[int] = None):
-        raise _not_supported("create_materialized_view()")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.MATERIALIZED_VIEWS)
     async def open_materialized_view(self, name: str):
-        raise _not_supported("open_materialized_view()")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.MATERIALIZED_VIEWS)
     async def list_materialized_views(self):
-        raise _not_supported("list_materialized_views()")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.JOBS)
     async def open_job(self, job_id: str):
-        raise _not_supported("open_job() (background jobs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.JOBS)
     async def list_jobs(self):
-        raise _not_supported("list_jobs() (background jobs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.JOBS)
     async def cancel_job(self, job_id: str):
-        raise _not_supported("cancel_job() (background jobs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.FUNCTIONS)
     async def create_function_async(self, definition: Any):
-        raise _not_supported("create_function_async() (UDFs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.FUNCTIONS)
     async def get_function(self, name: str, *, version: str):
-        raise _not_supported("get_function() (UDFs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.FUNCTIONS)
     async def list_functions(self):
-        raise _not_supported("list_functions() (UDFs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.FUNCTIONS)
     async def drop_function(self, name: str, *, version: str):
-        raise _not_supported("drop_function() (UDFs)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.SQL)
     async def execute_query(self, query: str, *,
                             default_namespace_path: Optional[List[str]] = None):
-        raise _not_supported("execute_query() (SQL queries)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.SQL)
     async def execute_query_async(self, query: str, *,
                                   default_namespace_path: Optional[List[str]] = None):
-        raise _not_supported("execute_query_async() (SQL queries)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.SQL)
     async def describe_query(self, query_id: Any):
-        raise _not_supported("describe_query() (SQL queries)")
+        """See the sync method of the same name."""
 
 
 class AsyncTags:
@@ -369,6 +391,16 @@ class AsyncMergeInsertBuilder:
         self._inner.use_index(use_index)
         return self
 
+    def use_lsm(self, enable: bool) -> "AsyncMergeInsertBuilder":
+        """See LanceMergeInsertBuilder.use_lsm (True raises NotImplementedError)."""
+        self._inner.use_lsm(enable)
+        return self
+
+    def validate_single_shard(self, validate_single_shard: bool) -> "AsyncMergeInsertBuilder":
+        """See LanceMergeInsertBuilder.validate_single_shard (no effect here)."""
+        self._inner.validate_single_shard(validate_single_shard)
+        return self
+
     async def execute(
         self,
         new_data: Any,
@@ -391,16 +423,22 @@ class AsyncTable(_Closable):
     """A table, for use with ``await``; obtain one from ``AsyncConnection.create_table`` or
     ``open_table``. Wraps a sync ``Table``."""
 
-    def __init__(self, table: Table, **kwargs: Any):
+    def __init__(
+        self,
+        table: Table,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        namespace_client: Any = None,
+        pushdown_operations: Optional[set] = None,
+        route_pushdown_to_rust: bool = False,
+    ):
         reject_unsupported(
             "AsyncTable",
-            namespace_path=(kwargs.pop("namespace_path", None), None),
-            namespace_client=(kwargs.pop("namespace_client", None), None),
-            pushdown_operations=(kwargs.pop("pushdown_operations", None), None),
-            route_pushdown_to_rust=(kwargs.pop("route_pushdown_to_rust", False), False),
+            namespace_path=(namespace_path or None, None),
+            namespace_client=(namespace_client, None),
+            pushdown_operations=(pushdown_operations or None, None),
+            route_pushdown_to_rust=(route_pushdown_to_rust, False),
         )
-        if kwargs:
-            raise TypeError(f"unexpected arguments {sorted(kwargs)}")
         self._inner = table
         self._open = True
 
@@ -458,14 +496,17 @@ class AsyncTable(_Closable):
         """The location of the table's dataset."""
         return self._t().uri
 
-    async def stats(self):
-        raise _not_supported("stats() (table statistics)")
+    async def stats(self) -> Dict[str, Any]:
+        """Sizes and counts of the version this handle reads (see Table.stats)."""
+        return await self._run(self._t().stats)
 
-    async def initial_storage_options(self):
-        raise _not_supported("initial_storage_options()")
+    async def initial_storage_options(self) -> Optional[Dict[str, str]]:
+        """The storage options the table was opened with: None (see Table)."""
+        return self._t().initial_storage_options()
 
-    async def latest_storage_options(self):
-        raise _not_supported("latest_storage_options()")
+    async def latest_storage_options(self) -> Optional[Dict[str, str]]:
+        """The storage options in force now: None (see Table)."""
+        return self._t().latest_storage_options()
 
     # Indices ----------------------------------------------------------------------------------
 
@@ -498,20 +539,23 @@ class AsyncTable(_Closable):
             train=train,
         )
 
+    @not_yet(nyi.JOBS)
     async def create_index_async(self, column: str, *, replace: Optional[bool] = None,
                                  config: Any = None, wait_timeout: Optional[timedelta] = None,
                                  name: Optional[str] = None, train: bool = True):
-        raise _not_supported("create_index_async() (background jobs); use create_index()")
+        """See the sync method of the same name."""
 
     async def drop_index(self, name: str) -> None:
         """Remove an index."""
         await self._run(self._t().drop_index, name)
 
+    @not_yet(nyi.PREWARM)
     async def prewarm_index(self, name: str) -> None:
-        raise _not_supported("prewarm_index()")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.PREWARM)
     async def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
-        raise _not_supported("prewarm_data()")
+        """See the sync method of the same name."""
 
     async def wait_for_index(
         self, index_names: Iterable[str], timeout: timedelta = timedelta(seconds=300)
@@ -527,11 +571,10 @@ class AsyncTable(_Closable):
         """Statistics of an index, or None."""
         return await self._run(self._t().index_stats, index_name)
 
+    @not_yet(nyi.FTS_TOKENIZE)
     async def tokenize(self, query: str, *, column: Optional[str] = None,
                        index_name: Optional[str] = None):
-        raise _not_supported(
-            "AsyncTable.tokenize() (use lancedb_cpp.tokenize with the index's options)"
-        )
+        """See the sync method of the same name."""
 
     # Writes -----------------------------------------------------------------------------------
 
@@ -585,14 +628,16 @@ class AsyncTable(_Closable):
     async def add_columns(self, transforms: Any = None, *, computed: Optional[Dict[str, str]] = None):
         """Add columns from SQL expressions or all-null fields; an AddColumnsResult."""
         if computed:
-            raise _not_supported("add_columns(computed=...) (computed columns)")
+            raise nyi.not_yet_error("add_columns(computed=...)", nyi.COMPUTED_COLUMNS)
         return await self._run(self._t().add_columns, transforms)
 
+    @not_yet(nyi.COMPUTED_COLUMNS)
     async def refresh_column(self, column: str):
-        raise _not_supported("refresh_column() (computed columns)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.COMPUTED_COLUMNS)
     async def refresh_column_async(self, column: str):
-        raise _not_supported("refresh_column_async() (computed columns)")
+        """See the sync method of the same name."""
 
     async def alter_columns(self, *alterations: Dict[str, Any]):
         """Rename columns or change their nullability; an AlterColumnsResult."""
@@ -668,8 +713,9 @@ class AsyncTable(_Closable):
         return AsyncTags(self._t())
 
     @property
-    def branches(self):
-        raise _not_supported("branches")
+    @not_yet(nyi.BRANCHES)
+    def branches(self) -> Any:
+        """The table's branches."""
 
     def current_branch(self) -> Optional[str]:
         """Always None: tables are read on their main branch (branches are not supported)."""
@@ -695,7 +741,12 @@ class AsyncTable(_Closable):
         return await self._run(self._t().uses_v2_manifest_paths)
 
     async def migrate_manifest_paths_v2(self) -> None:
-        raise _not_supported("migrate_manifest_paths_v2()")
+        """Rename the manifests to Lance's V2 scheme (see Table.migrate_v2_manifest_paths)."""
+        await self._run(self._t().migrate_v2_manifest_paths)
+
+    async def migrate_v2_manifest_paths(self) -> None:
+        """The sync API's name of migrate_manifest_paths_v2."""
+        await self.migrate_manifest_paths_v2()
 
     # Blobs, LSM and primary keys (not supported) -----------------------------------------------
 
@@ -707,41 +758,53 @@ class AsyncTable(_Closable):
             if (f.metadata or {}).get(b"lance-encoding:blob") == b"true"
         ]
 
+    @not_yet(nyi.BLOBS)
     async def fetch_blobs(self, column: str, row_ids: Any):
-        raise _not_supported("fetch_blobs() (blob columns)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.BLOBS)
     async def fetch_blob_ranges(self, column: str, requests: Any):
-        raise _not_supported("fetch_blob_ranges() (blob columns)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.BLOBS)
     async def fetch_blob_files(self, column: str, row_ids: Any):
-        raise _not_supported("fetch_blob_files() (blob columns)")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.PRIMARY_KEYS)
     async def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:
-        raise _not_supported("set_unenforced_primary_key()")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def set_lsm_write_spec(self, spec: Any) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def unset_lsm_write_spec(self) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def get_lsm_write_spec(self):
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def checkpoint_lsm(self) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def flush_lsm(self) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def compact_lsm(self) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def get_lsm_stats(self, *, include_generation_rows: bool = False):
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
+    @not_yet(nyi.LSM)
     async def close_lsm_writers(self) -> None:
-        raise _not_supported("LSM write specs")
+        """See the sync method of the same name."""
 
 
 __all__ = [

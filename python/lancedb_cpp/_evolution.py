@@ -74,6 +74,21 @@ class LanceMergeInsertBuilder:
         data and scans the key column, which is what ``use_index(False)`` asks for."""
         return self
 
+    def use_lsm(self, enable: bool) -> "LanceMergeInsertBuilder":
+        """Route the merge through the table's LSM write buffers (True) or not (False).
+        LSM write buffers are not supported yet: True raises NotImplementedError; False is
+        the only path there is."""
+        if enable:
+            from ._not_yet import LSM, not_yet_error
+
+            raise not_yet_error("use_lsm(True)", LSM)
+        return self
+
+    def validate_single_shard(self, validate_single_shard: bool) -> "LanceMergeInsertBuilder":
+        """How an LSM merge checks that its rows go to one shard; no effect on a table
+        without an LSM write spec, which is every table lancedb_cpp writes."""
+        return self
+
     def execute(
         self,
         new_data: Any,
@@ -416,3 +431,85 @@ def optimize(
     # As LanceDB: the rows compaction moved, and any appended rows, join the existing indices.
     table.optimize_indices()
     return OptimizeStats(compaction=compaction, prune=prune)
+
+
+# LanceTable.merge: add the columns of another table, joined on a key ----------------------------
+
+
+def _as_arrow_table(data: Any, schema: Any) -> Any:
+    import pyarrow as pa
+
+    from . import _data
+
+    if hasattr(data, "to_arrow") and hasattr(data, "_inner"):  # a lancedb_cpp Table
+        return data.to_arrow()
+    if schema is not None and hasattr(schema, "to_arrow_schema"):  # a LanceModel class
+        schema = schema.to_arrow_schema()
+    reader = _data.to_reader(data, schema)
+    return pa.Table.from_batches(list(reader), schema=reader.schema)
+
+
+def merge(table: "Table", other: Any, left_on: str, right_on: Optional[str], schema: Any) -> None:
+    """See ``Table.merge``: a left join adding every column of `other` except its key; rows
+    without a match get nulls; when the right side repeats a key, its last row wins. Errors are
+    Lance's (IOError "Invalid user input: ...") and nothing is written."""
+    import pyarrow as pa
+
+    table._check_writable()
+    right = _as_arrow_table(other, schema)
+    right_key = right_on or left_on
+    current = table.schema
+    if left_on not in current.names:
+        raise OSError(
+            f"Invalid user input: Column {left_on} does not exist in the left side dataset"
+        )
+    if right_key not in right.schema.names:
+        raise OSError(
+            f"Invalid user input: Column {right_key} does not exist in the right side dataset"
+        )
+    new_fields = [f for f in right.schema if f.name != right_key]
+    for field in new_fields:
+        if field.name in current.names:
+            raise OSError(
+                f"Invalid user input: Column {field.name} exists in both sides of the dataset"
+            )
+    left_type = current.field(left_on).type
+    right_type = right.schema.field(right_key).type
+    if left_type != right_type:
+        raise OSError(
+            "Invalid user input: Index column type mismatch: expected "
+            f"{_arrow_type_name(right_type)}, got {_arrow_type_name(left_type)}"
+        )
+    if not new_fields:
+        raise OSError("Invalid user input: the right side has no column besides the join key")
+    # Key -> row of `right`; a repeated key keeps its last row, as Lance's hash join does.
+    position = {key: i for i, key in enumerate(right.column(right_key).to_pylist())}
+    values = right.select([f.name for f in new_fields])
+    output_schema = pa.schema(
+        [pa.field(f.name, f.type, True, f.metadata) for f in new_fields]
+    )
+
+    def join(batch: Any) -> Any:
+        keys = batch.column(batch.schema.get_field_index(left_on)).to_pylist()
+        rows = pa.array([position.get(k) if k is not None else None for k in keys], pa.int64())
+        return pa.RecordBatch.from_arrays(
+            [values.column(f.name).combine_chunks().take(rows) for f in new_fields],
+            schema=output_schema,
+        )
+
+    _native.add_columns(table._inner, None, output_schema, join, [left_on], 8192)
+
+
+def _arrow_type_name(t: Any) -> str:
+    """The Rust Arrow spelling Lance's messages use (Int64, Utf8, Float32, ...)."""
+    import pyarrow as pa
+
+    names = {pa.string(): "Utf8", pa.large_string(): "LargeUtf8", pa.binary(): "Binary",
+             pa.bool_(): "Boolean", pa.float16(): "Float16", pa.float32(): "Float32",
+             pa.float64(): "Float64", pa.date32(): "Date32", pa.date64(): "Date64"}  # fmt: skip
+    if t in names:
+        return names[t]
+    text = str(t)
+    if pa.types.is_integer(t):
+        return ("UInt" if text.startswith("u") else "Int") + text.lstrip("uint")
+    return text

@@ -12,6 +12,7 @@ query runs a vector query and a full-text query with the same filter, projection
 
 from __future__ import annotations
 
+import inspect
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
@@ -254,8 +255,12 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
             self._vector_options.append((name, args, kwargs))
             return self
 
+        from ._vector import LanceVectorQueryBuilder
+
         option.__name__ = name
         option.__doc__ = f"Passed to the vector search (see LanceVectorQueryBuilder.{name})."
+        # help() and inspect show the parameters the vector search takes.
+        option.__signature__ = inspect.signature(getattr(LanceVectorQueryBuilder, name))
         return option
 
     nprobes = _vector_option("nprobes")

@@ -187,11 +187,13 @@ class IndexMixin:
         block_size: int = 128,
         document_granularity: Any = "row",
         name: Optional[str] = None,
+        wait_timeout: Optional[timedelta] = None,
     ) -> None:
         """Build an FTS (inverted) index on the string column `field_names` and commit it
         (LanceDB's create_fts_index; ``create_index(column, config=FTS(...))`` is the same).
         The name defaults to "{column}_idx"; ``replace=False`` makes an existing name an
-        error."""
+        error. `wait_timeout` is not supported (NotImplementedError unless None)."""
+        reject_unsupported("create_fts_index", wait_timeout=(wait_timeout, None))
         if use_tantivy:
             raise ValueError(
                 "Tantivy-based FTS has been removed. "

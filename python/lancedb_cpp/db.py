@@ -4,14 +4,34 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Dict, Iterator, List, Optional
 
 from . import _data, _native
+from . import _not_yet as nyi
+from ._not_yet import not_yet
 from ._unsupported import reject_unsupported
-from .table import Table
+from .common import data_to_reader, sanitize_uri, validate_schema  # noqa: F401 (as LanceDB)
+from .embeddings import EmbeddingFunctionRegistry  # noqa: F401 (as LanceDB)
+from .functions import FunctionVersion, UdfDefinition
+from .job import AsyncJob, Job  # noqa: F401 (as LanceDB)
+from .materialized_view import (  # noqa: F401 (as LanceDB)
+    AsyncMaterializedView,
+    MaterializedView,
+    SelectArg,
+    normalize_select,
+)
+from .sql import AsyncQuery as AsyncSqlQuery  # noqa: F401 (as LanceDB)
+from .sql import Query as SqlQuery
+from .sql import QueryDescription
+from .table import LanceTable, Table  # noqa: F401 (as LanceDB)
+from .util import get_uri_scheme, validate_table_name  # noqa: F401 (as LanceDB)
+
+# Sessions (caches shared between connections) are not built yet: constructing one raises.
+Session = nyi.unsupported_class("Session", nyi.SESSIONS, __name__)
 
 # The storage options the engine honours; local and memory:// storage take no others.
 _STORAGE_OPTIONS = (
@@ -55,7 +75,17 @@ class DBConnection:
         *,
         read_consistency_interval: Optional[timedelta] = None,
         storage_options: Optional[Dict[str, str]] = None,
+        session: Any = None,
+        manifest_enabled: bool = False,
+        namespace_client_properties: Optional[Dict[str, str]] = None,
+        _inner: Any = None,
     ):
+        reject_unsupported(
+            "connect",
+            session=(session, None),
+            manifest_enabled=(manifest_enabled, False),
+            namespace_client_properties=(namespace_client_properties, None),
+        )
         if read_consistency_interval is not None and not isinstance(
             read_consistency_interval, timedelta
         ):
@@ -66,7 +96,7 @@ class DBConnection:
             else read_consistency_interval.total_seconds()
         )
         options = _storage_options(storage_options)
-        self._inner = _native.connect(uri, seconds, options)
+        self._inner = _native.connect(uri, seconds, options) if _inner is None else _inner
         self._uri = uri
         self._read_consistency_interval = read_consistency_interval
         self.storage_options = storage_options
@@ -80,6 +110,32 @@ class DBConnection:
     def read_consistency_interval(self) -> Optional[timedelta]:
         """How often tables check for other writers' versions (None: only on checkout_latest)."""
         return self._read_consistency_interval
+
+    @property
+    def session(self) -> Any:
+        """The session given to ``connect``: always None (sessions are not supported)."""
+        return None
+
+    @classmethod
+    def from_inner(cls, inner: Any, read_consistency_interval: Optional[timedelta] = None):
+        """A connection over an engine connection handle (``DBConnection._inner``)."""
+        return cls(inner.uri, read_consistency_interval=read_consistency_interval, _inner=inner)
+
+    def serialize(self) -> str:
+        """The connection's settings as JSON, in LanceDB's format."""
+        interval = self._read_consistency_interval
+        return json.dumps(
+            {
+                "connection_type": "local",
+                "uri": self._uri,
+                "storage_options": self.storage_options,
+                "manifest_enabled": False,
+                "namespace_client_properties": None,
+                "read_consistency_interval_seconds": None
+                if interval is None
+                else interval.total_seconds(),
+            }
+        )
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(uri={self._uri!r})"
@@ -203,7 +259,7 @@ class DBConnection:
                 data, target, on_bad_vectors, fill_value, metadata=metadata
             )
             inner = self._inner.create_table(name, reader, native_mode, options)
-        return Table(self, inner)
+        return Table(self, name, _inner=inner)
 
     def open_table(
         self,
@@ -225,7 +281,7 @@ class DBConnection:
             index_cache_size=(index_cache_size, None),
             branch=(branch, None),
         )
-        table = Table(self, self._inner.open_table(name, version))
+        table = Table(self, name, _inner=self._inner.open_table(name, version))
         if version is not None:
             table._pinned = int(version)
         return table
@@ -260,6 +316,136 @@ class DBConnection:
         """Deprecated alias of drop_all_tables()."""
         self.drop_all_tables()
 
+    # Not built yet (each raises NotImplementedError naming its feature) ----------------------
+
+    @not_yet(nyi.CLONES)
+    def clone_table(
+        self,
+        target_table_name: str,
+        source_uri: str,
+        *,
+        target_namespace_path: Optional[List[str]] = None,
+        source_version: Optional[int] = None,
+        source_tag: Optional[str] = None,
+        is_shallow: bool = True,
+    ) -> Table:
+        """Clone the table at `source_uri` as `target_table_name`."""
+
+    @not_yet(nyi.JOBS)
+    def drop_table_async(self, name: str, namespace_path: Optional[List[str]] = None) -> Job:
+        """Start dropping a table; a Job."""
+
+    @not_yet(nyi.NAMESPACES)
+    def list_namespaces(
+        self,
+        namespace_path: Optional[List[str]] = None,
+        page_token: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Any:
+        """The child namespaces of a namespace."""
+
+    @not_yet(nyi.NAMESPACES)
+    def create_namespace(
+        self,
+        namespace_path: List[str],
+        mode: Optional[str] = None,
+        properties: Optional[Dict[str, str]] = None,
+    ) -> Any:
+        """Create a namespace."""
+
+    @not_yet(nyi.NAMESPACES)
+    def drop_namespace(
+        self,
+        namespace_path: List[str],
+        mode: Optional[str] = None,
+        behavior: Optional[str] = None,
+    ) -> Any:
+        """Drop a namespace."""
+
+    @not_yet(nyi.NAMESPACES)
+    def describe_namespace(self, namespace_path: List[str]) -> Any:
+        """Describe a namespace."""
+
+    @not_yet(nyi.NAMESPACES)
+    def namespace_exists(self, namespace_id: List[str]) -> bool:
+        """Whether a namespace exists."""
+
+    @not_yet(nyi.NAMESPACES)
+    def table_exists(self, table_id: List[str]) -> bool:
+        """Whether a table exists, by namespace id."""
+
+    @not_yet(nyi.NAMESPACES)
+    def namespace_client(self) -> Any:
+        """The namespace client of this connection."""
+
+    @not_yet(nyi.MATERIALIZED_VIEWS)
+    def create_materialized_view(
+        self,
+        name: str,
+        source: str,
+        *,
+        select: SelectArg = None,
+        where: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> MaterializedView:
+        """Create a materialized view of table `source`."""
+
+    @not_yet(nyi.MATERIALIZED_VIEWS)
+    def open_materialized_view(self, name: str) -> MaterializedView:
+        """Open a materialized view."""
+
+    @not_yet(nyi.MATERIALIZED_VIEWS)
+    def list_materialized_views(self) -> List[str]:
+        """The names of the materialized views."""
+
+    @not_yet(nyi.FUNCTIONS)
+    def create_function(self, definition: UdfDefinition) -> FunctionVersion:
+        """Register a Python UDF."""
+
+    @not_yet(nyi.FUNCTIONS)
+    def create_function_async(self, definition: UdfDefinition) -> Job:
+        """Register a Python UDF; a Job."""
+
+    @not_yet(nyi.FUNCTIONS)
+    def get_function(self, name: str, *, version: str) -> FunctionVersion:
+        """A registered UDF."""
+
+    @not_yet(nyi.FUNCTIONS)
+    def list_functions(self) -> List[FunctionVersion]:
+        """The registered UDFs."""
+
+    @not_yet(nyi.FUNCTIONS)
+    def drop_function(self, name: str, *, version: str) -> bool:
+        """Remove a registered UDF."""
+
+    @not_yet(nyi.JOBS)
+    def open_job(self, job_id: str) -> Job:
+        """A server-side job, by id."""
+
+    @not_yet(nyi.JOBS)
+    def list_jobs(self) -> List[Any]:
+        """The server-side jobs."""
+
+    @not_yet(nyi.JOBS)
+    def cancel_job(self, job_id: str) -> bool:
+        """Cancel a server-side job."""
+
+    @not_yet(nyi.SQL)
+    def execute_query(
+        self, query: str, *, default_namespace_path: Optional[List[str]] = None
+    ) -> Any:
+        """Run a SQL query; a RecordBatchReader."""
+
+    @not_yet(nyi.SQL)
+    def execute_query_async(
+        self, query: str, *, default_namespace_path: Optional[List[str]] = None
+    ) -> SqlQuery:
+        """Submit a SQL query; a handle to it."""
+
+    @not_yet(nyi.SQL)
+    def describe_query(self, query_id: Any) -> QueryDescription:
+        """Describe a submitted SQL query."""
+
 
 LanceDBConnection = DBConnection
 
@@ -271,7 +457,7 @@ def _with_embedding_metadata(schema: Any, metadata: dict) -> Any:
     return schema.with_metadata(merged)
 
 
-_ASYNC_NAMES = ('AsyncConnection',)
+_ASYNC_NAMES = ("AsyncConnection", "AsyncTable")
 
 
 def __getattr__(name: str):

@@ -18,3 +18,30 @@ class CommitConflictError(OSError):
     def __init__(self, message: str = "", retryable: bool = True):
         super().__init__(message)
         self.retryable = retryable
+
+
+class MissingValueError(ValueError):
+    """A required value was not given (e.g. a context window size)."""
+
+
+class MissingColumnError(KeyError):
+    """A named column is not in the DataFrame."""
+
+    def __init__(self, column_name: str):
+        super().__init__(column_name)
+        self.column_name = column_name
+
+    def __str__(self) -> str:
+        return f"Error: Column '{self.column_name}' does not exist in the DataFrame object"
+
+
+class JobFailedError(RuntimeError):
+    """A background job ended in the failed state."""
+
+
+class JobCancelledError(RuntimeError):
+    """A background job was cancelled."""
+
+
+class JobNotFoundError(ValueError):
+    """No job has the requested id."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List, Literal, Optional
 
+from ._not_yet import unsupported_class
+
 DistanceType = Literal["l2", "cosine", "dot", "hamming"]
 
 
@@ -223,7 +225,12 @@ class IndexStatistics:
         return getattr(self, key)
 
 
+# FM indices (substring search) are not built yet: constructing the config raises.
+Fm = unsupported_class("Fm", "FM (substring search) indices", __name__)
+
+
 __all__ = [
+    "Fm",
     "BTree",
     "Bitmap",
     "FTS",

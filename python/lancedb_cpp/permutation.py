@@ -1,19 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""Permutations (``lancedb.permutation``): not supported yet; the names exist and raise
-NotImplementedError."""
+"""Permutations (``lancedb.permutation``: shuffled, split views of a table for training) are
+not supported yet; the names exist and raise NotImplementedError naming the feature."""
 
-from ._not_yet import unsupported_class, unsupported_function
+from __future__ import annotations
 
-_FEATURE = "permutations (permutation_builder)"
-Permutation = unsupported_class("Permutation", _FEATURE)
-PermutationBuilder = unsupported_class("PermutationBuilder", _FEATURE)
-PermutationReader = unsupported_class("PermutationReader", _FEATURE)
-Permutations = unsupported_class("Permutations", _FEATURE)
-Transforms = unsupported_class("Transforms", _FEATURE)
-permutation_builder = unsupported_function("permutation_builder", _FEATURE)
-async_permutation_builder = unsupported_function("async_permutation_builder", _FEATURE)
+from typing import Any
+
+from . import _not_yet as nyi
+from ._not_yet import not_yet, unsupported_class
+from .table import LanceTable, Table  # noqa: F401 (as LanceDB)
+
 DEFAULT_BATCH_SIZE = 100
+
+Permutation = unsupported_class("Permutation", nyi.PERMUTATIONS, __name__)
+PermutationBuilder = unsupported_class("PermutationBuilder", nyi.PERMUTATIONS, __name__)
+PermutationReader = unsupported_class("PermutationReader", nyi.PERMUTATIONS, __name__)
+Permutations = unsupported_class("Permutations", nyi.PERMUTATIONS, __name__)
+Transforms = unsupported_class("Transforms", nyi.PERMUTATIONS, __name__)
+
+
+@not_yet(nyi.PERMUTATIONS)
+def permutation_builder(table: Table) -> PermutationBuilder:
+    """Start building a permutation of `table`."""
+
+
+@not_yet(nyi.PERMUTATIONS)
+def async_permutation_builder(table: Any) -> PermutationBuilder:
+    """Start building a permutation of an AsyncTable."""
+
 
 __all__ = [
     "Permutation",

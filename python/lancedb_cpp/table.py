@@ -17,11 +17,54 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 import pyarrow as pa
 
 from . import _data
-from ._index import IndexMixin
+from . import _not_yet as nyi
+from ._index import IndexMixin, tokenizer_preset
 from . import _evolution
+from ._not_yet import not_yet, unsupported_class
 from ._unsupported import reject_unsupported
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
+from ._stats import FragmentStatistics, FragmentSummaryStats, TableStatistics  # noqa: F401
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
+
+# Names LanceDB's table module has too (re-exported from where they live here).
+from ._fts import LanceFtsQueryBuilder, LanceHybridQueryBuilder  # noqa: F401,E402
+from ._vector import LanceVectorQueryBuilder  # noqa: F401,E402
+from .embeddings import EmbeddingFunctionConfig, EmbeddingFunctionRegistry  # noqa: F401,E402
+from .expr import Expr  # noqa: F401,E402
+from .functions import FunctionApplication  # noqa: F401,E402
+from .functions import RefreshColumnResult as RefreshColumnJobResult  # noqa: F401,E402
+from .index import (  # noqa: F401,E402
+    FTS,
+    BTree,
+    Bitmap,
+    Fm,
+    HnswFlat,
+    HnswPq,
+    HnswSq,
+    IndexStatistics,
+    IvfFlat,
+    IvfPq,
+    IvfRq,
+    IvfSq,
+    LabelList,
+)
+from .job import AsyncJob, Job  # noqa: F401,E402
+from .pydantic import LanceModel, model_to_dict  # noqa: F401,E402
+from .query import DocumentGranularity, FullTextQuery  # noqa: F401,E402
+from .scannable import to_scannable  # noqa: F401,E402
+from .schema import (  # noqa: F401,E402
+    blob_v2_column_paths,
+    blob_column_paths,
+    is_blob_v2_field,
+    row_addressable_blob_v2_paths,
+    schema_has_blob_field,
+)
+
+# Branches and blob files are not built yet: the classes exist, constructing one raises.
+Branches = unsupported_class("Branches", nyi.BRANCHES, __name__)
+AsyncBranches = unsupported_class("AsyncBranches", nyi.BRANCHES, __name__)
+BlobFile = unsupported_class("BlobFile", nyi.BLOBS, __name__)
+LsmWriteSpec = unsupported_class("LsmWriteSpec", nyi.LSM, __name__)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -110,9 +153,122 @@ class Table(IndexMixin):
     """A LanceDB table (a Lance dataset). Obtain one from ``DBConnection.create_table`` or
     ``DBConnection.open_table``."""
 
-    def __init__(self, conn: "DBConnection", inner: "_NativeTable"):
-        self._conn = conn
-        self._inner = inner
+    def __init__(
+        self,
+        connection: "DBConnection",
+        name: str,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        index_cache_size: Optional[int] = None,
+        location: Optional[str] = None,
+        namespace_client: Any = None,
+        managed_versioning: Optional[bool] = None,
+        pushdown_operations: Optional[set] = None,
+        route_pushdown_to_rust: bool = False,
+        _async: Any = None,
+        _inner: "Optional[_NativeTable]" = None,
+    ):
+        """Open table `name` of `connection` (as ``connection.open_table(name)``); ValueError
+        when it does not exist. `_async` wraps the table of an AsyncTable instead."""
+        self._conn = connection
+        if _inner is not None:
+            self._inner = _inner
+            return
+        if _async is not None:
+            self._inner = _async._inner._inner
+            self._pinned = _async._inner._pinned
+            return
+        reject_unsupported(
+            "LanceTable",
+            namespace_path=(namespace_path or None, None),
+            location=(location, None),
+            namespace_client=(namespace_client, None),
+            managed_versioning=(managed_versioning, None),
+            pushdown_operations=(pushdown_operations or None, None),
+            route_pushdown_to_rust=(route_pushdown_to_rust, False),
+        )
+        opened = connection.open_table(
+            name, storage_options=storage_options, index_cache_size=index_cache_size
+        )
+        self._inner = opened._inner
+
+    @classmethod
+    def open(
+        cls,
+        db: "DBConnection",
+        name: str,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        index_cache_size: Optional[int] = None,
+        location: Optional[str] = None,
+        namespace_client: Any = None,
+        managed_versioning: Optional[bool] = None,
+        pushdown_operations: Optional[set] = None,
+    ) -> "Table":
+        """Open table `name` of `db` (as ``db.open_table(name)``)."""
+        return cls(
+            db,
+            name,
+            namespace_path=namespace_path,
+            storage_options=storage_options,
+            index_cache_size=index_cache_size,
+            location=location,
+            namespace_client=namespace_client,
+            managed_versioning=managed_versioning,
+            pushdown_operations=pushdown_operations,
+        )
+
+    @classmethod
+    def create(
+        cls,
+        db: "DBConnection",
+        name: str,
+        data: Any = None,
+        schema: Any = None,
+        mode: str = "create",
+        exist_ok: bool = False,
+        on_bad_vectors: str = "error",
+        fill_value: float = 0.0,
+        embedding_functions: Any = None,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, Any]] = None,
+        data_storage_version: Optional[str] = None,
+        enable_v2_manifest_paths: Optional[bool] = None,
+        location: Optional[str] = None,
+        namespace_client: Any = None,
+        pushdown_operations: Optional[set] = None,
+        route_pushdown_to_rust: bool = False,
+    ) -> "Table":
+        """Create table `name` in `db` (as ``db.create_table``)."""
+        reject_unsupported(
+            "LanceTable.create",
+            location=(location, None),
+            namespace_client=(namespace_client, None),
+            pushdown_operations=(pushdown_operations or None, None),
+            route_pushdown_to_rust=(route_pushdown_to_rust, False),
+        )
+        return db.create_table(
+            name,
+            data,
+            schema,
+            mode=mode,
+            exist_ok=exist_ok,
+            on_bad_vectors=on_bad_vectors,
+            fill_value=fill_value,
+            embedding_functions=embedding_functions,
+            namespace_path=namespace_path,
+            storage_options=storage_options,
+            data_storage_version=data_storage_version,
+            enable_v2_manifest_paths=enable_v2_manifest_paths,
+        )
+
+    @classmethod
+    async def from_inner(cls, tbl: "_NativeTable") -> "Table":
+        """A Table over an engine table handle (``Table._inner``), with no connection."""
+        return cls(None, tbl.name, _inner=tbl)
 
     # Basics ---------------------------------------------------------------------------------
 
@@ -127,9 +283,29 @@ class Table(IndexMixin):
         return self._inner.uri
 
     @property
+    def namespace(self) -> List[str]:
+        """The table's namespace path: always the root namespace, ``[]``."""
+        return []
+
+    @property
+    def id(self) -> str:
+        """The table's identifier (its name: tables live in the root namespace)."""
+        return self.name
+
+    @property
     def schema(self) -> pa.Schema:
         """The Arrow schema of the version this handle reads."""
         return pa.schema(self._inner.schema())
+
+    def initial_storage_options(self) -> Optional[Dict[str, str]]:
+        """The storage options the table was opened with: None (local and memory://
+        storage take none)."""
+        return None
+
+    def latest_storage_options(self) -> Optional[Dict[str, str]]:
+        """The storage options in force now: None (local and memory:// storage take
+        none)."""
+        return None
 
     @property
     def version(self) -> int:
@@ -150,14 +326,21 @@ class Table(IndexMixin):
 
     def uses_v2_manifest_paths(self) -> bool:
         """Whether the table names its manifests with Lance's V2 scheme (zero-padded, inverted
-        version numbers), as tables created with ``enable_v2_manifest_paths`` do."""
-        import os
-        import re
+        version numbers), as tables created with ``enable_v2_manifest_paths`` do (the naming
+        of the newest manifest)."""
+        from . import _native
 
-        if str(self.uri).startswith("memory://"):
-            raise NotImplementedError("uses_v2_manifest_paths() of a memory:// table")
-        names = os.listdir(os.path.join(self.uri, "_versions"))
-        return any(re.fullmatch(r"\d{20}\.manifest", n) for n in names)
+        return _native.uses_v2_manifest_paths(self._inner)
+
+    def migrate_v2_manifest_paths(self) -> None:
+        """Rename the manifests to Lance's V2 scheme; a no-op when they already use it.
+        Versions, tags and time travel are unchanged. Do not run it while others write the
+        table (as in LanceDB); if it is interrupted, the table stays readable here (LanceDB
+        refuses it until the migration is run again) and calling it again finishes it."""
+        from . import _native
+
+        self._check_writable()
+        _native.migrate_manifest_paths_v2(self._inner)
 
     def __repr__(self) -> str:
         return f"LanceTable(name={self.name!r}, version={self.version})"
@@ -170,6 +353,14 @@ class Table(IndexMixin):
         if filter is None:
             return self._inner.count_rows()
         return self._inner.count_rows_where(filter)
+
+    def stats(self) -> Dict[str, Any]:
+        """Sizes and counts of the version this handle reads, as LanceDB's dict:
+        ``total_bytes``, ``num_rows``, ``num_indices`` and ``fragment_stats``
+        (``num_fragments``, ``num_small_fragments``, ``lengths``); see lancedb_cpp._stats."""
+        from ._stats import table_stats
+
+        return table_stats(self._inner)
 
     def head(self, n: int = 5) -> pa.Table:
         """The first `n` rows as a pyarrow Table."""
@@ -221,12 +412,13 @@ class Table(IndexMixin):
         write_parallelism: Optional[int] = None,
         allow_external_blob_outside_bases: bool = False,
     ) -> AddResult:
-        """Add rows (any supported input) with ``mode`` "append" or "overwrite".
-        `progress`, `write_parallelism` and `allow_external_blob_outside_bases` are not
-        supported: anything but their defaults raises NotImplementedError."""
+        """Add rows (any supported input) with ``mode`` "append" or "overwrite". `progress`:
+        True (a tqdm bar), a callable receiving progress dicts, or a tqdm-like bar (see
+        lancedb_cpp._write_progress). `write_parallelism` and
+        `allow_external_blob_outside_bases` are not supported: anything but their defaults
+        raises NotImplementedError."""
         reject_unsupported(
             "add",
-            progress=(progress, None),
             write_parallelism=(write_parallelism, None),
             allow_external_blob_outside_bases=(allow_external_blob_outside_bases, False),
         )
@@ -246,7 +438,10 @@ class Table(IndexMixin):
         if mode == "overwrite":
             if set(reader.schema.names) == set(current.names):
                 reader = _data._cast_to(reader, current)
-        return AddResult(version=self._inner.add(reader, mode))
+        from . import _write_progress
+
+        total = _write_progress.known_rows(data, mode, on_bad_vectors)
+        return AddResult(version=_write_progress.add(self._inner, reader, mode, progress, total))
 
     def delete(self, where: str) -> DeleteResult:
         """Delete the rows where the SQL predicate is true."""
@@ -270,10 +465,13 @@ class Table(IndexMixin):
         if values is None and values_sql is None:
             raise ValueError("Either values or values_sql must be provided")
         self._check_writable()
+        if hasattr(where, "to_sql"):  # a lancedb.expr.Expr
+            where = where.to_sql()
         if values is not None:
             updates = [(k, value_to_sql(v)) for k, v in values.items()]
         else:
-            updates = [(k, str(v)) for k, v in values_sql.items()]
+            updates = [(k, v.to_sql() if hasattr(v, "to_sql") else str(v))
+                       for k, v in values_sql.items()]  # fmt: skip
         updated, version = self._inner.update(where, updates)
         return UpdateResult(rows_updated=updated, version=version)
 
@@ -290,11 +488,16 @@ class Table(IndexMixin):
         read_columns: Optional[List[str]] = None,
         *,
         batch_size: Optional[int] = None,
+        computed: Optional[Dict[str, str]] = None,
     ) -> "_evolution.AddColumnsResult":
         """Add columns: ``{"name": "SQL expression"}``, all-null columns from a
         ``pa.Field`` / list of fields / ``pa.Schema`` (nested structs allowed), or a function
         of a ``pa.RecordBatch`` returning the new columns (it sees only `read_columns` when
-        given). The new columns are written as new files in the existing fragments."""
+        given). The new columns are written as new files in the existing fragments.
+        `computed` (computed columns) is not supported yet: NotImplementedError unless
+        None."""
+        if computed is not None:
+            raise nyi.not_yet_error("add_columns(computed=...)", nyi.COMPUTED_COLUMNS)
         return _evolution.add_columns(self, transforms, read_columns, batch_size)
 
     def alter_columns(self, *alterations: Dict[str, Any]) -> "_evolution.AlterColumnsResult":
@@ -314,6 +517,13 @@ class Table(IndexMixin):
         ``lancedb:logical-column``, ``lancedb:status`` (production, candidate, deprecated,
         archived)."""
         return _evolution.update_field_metadata(self, *updates)
+
+    def replace_field_metadata(self, field_name: str, new_metadata: Dict[str, str]) -> None:
+        """Replace the whole metadata of field `field_name` (a dot path) with
+        `new_metadata`."""
+        self.update_field_metadata(
+            {"path": field_name, "metadata": dict(new_metadata), "replace": True}
+        )
 
     def optimize(
         self,
@@ -337,11 +547,13 @@ class Table(IndexMixin):
             retrain=retrain,
         )
 
-    def compact_files(self, **options: Any) -> "_evolution.CompactionStats":
+    def compact_files(self, *args: Any, **options: Any) -> "_evolution.CompactionStats":
         """Compact fragments (``target_rows_per_fragment``, ``max_rows_per_group``,
         ``materialize_deletions``, ``materialize_deletions_threshold``, ``num_threads``; the
         other options of ``lance.dataset.DatasetOptimizer.compact_files`` raise
-        NotImplementedError unless None)."""
+        NotImplementedError unless None). The options are keyword-only, as there."""
+        if args:
+            raise TypeError("compact_files() takes keyword arguments only")
         return _evolution.compact_files(self, **options)
 
     def cleanup_old_versions(
@@ -512,17 +724,149 @@ class Table(IndexMixin):
         self._inner.restore()
         self._pinned = None
 
+    @property
+    @not_yet(nyi.BRANCHES)
+    def branches(self) -> Branches:
+        """The table's branches."""
+
+    def current_branch(self) -> Optional[str]:
+        """The branch this handle reads: None, the main branch (the only one lancedb_cpp
+        reads)."""
+        return None
+
+    # Blob columns ---------------------------------------------------------------------------
+
+    def blob_columns(self) -> List[str]:
+        """The dot paths of the blob columns (Lance blob v2 or ``lance-encoding:blob``)."""
+        return blob_column_paths(self.schema)
+
+    @not_yet(nyi.BLOBS)
+    def fetch_blobs(self, column: str, row_ids: Union[List[int], pa.Table]) -> pa.Array:
+        """The bytes of blob column `column` at these row ids."""
+
+    @not_yet(nyi.BLOBS)
+    def fetch_blob_ranges(self, column: str, requests: Any) -> pa.Array:
+        """Byte ranges ``(row_id, offset, length)`` of blobs of column `column`."""
+
+    @not_yet(nyi.BLOBS)
+    def fetch_blob_files(self, column: str, row_ids: Union[List[int], pa.Table]) -> List[Any]:
+        """File-like readers over the blobs of column `column` at these row ids."""
+
+    # Not built yet (each raises NotImplementedError naming its feature) ----------------------
+
+    @not_yet(nyi.JOBS)
+    def create_index_async(
+        self,
+        column: str,
+        *,
+        config: Any,
+        replace: Optional[bool] = None,
+        wait_timeout: Optional[datetime.timedelta] = None,
+        name: Optional[str] = None,
+        train: bool = True,
+    ) -> Job:
+        """Start building an index; a Job (``create_index`` builds it before returning)."""
+
+    @not_yet(nyi.PREWARM)
+    def prewarm_index(self, name: str) -> None:
+        """Load an index into the cache."""
+
+    @not_yet(nyi.PREWARM)
+    def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
+        """Load column data into the cache."""
+
+    @staticmethod
+    def infer_tokenizer_configs(tokenizer_name: str) -> Dict[str, Any]:
+        """The FTS options of LanceDB's legacy `tokenizer_name` presets ("default", "raw",
+        "whitespace", "<language code>_stem")."""
+        return tokenizer_preset(tokenizer_name)
+
+    @not_yet(nyi.FTS_TOKENIZE)
+    def tokenize(
+        self, query: str, *, column: Optional[str] = None, index_name: Optional[str] = None
+    ) -> List[Any]:
+        """Tokenize `query` as the FTS index on `column` (or named `index_name`) does."""
+
+    def merge(
+        self,
+        other_table: Any,
+        left_on: str,
+        right_on: Optional[str] = None,
+        schema: Any = None,
+    ) -> None:
+        """Add the columns of `other_table` (a Table or any data ``add`` takes), left-joined on
+        `left_on` = `right_on` (default `left_on`): unmatched rows get nulls, a repeated right
+        key keeps its last row, a column on both sides other than the key is an IOError."""
+        _evolution.merge(self, other_table, left_on, right_on, schema)
+
+    @not_yet(nyi.COMPUTED_COLUMNS)
+    def refresh_column(self, column: str) -> Any:
+        """Recompute a computed column."""
+
+    @not_yet(nyi.COMPUTED_COLUMNS)
+    def refresh_column_async(self, column: str) -> Job:
+        """Start recomputing a computed column; a Job."""
+
+    @not_yet(nyi.PRIMARY_KEYS)
+    def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:
+        """Declare the table's primary key (not enforced)."""
+
+    @not_yet(nyi.LSM)
+    def set_lsm_write_spec(self, spec: Any) -> None:
+        """Buffer writes in an LSM tree."""
+
+    @not_yet(nyi.LSM)
+    def unset_lsm_write_spec(self) -> None:
+        """Stop buffering writes in an LSM tree."""
+
+    @not_yet(nyi.LSM)
+    def get_lsm_write_spec(self) -> Any:
+        """The LSM write spec, or None."""
+
+    @not_yet(nyi.LSM)
+    def checkpoint_lsm(self) -> None:
+        """Checkpoint the LSM write buffers."""
+
+    @not_yet(nyi.LSM)
+    def flush_lsm(self) -> None:
+        """Flush the LSM write buffers."""
+
+    @not_yet(nyi.LSM)
+    def compact_lsm(self) -> None:
+        """Compact the LSM generations."""
+
+    @not_yet(nyi.LSM)
+    def get_lsm_stats(self, *, include_generation_rows: bool = False) -> Optional[dict]:
+        """Statistics of the LSM write buffers."""
+
+    @not_yet(nyi.LSM)
+    def close_lsm_writers(self) -> None:
+        """Close the LSM writers."""
+
 
 LanceTable = Table
 
 
-_ASYNC_NAMES = ('AsyncTable',)
+# Names that load on first use (LanceDB has them here too): their modules import this one.
+_LAZY_NAMES = {
+    "AsyncTable": "_async",
+    "AsyncTags": "_async",
+    "AsyncQuery": "_async_query",
+    "AsyncFTSQuery": "_async_query",
+    "AsyncHybridQuery": "_async_query",
+    "AsyncTakeQuery": "_async_query",
+    "AsyncVectorQuery": "_async_query",
+    "get_uri_scheme": "util",
+    "join_uri": "util",
+    "infer_vector_column_name": "util",
+    "add_note": "util",
+    "fs_from_uri": "util",
+}
 
 
 def __getattr__(name: str):
-    # The async classes (LanceDB has them here too) load on first use: _async imports this module.
-    if name in _ASYNC_NAMES:
-        from . import _async
+    if name in _LAZY_NAMES:
+        import importlib
 
-        return getattr(_async, name)
+        return getattr(importlib.import_module(f".{_LAZY_NAMES[name]}", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

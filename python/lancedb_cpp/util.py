@@ -30,6 +30,8 @@ __all__ = [
     "infer_vector_column_name",
     "is_vector_column",
     "join_uri",
+    "native_validate_table_name",
+    "safe_import_adlfs",
     "validate_table_name",
     "value_to_sql",
 ]
@@ -77,6 +79,20 @@ def validate_table_name(name: str) -> None:
             f'Invalid table name ("{name}"): Table names can only contain alphanumeric '
             "characters, underscores, hyphens, and periods"
         )
+
+
+def native_validate_table_name(table_name: str) -> None:
+    """ValueError unless `table_name` is a valid table name (as validate_table_name)."""
+    validate_table_name(table_name)
+
+
+def safe_import_adlfs() -> Any:
+    """The ``adlfs`` module (Azure storage for fsspec), or None when it is not installed."""
+    try:
+        import adlfs
+    except ImportError:
+        return None
+    return adlfs
 
 
 def is_vector_column(data_type: pa.DataType) -> bool:

@@ -376,6 +376,7 @@ NB_MODULE(_native, m) {
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
   RegisterEvolution(m);
   RegisterBranches(m);
+  RegisterTableInfo(m);
   BindVectorSearch(m);
   BindFullTextSearch(m);
 }

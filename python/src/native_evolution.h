@@ -44,5 +44,7 @@ auto CallWithoutGil(Fn&& fn) {
 
 /// Register the evolution functions on the module.
 void RegisterEvolution(nanobind::module_& m);
+/// Register the statistics, manifest naming and progress functions (native_table_info.cc).
+void RegisterTableInfo(nanobind::module_& m);
 
 }  // namespace lancedb::python

@@ -241,7 +241,7 @@ def test_async_connection_api(tmp_path):
         with pytest.raises(NotImplementedError):
             await db.open_table("a", branch="dev")
         with pytest.raises(NotImplementedError):
-            await t.add([{"x": 4}], progress=True)
+            await t.add([{"x": 4}], write_parallelism=2)
         with pytest.raises(NotImplementedError):
             await t.query().to_arrow(timeout=__import__("datetime").timedelta(seconds=1))
         await db.drop_all_tables()

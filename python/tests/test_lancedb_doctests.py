@@ -42,14 +42,8 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.table.Table.add_columns": "computed columns (issue 16)",
     "lancedb.permutation.Permutations": "permutations (issue 16)",
     "lancedb.namespace.connect_namespace_async": "namespaces (issue 15)",
-    "lancedb.table.AsyncTable.set_lsm_write_spec": "LSM writes: a LanceDB Enterprise feature",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
     # Being fixed now (remove as each lands).
-    "lancedb.context.contextualize": "lancedb.context not yet ported",
-    "lancedb.schema.vector": "top-level lancedb.vector missing",
-    "lancedb.table.LanceTable.merge": "LanceTable.merge missing",
-    "lancedb.table.LanceTable.update": "update(where=Expr) not accepted",
-    "lancedb.table.Table.update": "update(where=Expr) not accepted",
     "lancedb.query.LanceVectorQueryBuilder": "cosine distance of identical vectors is 1e-8, not 0",
 }
 

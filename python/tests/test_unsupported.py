@@ -68,7 +68,6 @@ def test_legacy_create_index_passes_num_bits_to_ivf_rq(table):
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    ({"progress": True}, "progress"),
     ({"write_parallelism": 4}, "write_parallelism"),
     ({"allow_external_blob_outside_bases": True}, "allow_external_blob_outside_bases"),
 ])
@@ -199,7 +198,7 @@ class _QueryNotSupported:
 
 
 def test_engine_not_supported_is_raised_not_answered_by_a_scan():
-    table = Table(None, _QueryNotSupported())
+    table = Table(None, "t", _inner=_QueryNotSupported())
     with pytest.raises(NotImplementedError, match="query is not supported here"):
         table.search().limit(5).to_arrow()
     with pytest.raises(NotImplementedError, match="query is not supported here"):

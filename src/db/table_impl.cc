@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "array/c_bridge.h"
+#include "db/write_progress.h"
 
 namespace lancedb::db {
 
@@ -99,22 +100,37 @@ Result<int64_t> LocalTable::CountRows() const {
   return ds->CountRows();
 }
 
-Result<AddResult> LocalTable::Add(ArrowArrayStream* data, AddMode mode) {
+Result<AddResult> LocalTable::Add(ArrowArrayStream* data, const AddOptions& options) {
   if (data == nullptr || data->release == nullptr) {
     return Status::InvalidArgument("Add requires a valid ArrowArrayStream");
   }
   LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
-  return AddReader(reader.get(), mode);
+  return AddReader(reader.get(), options);
 }
 
-Result<AddResult> LocalTable::AddReader(array::RecordBatchReader* reader, AddMode mode) {
+Result<AddResult> LocalTable::AddReader(array::RecordBatchReader* reader,
+                                        const AddOptions& options) {
+  if (!options.progress) return AddWith(reader, options.mode, table::WriteParams());
+  WriteProgressTracker tracker(options);
+  ProgressReader counted(reader, &tracker);
+  table::WriteParams params;
+  params.on_file_written = [&tracker](int64_t bytes) {
+    tracker.FileWritten(static_cast<uint64_t>(bytes));
+  };
+  auto result = AddWith(&counted, options.mode, params);
+  tracker.Finish();  // also after a failure, as LanceDB
+  return result;
+}
+
+Result<AddResult> LocalTable::AddWith(array::RecordBatchReader* reader, AddMode mode,
+                                      const table::WriteParams& params) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   table::DatasetPtr written;
   if (mode == AddMode::kAppend) {
-    LANCEDB_ASSIGN_OR_RETURN(written, latest->Append(reader));
+    LANCEDB_ASSIGN_OR_RETURN(written, latest->Append(reader, params));
   } else {
-    LANCEDB_ASSIGN_OR_RETURN(written, latest->Overwrite(reader));
+    LANCEDB_ASSIGN_OR_RETURN(written, latest->Overwrite(reader, params));
   }
   Publish(written);
   return AddResult{written->version()};

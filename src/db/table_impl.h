@@ -62,7 +62,8 @@ class LocalTable : public Table {
   Result<UpdateResult> Update(
       const std::optional<std::string>& where,
       const std::vector<std::pair<std::string, std::string>>& updates) override;
-  Result<AddResult> Add(ArrowArrayStream* data, AddMode mode) override;
+  using Table::Add;
+  Result<AddResult> Add(ArrowArrayStream* data, const AddOptions& options) override;
   Result<MergeResult> ExecuteMergeInsert(const MergeInsertRequest& request,
                                          ArrowArrayStream* data) override;
   Result<AddColumnsResult> ExecuteAddColumns(const AddColumnsRequest& request) override;
@@ -74,6 +75,9 @@ class LocalTable : public Table {
   Status Checkout(uint64_t version) override;
   Status CheckoutLatest() override;
   Status Restore() override;
+  Result<TableStatistics> Stats() const override;
+  Result<bool> UsesV2ManifestPaths() const override;
+  Status MigrateManifestPathsV2() override;
   Result<CompactionStats> Compact(const CompactionOptions& options) override;
   Result<RemovalStats> Prune(const PruneOptions& options) override;
   Result<std::map<std::string, TagInfo>> ListTags() const override;
@@ -94,12 +98,15 @@ class LocalTable : public Table {
   Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run) override;
 
   /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
-  Result<AddResult> AddReader(array::RecordBatchReader* reader, AddMode mode);
+  Result<AddResult> AddReader(array::RecordBatchReader* reader, const AddOptions& options);
   /// The snapshot reads go to (refreshed per the read consistency interval).
   Result<table::DatasetPtr> Snapshot() const;
 
  private:
   Status CheckWritable() const;
+  /// Append or overwrite on the newest version with `params`.
+  Result<AddResult> AddWith(array::RecordBatchReader* reader, AddMode mode,
+                            const table::WriteParams& params);
   /// One execution of Update on the newest version.
   Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
                                   const std::vector<std::pair<std::string, std::string>>& updates);

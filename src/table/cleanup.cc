@@ -220,7 +220,7 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   Inspection in;
   in.keep = std::move(external.files);
   for (uint64_t v : listing.versions) {
-    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.naming));
+    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.NamingOf(v)));
     const bool latest = v == listing.versions.back();
     const bool old = !latest && m->timestamp_micros() < cutoff;
     if (old && tagged.count(v)) in.tagged_old.insert(v);
@@ -241,7 +241,7 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   // next cleanup.
   for (uint64_t v : in.removed) {
     const std::string path =
-        io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.naming));
+        io::JoinPath(io::JoinPath(root, "_versions"), ManifestFileName(v, listing.NamingOf(v)));
     auto size = fs.GetSize(path);
     if (size.ok()) stats.bytes_removed += static_cast<uint64_t>(*size);
     LANCEDB_RETURN_NOT_OK(fs.DeleteFile(path));

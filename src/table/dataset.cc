@@ -111,7 +111,7 @@ Result<DatasetPtr> Dataset::Open(io::FileSystemPtr fs, std::string path,
   }
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListExisting(*fs, path));
   uint64_t target = *version;
-  auto manifest = ReadManifest(*fs, path, target, listing.naming);
+  auto manifest = ReadManifest(*fs, path, target, listing.NamingOf(target));
   if (!manifest.ok()) {
     if (manifest.status().IsNotFound() && version) {
       return Status::NotFound("Version " + std::to_string(target) + " of dataset '" + path +
@@ -151,7 +151,7 @@ Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListExisting(*impl_->fs, impl_->path));
   std::vector<VersionInfo> out;
   for (uint64_t v : listing.versions) {
-    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(*impl_->fs, impl_->path, v, listing.naming));
+    LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(*impl_->fs, impl_->path, v, listing.NamingOf(v)));
     VersionInfo info;
     info.version = v;
     info.timestamp_micros = m->timestamp_micros();

@@ -45,6 +45,8 @@ struct WriteParams {
   bool enable_stable_row_ids = false;
   /// Only when creating the dataset: name manifests with the V2 scheme (§1.1).
   bool enable_v2_manifest_paths = true;
+  /// Called after each new data file is complete, with its size in bytes (write progress).
+  std::function<void(int64_t file_size_bytes)> on_file_written;
 };
 
 struct ScanOptions {

@@ -91,6 +91,7 @@ Result<std::vector<pb::DataFragment>> WriteFragments(
     file->set_file_minor_version(result.version.minor);
     file->set_file_size_bytes(static_cast<uint64_t>(result.file_size_bytes));
     fragments.push_back(std::move(frag));
+    if (params.on_file_written) params.on_file_written(result.file_size_bytes);
     return Status::OK();
   };
   auto abort = [&](Status st) -> Status {

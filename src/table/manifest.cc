@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/int_util.h"
@@ -86,26 +87,39 @@ std::optional<std::pair<uint64_t, ManifestNaming>> ParseManifestFileName(std::st
   return std::make_pair(value, ManifestNaming::kV1);
 }
 
+ManifestNaming VersionListing::NamingOf(uint64_t version) const {
+  return std::binary_search(v1_versions.begin(), v1_versions.end(), version) ? ManifestNaming::kV1
+                                                                             : ManifestNaming::kV2;
+}
+
 Result<VersionListing> ListVersionFiles(io::FileSystem& fs, const std::string& root) {
   LANCEDB_ASSIGN_OR_RETURN(auto entries, fs.ListDir(io::JoinPath(root, "_versions")));
   VersionListing listing;
-  bool seen_v1 = false;
-  bool seen_v2 = false;
+  std::vector<uint64_t> v2_versions;
   for (const auto& entry : entries) {
     if (entry.is_dir) continue;
     auto parsed = ParseManifestFileName(entry.name);
     if (!parsed) continue;
-    (parsed->second == ManifestNaming::kV1 ? seen_v1 : seen_v2) = true;
     listing.versions.push_back(parsed->first);
+    (parsed->second == ManifestNaming::kV1 ? listing.v1_versions : v2_versions)
+        .push_back(parsed->first);
   }
-  if (seen_v1 && seen_v2) {
-    return Status::Corruption("Found multiple manifest naming schemes in the same directory: " +
-                              io::JoinPath(root, "_versions"));
+  auto sort_unique = [](std::vector<uint64_t>* v) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  };
+  sort_unique(&listing.versions);
+  sort_unique(&listing.v1_versions);
+  sort_unique(&v2_versions);
+  if (!v2_versions.empty()) {
+    // A version under both names is mid-migration: its V2 copy is complete (it was published
+    // atomically), so read that one.
+    std::vector<uint64_t> only_v1;
+    std::set_difference(listing.v1_versions.begin(), listing.v1_versions.end(), v2_versions.begin(),
+                        v2_versions.end(), std::back_inserter(only_v1));
+    listing.v1_versions = std::move(only_v1);
   }
-  listing.naming = seen_v1 ? ManifestNaming::kV1 : ManifestNaming::kV2;
-  std::sort(listing.versions.begin(), listing.versions.end());
-  listing.versions.erase(std::unique(listing.versions.begin(), listing.versions.end()),
-                         listing.versions.end());
+  if (!listing.versions.empty()) listing.naming = listing.NamingOf(listing.versions.back());
   return listing;
 }
 

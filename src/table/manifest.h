@@ -62,12 +62,29 @@ std::optional<std::pair<uint64_t, ManifestNaming>> ParseManifestFileName(std::st
 
 /// The versions present in `{root}/_versions`, ascending, and the naming scheme they use.
 struct VersionListing {
+  /// The naming of the newest version (V2 for an empty listing).
   ManifestNaming naming = ManifestNaming::kV2;
   std::vector<uint64_t> versions;
+  /// Versions named with the V1 scheme (only), ascending. Empty unless the table uses V1
+  /// naming or a migration to V2 (MigrateManifestNamingToV2) was cut short; a version present
+  /// under both names (the copy made, the original not yet deleted) counts as V2.
+  std::vector<uint64_t> v1_versions;
+
+  /// How `version` (one of `versions`) is named.
+  ManifestNaming NamingOf(uint64_t version) const;
 };
-/// List the manifests of the dataset at `root`. An empty listing means no dataset.
-/// Corruption when the directory mixes both naming schemes.
+/// List the manifests of the dataset at `root`. An empty listing means no dataset. A
+/// directory mixing both naming schemes (an interrupted migration) is listed, each version
+/// under the name it has; LanceDB refuses such a directory until the migration is rerun.
 Result<VersionListing> ListVersionFiles(io::FileSystem& fs, const std::string& root);
+
+/// Rename every manifest of the dataset at `root` named with the V1 scheme to the V2 scheme
+/// (LanceDB's migrate_manifest_paths_v2); a no-op when there is none. A crash in the middle
+/// leaves a table this library reads, and a later call finishes the migration (see the .cc).
+/// Must not run while others write the table: a writer that read the V1 names may still
+/// commit a V1-named manifest (a later call migrates it too). Corruption when a version has
+/// two different manifests under the two names.
+Status MigrateManifestNamingToV2(io::FileSystem& fs, const std::string& root);
 
 /// The newest version of the dataset at `root` and its naming, found without listing
 /// `_versions/` where it can be: from the version hint, probing the manifests after it until

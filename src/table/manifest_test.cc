@@ -56,16 +56,27 @@ TEST(ManifestNaming, V1AndV2Names) {
   EXPECT_FALSE(ParseManifestFileName(".manifest").has_value());
 }
 
-TEST(ManifestNaming, RefusesMixedSchemes) {
+// A directory mixing both schemes is what an interrupted migration to V2 leaves
+// (manifest_migration.cc): each version is listed under the name it has, the V2 copy when a
+// version has both.
+TEST(ManifestNaming, ListsMixedSchemesOfAnInterruptedMigration) {
   auto fs = io::MemoryFileSystem();
   std::string root = testing::MemPath("mixed");
-  ASSERT_OK(fs->WriteFile(root + "/_versions/1.manifest", std::string_view("x")));
-  ASSERT_OK(
-      fs->WriteFile(root + "/_versions/18446744073709551613.manifest", std::string_view("x")));
-  auto listing = ListVersionFiles(*fs, root);
-  ASSERT_FALSE(listing.ok());
-  EXPECT_TRUE(listing.status().IsCorruption()) << listing.status().ToString();
-  EXPECT_NE(listing.status().message().find("multiple manifest naming schemes"), std::string::npos);
+  for (uint64_t v : {1, 2}) {
+    ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(v, ManifestNaming::kV2),
+                            std::string_view("x")));
+  }
+  for (uint64_t v : {2, 3}) {
+    ASSERT_OK(fs->WriteFile(root + "/_versions/" + ManifestFileName(v, ManifestNaming::kV1),
+                            std::string_view("x")));
+  }
+  ASSERT_OK_AND_ASSIGN(auto listing, ListVersionFiles(*fs, root));
+  EXPECT_EQ(listing.versions, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(listing.v1_versions, (std::vector<uint64_t>{3}));
+  EXPECT_EQ(listing.naming, ManifestNaming::kV1);  // the newest version's
+  EXPECT_EQ(listing.NamingOf(1), ManifestNaming::kV2);
+  EXPECT_EQ(listing.NamingOf(2), ManifestNaming::kV2);
+  EXPECT_EQ(listing.NamingOf(3), ManifestNaming::kV1);
 }
 
 TEST(Manifest, ContainerRoundTripWithTransactionAndIndices) {

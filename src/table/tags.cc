@@ -47,9 +47,9 @@ Result<uint64_t> ManifestSize(io::FileSystem& fs, const std::string& root, uint6
     return Status::NotFound("Version " + std::to_string(version) +
                             " does not exist (latest version: " + latest + ")");
   }
-  LANCEDB_ASSIGN_OR_RETURN(int64_t size,
-                           fs.GetSize(io::JoinPath(io::JoinPath(root, "_versions"),
-                                                   ManifestFileName(version, listing.naming))));
+  LANCEDB_ASSIGN_OR_RETURN(
+      int64_t size, fs.GetSize(io::JoinPath(io::JoinPath(root, "_versions"),
+                                            ManifestFileName(version, listing.NamingOf(version)))));
   return static_cast<uint64_t>(size);
 }
 

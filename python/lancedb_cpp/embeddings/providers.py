@@ -17,6 +17,9 @@ from .registry import register
 class _Unsupported:
     """Mixin: constructing the class raises NotImplementedError."""
 
+    # A whole-class stub (see lancedb_cpp._not_yet): no instance can exist.
+    __lancedb_cpp_not_yet__ = "hosted/model embeddings"
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError(
             f"{type(self).__name__}: hosted/model embeddings are not supported by lancedb_cpp "

@@ -12,6 +12,8 @@ from datetime import timedelta
 from enum import Enum
 from typing import Dict, List, Optional
 
+from .._not_yet import REMOTE, unsupported_class
+
 __all__ = [
     "ClientConfig",
     "HeaderProvider",
@@ -93,3 +95,7 @@ class OAuthConfig:
     client_secret: Optional[str] = None
     managed_identity_client_id: Optional[str] = None
     refresh_buffer_secs: Optional[int] = None
+
+
+# Connections to remote databases (``db://``) are not built yet: constructing one raises.
+RemoteDBConnection = unsupported_class("RemoteDBConnection", REMOTE, __name__)

@@ -14,6 +14,9 @@ from .base import Reranker
 
 
 class _HostedReranker(Reranker):
+    # A whole-class stub (see lancedb_cpp._not_yet): no instance can exist.
+    __lancedb_cpp_not_yet__ = "hosted/model rerankers"
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         _unsupported(type(self))
 

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Native functions for table statistics, manifest naming and adding rows with progress
+// reports, registered on lancedb_cpp._native by native.cc. They take the Table as first
+// argument; the Python API (lancedb_cpp/table.py, _stats.py, _write_progress.py) wraps them.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "arrow_capsule.h"
+#include "lancedb/lancedb.h"
+#include "native_evolution.h"
+
+namespace nb = nanobind;
+
+namespace lancedb::python {
+namespace {
+
+/// LanceDB's stats() dict: {total_bytes, num_rows, num_indices, fragment_stats: {num_fragments,
+/// num_small_fragments, lengths: {min, max, mean, p25, p50, p75, p99}}}.
+nb::dict StatsPy(const Table& table) {
+  TableStatistics stats = CallWithoutGil([&] { return table.Stats(); });
+  const FragmentSummaryStats& l = stats.fragment_stats.lengths;
+  nb::dict lengths;
+  lengths["min"] = l.min;
+  lengths["max"] = l.max;
+  lengths["mean"] = l.mean;
+  lengths["p25"] = l.p25;
+  lengths["p50"] = l.p50;
+  lengths["p75"] = l.p75;
+  lengths["p99"] = l.p99;
+  nb::dict fragments;
+  fragments["num_fragments"] = stats.fragment_stats.num_fragments;
+  fragments["num_small_fragments"] = stats.fragment_stats.num_small_fragments;
+  fragments["lengths"] = lengths;
+  nb::dict d;
+  d["total_bytes"] = stats.total_bytes;
+  d["num_rows"] = stats.num_rows;
+  d["num_indices"] = stats.num_indices;
+  d["fragment_stats"] = fragments;
+  return d;
+}
+
+/// LanceDB's progress dict: {output_rows, output_bytes, total_rows, elapsed_seconds,
+/// active_tasks, total_tasks, done}.
+nb::dict ProgressDict(const WriteProgress& p) {
+  nb::dict d;
+  d["output_rows"] = p.output_rows;
+  d["output_bytes"] = p.output_bytes;
+  if (p.total_rows) {
+    d["total_rows"] = *p.total_rows;
+  } else {
+    d["total_rows"] = nb::none();
+  }
+  d["elapsed_seconds"] = std::chrono::duration<double>(p.elapsed).count();
+  d["active_tasks"] = p.active_tasks;
+  d["total_tasks"] = p.total_tasks;
+  d["done"] = p.done;
+  return d;
+}
+
+/// Add rows, calling `callback(dict)` with each progress report under the GIL. As in LanceDB,
+/// an exception of the callback does not stop the add (it goes to sys.unraisablehook).
+uint64_t AddWithProgressPy(Table& table, nb::handle data, const std::string& mode,
+                           std::optional<uint64_t> total_rows, nb::object callback) {
+  AddOptions options;
+  if (mode == "append") {
+    options.mode = AddMode::kAppend;
+  } else if (mode == "overwrite") {
+    options.mode = AddMode::kOverwrite;
+  } else {
+    throw nb::value_error(("mode must be 'append' or 'overwrite', got '" + mode + "'").c_str());
+  }
+  options.total_rows = total_rows;
+  auto held = std::make_shared<nb::object>(std::move(callback));
+  options.progress = [held](const WriteProgress& p) {
+    nb::gil_scoped_acquire acquire;
+    try {
+      (*held)(ProgressDict(p));
+    } catch (nb::python_error& e) {
+      e.discard_as_unraisable("lancedb_cpp add progress callback");
+    }
+  };
+  ArrowArrayStream stream = TakeStream(data);
+  // The callback is released on return, with the GIL held.
+  return CallWithoutGil([&] { return table.Add(&stream, options); }).version;
+}
+
+}  // namespace
+
+void RegisterTableInfo(nb::module_& m) {
+  m.def("table_stats", &StatsPy, nb::arg("table"),
+        "Table statistics as LanceDB's stats() dict, for the version the table reads.");
+  m.def(
+      "uses_v2_manifest_paths",
+      [](const Table& table) {
+        return CallWithoutGil([&] { return table.UsesV2ManifestPaths(); });
+      },
+      nb::arg("table"), "Whether the newest manifest is named with the V2 scheme.");
+  m.def(
+      "migrate_manifest_paths_v2",
+      [](Table& table) { CallWithoutGil([&] { return table.MigrateManifestPathsV2(); }); },
+      nb::arg("table"), "Rename V1-named manifests to the V2 scheme.");
+  m.def("add_with_progress", &AddWithProgressPy, nb::arg("table"), nb::arg("data"), nb::arg("mode"),
+        nb::arg("total_rows").none(), nb::arg("callback"),
+        "Add rows from an Arrow stream, reporting progress to callback(dict); the new version.");
+}
+
+}  // namespace lancedb::python
