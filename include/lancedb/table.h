@@ -109,7 +109,7 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual ~Table() = default;
 
   virtual const std::string& name() const = 0;
-  /// The table's location (a directory ending in `.lance`).
+  /// The table's location (a directory ending in `.lance`; the table's root on a branch too).
   virtual std::string uri() const = 0;
   /// Export the schema of the current version.
   virtual Status GetSchema(ArrowSchema* out) const = 0;

@@ -43,7 +43,7 @@ def _wrap(table: "Table", inner: Any, version: Optional[int]) -> "Table":
     """A handle of the same kind as `table` on `inner` (pinned to `version` when given)."""
     from .table import Table
 
-    handle = Table(table._conn, inner)
+    handle = Table(table._conn, table.name, _inner=inner)
     if version is not None:
         handle._pinned = version
     return handle
@@ -53,8 +53,8 @@ class Branches:
     """A table's branches (``Table.branches``): isolated, writable lines of history created
     from a version of another branch. ``"main"`` (or ``""``) names the main branch."""
 
-    def __init__(self, table: "Table"):
-        self._table = table
+    def __init__(self, parent: "Table"):
+        self._table = parent
 
     def list(self) -> Dict[str, Dict[str, Any]]:
         """Every branch: ``{name: {"parent_branch", "parent_version", "manifest_size"}}``
@@ -190,7 +190,7 @@ def open_table(
 
     branch = _check_name(branch, "branch")
     version = _check_version(version, "version")
-    table = Table(conn, _native.open_branch(conn._inner, name, branch, version))
+    table = Table(conn, name, _inner=_native.open_branch(conn._inner, name, branch, version))
     if version is not None:
         table._pinned = version
     return table
@@ -226,4 +226,4 @@ def clone_table(
     inner = _native.clone_table(
         conn._inner, target_table_name, source_uri, source_version, source_tag, is_shallow
     )
-    return Table(conn, inner)
+    return Table(conn, target_table_name, _inner=inner)

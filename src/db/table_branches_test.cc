@@ -340,6 +340,7 @@ TEST_F(BranchTest, ConflictingCherryPickFailsAndCommitsNothing) {
 
 TEST_F(BranchTest, CherryPickCarriesNewColumnsAndIndexes) {
   auto exp = *main_->CreateBranch("exp");
+  Add(exp, 100, 5);  // fragment 2, which keeps its id on main: the index stays right
   ASSERT_TRUE(exp->CreateScalarIndex("id", ScalarIndexType::kBTree).ok());
   AddColumnsRequest add;
   add.transform = ColumnTransform::SqlExpressions({{"double_id", "id * 2"}});
@@ -357,8 +358,32 @@ TEST_F(BranchTest, CherryPickCarriesNewColumnsAndIndexes) {
   ASSERT_EQ(done->status, CherryPickStatus::kCherryPicked) << CherryPickResultToJson(*done);
   EXPECT_EQ(done->promoted_columns, std::vector<std::string>{"double_id"});
   EXPECT_EQ(*main_->CountRows("double_id = 14"), 1);
-  EXPECT_EQ(*main_->CountRows(), 19);
-  EXPECT_EQ(main_->ListIndices()->size(), 1u);
+  EXPECT_EQ(*main_->CountRows(), 24);
+  ASSERT_EQ(main_->ListIndices()->size(), 1u);
+  EXPECT_EQ(*main_->CountRows("id = 102"), 1);
+  EXPECT_EQ(*main_->CountRows("id = 1"), 0);
+  EXPECT_EQ(*main_->CountRows("id > 8 AND id < 101"), 12);
+}
+
+TEST_F(BranchTest, IndexOverRenumberedFragmentsIsNotReplayed) {
+  auto exp = *main_->CreateBranch("exp");
+  Add(exp, 100, 5);  // fragment 2 on the branch
+  ASSERT_TRUE(exp->CreateScalarIndex("id", ScalarIndexType::kBTree).ok());
+  Add(main_, 200, 5);  // main's own fragment 2: the branch's becomes 3 on main
+  auto result = main_->CherryPick("exp");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->status, CherryPickStatus::kNotImplemented);
+  ASSERT_EQ(result->diff.errors.size(), 1u);
+  EXPECT_EQ(result->diff.errors[0].code, "notImplemented");
+  EXPECT_EQ(*main_->version(), 3u);
+  EXPECT_TRUE(main_->ListIndices()->empty());
+  // Without the index the rows replay, renumbered.
+  ASSERT_TRUE(exp->DropIndex("id_idx").ok());
+  auto done = main_->CherryPick("exp");
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->status, CherryPickStatus::kCherryPicked) << CherryPickResultToJson(*done);
+  EXPECT_EQ(*main_->CountRows(), 30);
+  EXPECT_TRUE(main_->ListIndices()->empty());
 }
 
 TEST_F(BranchTest, NewColumnsOnTheBranchConflictWithAnAppendOnMain) {

@@ -6,6 +6,8 @@
 
 #include "table/cherry_pick.h"
 
+#include <set>
+
 #include "table/cherry_pick_replay.h"
 #include "table/commit.h"
 #include "table/conflicts.h"
@@ -127,6 +129,26 @@ Status RecordFailure(const ReplayOperation& op, const Status& st, CherryPickOutc
   return st;
 }
 
+/// Index segments the branch created and later removed (by a drop, a replace, an optimize or a
+/// compaction's remap): their files need not reach the target.
+std::set<std::string> TransientIndices(const std::vector<pb::Transaction>& txns) {
+  std::set<std::string> created, transient;
+  for (const auto& txn : txns) {
+    if (txn.has_create_index()) {
+      for (const auto& m : txn.create_index().new_indices()) created.insert(m.uuid().uuid());
+      for (const auto& m : txn.create_index().removed_indices()) {
+        if (created.count(m.uuid().uuid())) transient.insert(m.uuid().uuid());
+      }
+    } else if (txn.has_rewrite()) {
+      for (const auto& ri : txn.rewrite().rewritten_indices()) {
+        if (created.count(ri.old_id().uuid())) transient.insert(ri.old_id().uuid());
+        created.insert(ri.new_id().uuid());
+      }
+    }
+  }
+  return transient;
+}
+
 struct History {
   std::vector<pb::Transaction> source_txns;                       // versions fork+1 .. source
   std::vector<ManifestPtr> source_manifests;                      // versions fork .. source
@@ -137,6 +159,8 @@ struct History {
 Result<std::optional<History>> LoadHistory(const Dataset& target, const Dataset& source,
                                            uint64_t fork, CherryPickOutcome* out) {
   io::FileSystem& fs = *source.fs();
+  LANCEDB_ASSIGN_OR_RETURN(auto source_listing, ListVersionFiles(fs, source.path()));
+  LANCEDB_ASSIGN_OR_RETURN(auto target_listing, ListVersionFiles(*target.fs(), target.path()));
   History h;
   auto missing = [&](const std::string& what) -> Result<std::optional<History>> {
     out->history_available = false;
@@ -146,7 +170,7 @@ Result<std::optional<History>> LoadHistory(const Dataset& target, const Dataset&
     return std::optional<History>();
   };
   for (uint64_t v = fork; v <= source.version(); ++v) {
-    auto m = ReadManifest(fs, source.path(), v, source.manifest_naming());
+    auto m = ReadManifest(fs, source.path(), v, source_listing.NamingOf(v));
     if (!m.ok()) {
       if (m.status().IsNotFound())
         return missing("Version " + std::to_string(v) + " of the branch");
@@ -164,7 +188,8 @@ Result<std::optional<History>> LoadHistory(const Dataset& target, const Dataset&
     h.source_txns.push_back(std::move(*txn));
   }
   for (uint64_t v = fork + 1; v <= target.version(); ++v) {
-    auto txn = ReadVersionTransaction(*target.fs(), target.path(), v, target.manifest_naming());
+    auto txn =
+        ReadVersionTransaction(*target.fs(), target.path(), v, target_listing.NamingOf(v));
     if (!txn.ok() && !txn.status().IsNotFound()) return txn.status();
     if (!txn.ok() || !txn->has_value()) {
       return missing("The transaction of version " + std::to_string(v) + " of the target");
@@ -211,6 +236,7 @@ Result<CherryPickOutcome> CherryPickCommits(const DatasetPtr& target, const Data
     }
   }
   ReplayContext ctx;
+  ctx.transient_indices = TransientIndices(history->source_txns);
   ctx.fs = target->fs();
   ctx.target_root = target->path();
   ctx.source_root = source->path();

@@ -213,6 +213,17 @@ std::string ReplayOperation::RemapBitmap(const std::string& bitmap,
 
 Result<pb::IndexMetadata> ReplayOperation::RelocateIndex(CommitAttempt* a,
                                                          const pb::IndexMetadata& index) {
+  for (uint32_t id : BitmapIds(index.fragment_bitmap())) {
+    const uint64_t t = MapId(id);
+    if (id >= ctx_->boundary && t != kUnmapped && t != id) {
+      return Status::NotSupported(
+          "Replaying index '" + index.name() + "' is not supported: it covers " + Frag(id) +
+          ", which gets id " + std::to_string(t) +
+          " on the target (the target added fragments since the fork), and index files name "
+          "rows by fragment id; drop the index on the branch and build it after the "
+          "cherry-pick");
+    }
+  }
   pb::IndexMetadata copy = index;
   const std::string uuid = IndexUuidString(index);
   LANCEDB_ASSIGN_OR_RETURN(
@@ -259,7 +270,10 @@ Status ReplayOperation::BuildAppend(
   const bool stable = UsesStableRowIds(a->manifest);
   for (const auto& frag : fragments) {
     pb::DataFragment copy = frag;
-    const uint64_t id = NextFragmentId(a->manifest);
+    // The branch's id when the target has not used it: index files that cover the fragment
+    // (by row address) stay right.
+    const uint64_t next = NextFragmentId(a->manifest);
+    const uint64_t id = frag.id() >= next ? frag.id() : next;
     copy.set_id(id);
     state_.id_map[frag.id()] = id;
     LANCEDB_RETURN_NOT_OK(RelocateFragment(a, frag.id(), &copy));
@@ -400,6 +414,7 @@ Status ReplayOperation::BuildCreateIndex(CommitAttempt* a) {
   std::set<std::string> known;  // segments the branch knew before this commit
   for (const auto& m : prev_->index_section().indices()) known.insert(m.uuid().uuid());
   for (const auto& added : ci.new_indices()) {
+    if (ctx_->transient_indices.count(added.uuid().uuid())) continue;
     for (const auto& existing : a->indices.indices()) {
       if (existing.name() == added.name() && !known.count(existing.uuid().uuid())) {
         return Conflict("indexChanged",
@@ -486,6 +501,9 @@ Status ReplayOperation::BuildRewrite(CommitAttempt* a) {
   }
   auto* indices = a->indices.mutable_indices();
   for (const auto& ri : rw.rewritten_indices()) {
+    // A segment the branch created (and so did not replay) or drops later is not on the target.
+    const bool old_replayed = !ctx_->transient_indices.count(ri.old_id().uuid());
+    const bool new_replayed = !ctx_->transient_indices.count(ri.new_id().uuid());
     auto old_it = std::find_if(indices->begin(), indices->end(), [&](const pb::IndexMetadata& m) {
       return m.uuid().uuid() == ri.old_id().uuid();
     });
@@ -493,11 +511,14 @@ Status ReplayOperation::BuildRewrite(CommitAttempt* a) {
     auto new_it = std::find_if(src.begin(), src.end(), [&](const pb::IndexMetadata& m) {
       return m.uuid().uuid() == ri.new_id().uuid();
     });
-    if (old_it == indices->end() || new_it == src.end()) {
+    if ((old_replayed && old_it == indices->end()) || (new_replayed && new_it == src.end())) {
       return Conflict("indexChanged",
                       "An index the branch's compaction rewrote was changed on the target");
     }
-    LANCEDB_ASSIGN_OR_RETURN(*old_it, RelocateIndex(a, *new_it));
+    if (old_replayed) indices->erase(old_it);
+    if (new_replayed) {
+      LANCEDB_ASSIGN_OR_RETURN(*indices->Add(), RelocateIndex(a, *new_it));
+    }
     *out->add_rewritten_indices() = ri;
   }
   // Other segments stop covering the fragments that are gone.

@@ -38,6 +38,8 @@ struct ReplayContext {
   std::string label;
   /// Files already copied into the target (destination paths).
   std::set<std::string> copied;
+  /// Index segments (uuid bytes) the branch created and dropped again: not replayed.
+  std::set<std::string> transient_indices;
 };
 
 /// A conflict found while rebuilding: `code` is LanceDB's CherryPickErrorCode.

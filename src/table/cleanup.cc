@@ -77,7 +77,7 @@ Status AddDatasetReferences(io::FileSystem& fs, const std::string& path, const s
                             std::set<std::string>* refs) {
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, path));
   for (uint64_t v : listing.versions) {
-    auto m = ReadManifest(fs, path, v, listing.naming);
+    auto m = ReadManifest(fs, path, v, listing.NamingOf(v));
     if (!m.ok()) {
       if (m.status().IsNotFound()) continue;  // cleaned up meanwhile
       return m.status();
