@@ -125,6 +125,20 @@ void DiffIndexes(const std::vector<IndexInfo>& main, const std::vector<IndexInfo
   }
 }
 
+/// Whether the branch described by `contents` was created from `parent` (nullopt: main) as it
+/// is now, not from an earlier branch of the same name.
+Result<bool> CreatedFrom(io::FileSystem& fs, const std::string& root,
+                         const table::BranchContents& contents,
+                         const std::optional<std::string>& parent) {
+  if (contents.parent_branch != parent) return false;
+  if (!parent) return true;
+  LANCEDB_ASSIGN_OR_RETURN(auto mine, table::GetBranch(fs, root, *parent));
+  const auto& a = mine.identifier;
+  const auto& b = contents.identifier;
+  return a.empty() || b.empty() ||
+         (a.size() < b.size() && std::equal(a.begin(), a.end(), b.begin()));
+}
+
 CherryPickStatus ParseStatus(const std::string& s) {
   if (s == "ready") return CherryPickStatus::kReady;
   if (s == "cherryPicked") return CherryPickStatus::kCherryPicked;
@@ -215,29 +229,13 @@ Result<CherryPickResult> LocalTable::RunCherryPick(const std::string& from_branc
   BranchDiff& diff = result.diff;
   diff.from_branch = from.value_or("main");
   diff.parent_version = contents.parent_version;
-  diff.main_version = target->version();
-  diff.branch_version = source->version();
-  LANCEDB_ASSIGN_OR_RETURN(int64_t main_rows, target->CountRows());
-  LANCEDB_ASSIGN_OR_RETURN(int64_t branch_rows, source->CountRows());
-  diff.row_count_main = static_cast<uint64_t>(main_rows);
-  diff.row_count_branch = static_cast<uint64_t>(branch_rows);
-  DiffColumns(*target->schema(), *source->schema(), &diff);
-  LANCEDB_ASSIGN_OR_RETURN(auto main_indexes, Sibling(target, target->version())->ListIndices());
-  LANCEDB_ASSIGN_OR_RETURN(auto branch_indexes, Sibling(source, source->version())->ListIndices());
-  DiffIndexes(main_indexes, branch_indexes, &diff);
-  for (const auto& c : diff.added_columns) result.promoted_columns.push_back(c.name);
+  LANCEDB_RETURN_NOT_OK(DescribeDiff(target, source, &result));
 
-  bool related = from && contents.parent_branch == self;
-  if (related && self) {
-    // The handle's branch must be the one `from` was created from, not a re-creation of it.
-    LANCEDB_ASSIGN_OR_RETURN(auto mine, table::GetBranch(fs, root, *self));
-    related =
-        mine.identifier.empty() || contents.identifier.empty() ||
-        (mine.identifier.size() < contents.identifier.size() &&
-         std::equal(mine.identifier.begin(), mine.identifier.end(), contents.identifier.begin()));
+  bool related = false;
+  if (from) {
+    LANCEDB_ASSIGN_OR_RETURN(related, CreatedFrom(fs, root, contents, self));
   }
   if (!related) {
-    diff.base_moved = diff.main_version != diff.parent_version;
     result.status = CherryPickStatus::kFailed;
     diff.errors.push_back(
         {"parentNotMain", "Branch " + BranchLabel(from) + " was not created from " +
@@ -246,7 +244,6 @@ Result<CherryPickResult> LocalTable::RunCherryPick(const std::string& from_branc
                               "from"});
     return result;
   }
-  diff.base_moved = diff.main_version != diff.parent_version;
   if (!dry_run) {
     LANCEDB_RETURN_NOT_OK(CheckWritable());
   }
@@ -266,6 +263,24 @@ Result<CherryPickResult> LocalTable::RunCherryPick(const std::string& from_branc
     LANCEDB_ASSIGN_OR_RETURN(*committed, LatestForWrite());
   }
   return result;
+}
+
+Status LocalTable::DescribeDiff(const table::DatasetPtr& target, const table::DatasetPtr& source,
+                                CherryPickResult* result) const {
+  BranchDiff& diff = result->diff;
+  diff.main_version = target->version();
+  diff.branch_version = source->version();
+  diff.base_moved = diff.main_version != diff.parent_version;
+  LANCEDB_ASSIGN_OR_RETURN(int64_t main_rows, target->CountRows());
+  LANCEDB_ASSIGN_OR_RETURN(int64_t branch_rows, source->CountRows());
+  diff.row_count_main = static_cast<uint64_t>(main_rows);
+  diff.row_count_branch = static_cast<uint64_t>(branch_rows);
+  DiffColumns(*target->schema(), *source->schema(), &diff);
+  LANCEDB_ASSIGN_OR_RETURN(auto main_indexes, Sibling(target, target->version())->ListIndices());
+  LANCEDB_ASSIGN_OR_RETURN(auto branch_indexes, Sibling(source, source->version())->ListIndices());
+  DiffIndexes(main_indexes, branch_indexes, &diff);
+  for (const auto& c : diff.added_columns) result->promoted_columns.push_back(c.name);
+  return Status::OK();
 }
 
 Result<BranchDiff> LocalTable::DiffBranch(const std::string& from_branch) const {

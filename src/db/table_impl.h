@@ -116,6 +116,10 @@ class LocalTable : public Table {
   table::DatasetPtr Current() const LANCEDB_EXCLUDES(mu_);
   /// A handle on `dataset` sharing this handle's name and settings.
   std::shared_ptr<Table> Sibling(table::DatasetPtr dataset, std::optional<uint64_t> pinned) const;
+  /// Fill the versions, row counts, columns and indexes of a diff of `source` against
+  /// `target` (result->diff.parent_version set), and the columns a cherry-pick promotes.
+  Status DescribeDiff(const table::DatasetPtr& target, const table::DatasetPtr& source,
+                      CherryPickResult* result) const;
   /// Diff (and, unless dry_run, apply) a cherry-pick of `from_branch` onto this handle's branch.
   Result<CherryPickResult> RunCherryPick(const std::string& from_branch, bool dry_run,
                                          table::DatasetPtr* committed) const;

@@ -188,8 +188,7 @@ Result<std::optional<History>> LoadHistory(const Dataset& target, const Dataset&
     h.source_txns.push_back(std::move(*txn));
   }
   for (uint64_t v = fork + 1; v <= target.version(); ++v) {
-    auto txn =
-        ReadVersionTransaction(*target.fs(), target.path(), v, target_listing.NamingOf(v));
+    auto txn = ReadVersionTransaction(*target.fs(), target.path(), v, target_listing.NamingOf(v));
     if (!txn.ok() && !txn.status().IsNotFound()) return txn.status();
     if (!txn.ok() || !txn->has_value()) {
       return missing("The transaction of version " + std::to_string(v) + " of the target");

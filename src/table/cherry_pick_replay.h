@@ -88,6 +88,16 @@ class ReplayOperation : public Operation {
   Status BuildAppend(CommitAttempt* a,
                      const google::protobuf::RepeatedPtrField<pb::DataFragment>& fragments,
                      google::protobuf::RepeatedPtrField<pb::DataFragment>* out);
+  /// Check that the fragment the source changed is on the target unchanged since the fork.
+  Status CheckShared(CommitAttempt* a, uint64_t source_id, pb::DataFragment** target,
+                     const pb::DataFragment** prev);
+  /// Replay the deletion vector the source gave fragment `updated` (merged with the target's).
+  Status ApplyDeletions(CommitAttempt* a, const pb::DataFragment& updated,
+                        google::protobuf::RepeatedPtrField<pb::DataFragment>* updated_out,
+                        google::protobuf::RepeatedField<uint64_t>* removed_out);
+  /// Replay the removal of fragment `source_id` (all its rows deleted).
+  Status ApplyRemoval(CommitAttempt* a, uint64_t source_id,
+                      google::protobuf::RepeatedField<uint64_t>* removed_out);
   Status BuildDeletions(CommitAttempt* a,
                         const google::protobuf::RepeatedPtrField<pb::DataFragment>& updated,
                         const google::protobuf::RepeatedField<uint64_t>& removed,
@@ -109,6 +119,18 @@ class ReplayOperation : public Operation {
   uint64_t version_;
   std::optional<ReplayConflict> conflict_;
 };
+
+namespace replay_detail {
+/// MapId's answer for a source fragment the replay has not placed on the target.
+inline constexpr uint64_t kUnmapped = ~uint64_t{0};
+/// Decode / encode a portable 32-bit Roaring bitmap of fragment ids.
+std::vector<uint32_t> BitmapIds(const std::string& bytes);
+std::string EncodeIds(std::vector<uint32_t> ids);
+bool HasFragment(const pb::Manifest& m, uint64_t id);
+void RemoveFragment(pb::Manifest* m, uint64_t id);
+/// "fragment N", for messages.
+std::string Frag(uint64_t id);
+}  // namespace replay_detail
 
 /// Whether two copies of a fragment hold the same data files (same names and fields, wherever
 /// they are reached from) and the same deletion file.
