@@ -97,17 +97,31 @@ std::string_view ScalarIndexTypeName(ScalarIndexType type);
 /// Parse "BTREE", "btree", "BITMAP", "LABEL_LIST", "LabelList", ... InvalidArgument otherwise.
 Result<ScalarIndexType> ParseScalarIndexType(std::string_view name);
 
-/// One index as list_indices() reports it.
+/// One index as list_indices() reports it (LanceDB's IndexConfig), its segments merged.
 struct IndexInfo {
   std::string name;
-  std::string index_type;  ///< "IVF_PQ", ...
+  std::string index_type;  ///< "IVF_PQ", "BTREE", "FTS", ...
   std::vector<std::string> columns;
-  std::string index_uuid;
+  std::string index_uuid;  ///< of the first segment in the manifest
   std::string type_url;
   std::vector<uint64_t> fragment_ids;  ///< fragments covered
-  uint64_t dataset_version = 0;        ///< version the index was built on
-  int32_t index_version = 0;
-  uint64_t created_at_millis = 0;
+  uint64_t dataset_version = 0;        ///< version the first segment was built on
+  int32_t index_version = 0;           ///< on-disk format version of the first segment
+  /// Creation time of the earliest segment, in milliseconds since the epoch; nullopt when no
+  /// segment records one.
+  std::optional<uint64_t> created_at_millis;
+  /// Live (not deleted) rows of the fragments the index covers.
+  int64_t num_indexed_rows = 0;
+  /// Live rows of the table the index does not cover (count_rows - num_indexed_rows).
+  int64_t num_unindexed_rows = 0;
+  /// Sum of the sizes of every segment's files as the manifest records them; nullopt when a
+  /// segment does not record its files (indices written before Lance tracked them).
+  std::optional<uint64_t> size_bytes;
+  int32_t num_segments = 0;
+  /// Type-specific details as a JSON object, as LanceDB reports them: the analysis options of
+  /// an FTS index, the metric, quantizer and graph parameters of a vector index, "{}" for
+  /// BTREE, BITMAP and LABEL_LIST; empty for an index of unknown type.
+  std::string details_json;
 };
 
 /// index_stats(name) (LanceDB's IndexStatistics).

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -200,6 +201,14 @@ class Table : public std::enable_shared_from_this<Table> {
                               std::chrono::milliseconds timeout) const = 0;
   /// Add the rows not yet covered to every vector index, without retraining.
   virtual Status OptimizeIndices(const CreateIndexOptions& options = {}) = 0;
+  /// Analyze `query` with the options stored in FTS index `index_name`, or in the only FTS
+  /// index on `column` (give exactly one; LanceDB's tokenize): tokens and positions as
+  /// lancedb::Tokenize returns them. InvalidArgument when both or neither are given, when the
+  /// column has no FTS index or several, or when no index has that name or it is not an FTS
+  /// index; NotFound for a column the schema lacks.
+  virtual Result<std::vector<std::pair<std::string, uint32_t>>> Tokenize(
+      std::string_view query, const std::optional<std::string>& column,
+      const std::optional<std::string>& index_name) const;
 
   /// Delete the rows where the SQL predicate `where` is TRUE. Commits a new version unless no
   /// row matches (then reports 0 and the current version).

@@ -582,10 +582,10 @@ class AsyncTable(_Closable):
         """Statistics of an index, or None."""
         return await self._run(self._t().index_stats, index_name)
 
-    @not_yet(nyi.FTS_TOKENIZE)
     async def tokenize(self, query: str, *, column: Optional[str] = None,
                        index_name: Optional[str] = None):
         """See the sync method of the same name."""
+        return await self._run(self._t().tokenize, query, column=column, index_name=index_name)
 
     # Writes -----------------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ installed) or to a callable ``progress(stage, fraction)``."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from . import _native
@@ -16,6 +17,27 @@ from ._unsupported import reject_unsupported
 from .index import FTS, SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
 
 _METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _index_config(d: Dict[str, Any]) -> IndexConfig:
+    """An IndexConfig from the engine's description of an index."""
+    millis = d["created_at_millis"]
+    details = d["details_json"]
+    return IndexConfig(
+        name=d["name"],
+        index_type=listed_type_name(d["index_type"]),
+        columns=list(d["columns"]),
+        index_uuid=d["index_uuid"],
+        type_url=d["type_url"],
+        created_at=None if millis is None else _EPOCH + timedelta(milliseconds=millis),
+        num_indexed_rows=d["num_indexed_rows"],
+        num_unindexed_rows=d["num_unindexed_rows"],
+        size_bytes=d["size_bytes"],
+        num_segments=d["num_segments"],
+        index_version=d["index_version"],
+        index_details=None if details is None else json.loads(details),
+    )
 
 
 def _progress_callback(progress: Any) -> Optional[Callable[[str, float], None]]:
@@ -265,16 +287,21 @@ class IndexMixin:
 
     def list_indices(self) -> List[IndexConfig]:
         """The table's indices, ordered by name."""
-        return [
-            IndexConfig(
-                name=d["name"],
-                index_type=listed_type_name(d["index_type"]),
-                columns=list(d["columns"]),
-                index_uuid=d["index_uuid"],
-                type_url=d["type_url"],
+        return [_index_config(d) for d in _native.list_indices(self._inner)]
+
+    def tokenize(
+        self, query: str, *, column: Optional[str] = None, index_name: Optional[str] = None
+    ) -> List[Any]:
+        """Tokenize `query` with the analysis options stored in the FTS index on `column` or
+        named `index_name` (exactly one of the two): a list of ``FtsToken``."""
+        from . import FtsToken
+
+        if not isinstance(query, str):
+            raise TypeError(
+                f"argument 'query': '{type(query).__name__}' object is not an instance of 'str'"
             )
-            for d in _native.list_indices(self._inner)
-        ]
+        pairs = _native.table_tokenize(self._inner, query, column=column, index_name=index_name)
+        return [FtsToken(text, position) for text, position in pairs]
 
     def index_stats(self, index_name: str) -> Optional[IndexStatistics]:
         """Statistics of an index, or None when there is no index of that name."""

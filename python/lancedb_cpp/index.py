@@ -7,6 +7,7 @@ config=...)``. Field names and defaults are LanceDB's; ``seed`` makes training r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, List, Literal, Optional
 
 from ._not_yet import unsupported_class
@@ -196,18 +197,57 @@ def listed_type_name(engine_name: str) -> str:
     return _LISTED_TYPE_NAMES.get(engine_name, engine_name)
 
 
+def _rust_debug(text: str) -> str:
+    """A string quoted and escaped as Rust's ``{:?}`` prints it (LanceDB's reprs use it)."""
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+    return '"' + "".join(escapes.get(c, c) for c in text) + '"'
+
+
 @dataclass
 class IndexConfig:
-    """One index as ``list_indices()`` reports it."""
+    """One index as ``list_indices()`` reports it: LanceDB's IndexConfig, its segments merged.
+    ``created_at`` is the earliest segment's creation time (UTC, millisecond precision),
+    ``size_bytes`` the total of the index files the manifest records, ``index_details`` the
+    type-specific parameters (FTS analysis options; vector metric, quantizer and graph)."""
 
     name: str
     index_type: str
     columns: List[str]
     index_uuid: Optional[str] = None
     type_url: Optional[str] = None
+    created_at: Optional[datetime] = None
+    num_indexed_rows: Optional[int] = None
+    num_unindexed_rows: Optional[int] = None
+    size_bytes: Optional[int] = None
+    num_segments: Optional[int] = None
+    index_version: Optional[int] = None
+    index_details: Optional[Any] = None
 
     def __getitem__(self, key):  # LanceDB's IndexConfig also reads like a dict
+        if key == "index_name":
+            key = "name"
+        if key not in self.__dataclass_fields__:
+            raise KeyError(f"Invalid key: {key}")
         return getattr(self, key)
+
+    def __repr__(self) -> str:
+        fields = [
+            f"name={_rust_debug(self.name)}",
+            f"index_type={_rust_debug(self.index_type)}",
+            f"columns=[{', '.join(_rust_debug(c) for c in self.columns)}]",
+        ]
+        for key in ("index_uuid", "type_url"):
+            if getattr(self, key) is not None:
+                fields.append(f"{key}={_rust_debug(getattr(self, key))}")
+        if self.created_at is not None:
+            fields.append(f"created_at={self.created_at!r}")
+        for key in ("num_indexed_rows", "num_unindexed_rows", "size_bytes"):
+            if getattr(self, key) is not None:
+                fields.append(f"{key}={getattr(self, key):_}")
+        for key in ("num_segments", "index_version", "index_details"):
+            if getattr(self, key) is not None:
+                fields.append(f"{key}={getattr(self, key)!r}")
+        return f"IndexConfig({', '.join(fields)})"
 
 
 @dataclass

@@ -791,12 +791,6 @@ class Table(IndexMixin):
         "whitespace", "<language code>_stem")."""
         return tokenizer_preset(tokenizer_name)
 
-    @not_yet(nyi.FTS_TOKENIZE)
-    def tokenize(
-        self, query: str, *, column: Optional[str] = None, index_name: Optional[str] = None
-    ) -> List[Any]:
-        """Tokenize `query` as the FTS index on `column` (or named `index_name`) does."""
-
     def merge(
         self,
         other_table: Any,

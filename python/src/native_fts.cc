@@ -149,9 +149,34 @@ std::vector<std::pair<std::string, uint32_t>> TokenizePy(const std::string& text
   return std::move(*r);
 }
 
+/// Table::Tokenize with LanceDB's messages: "Invalid input, ..." for a bad argument, "Schema
+/// Error: ..." for a column the table lacks.
+std::vector<std::pair<std::string, uint32_t>> TableTokenizePy(
+    const Table& table, const std::string& query, const std::optional<std::string>& column,
+    const std::optional<std::string>& index_name) {
+  if (column.has_value() == index_name.has_value()) {
+    throw nb::value_error("Specify exactly one of 'column' or 'index_name'");
+  }
+  std::optional<Result<std::vector<std::pair<std::string, uint32_t>>>> r;
+  {
+    nb::gil_scoped_release release;
+    r.emplace(table.Tokenize(query, column, index_name));
+  }
+  if (r->status().IsNotFound())
+    throw nb::value_error(("Schema Error: " + r->status().message()).c_str());
+  if (r->status().IsInvalidArgument()) {
+    throw nb::value_error(("Invalid input, " + r->status().message()).c_str());
+  }
+  if (!r->ok()) RaiseStatus(r->status());
+  return std::move(**r);
+}
+
 }  // namespace
 
 void BindFullTextSearch(nb::module_& m) {
+  m.def("table_tokenize", &TableTokenizePy, nb::arg("table"), nb::arg("query"),
+        nb::arg("column") = nb::none(), nb::arg("index_name") = nb::none(),
+        "Tokenize `query` with the options of a table's FTS index: (text, position) pairs.");
   auto query_args = [] {
     return std::make_tuple(nb::arg("table"), nb::arg("query_json"), nb::arg("filter") = nb::none(),
                            nb::arg("columns") = nb::none(), nb::arg("limit") = nb::none(),

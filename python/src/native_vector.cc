@@ -164,7 +164,13 @@ std::vector<nb::dict> ListIndicesPy(const Table& table) {
     d["fragment_ids"] = info.fragment_ids;
     d["dataset_version"] = info.dataset_version;
     d["index_version"] = info.index_version;
-    d["created_at_millis"] = info.created_at_millis;
+    d["created_at_millis"] =
+        info.created_at_millis ? nb::cast(*info.created_at_millis) : nb::none();
+    d["num_indexed_rows"] = info.num_indexed_rows;
+    d["num_unindexed_rows"] = info.num_unindexed_rows;
+    d["size_bytes"] = info.size_bytes ? nb::cast(*info.size_bytes) : nb::none();
+    d["num_segments"] = info.num_segments;
+    d["details_json"] = info.details_json.empty() ? nb::none() : nb::cast(info.details_json);
     out.push_back(std::move(d));
   }
   return out;

@@ -53,6 +53,9 @@ class LocalTable : public Table {
   Status CreateFtsIndex(const std::string& column, const FtsIndexConfig& config,
                         const CreateIndexOptions& options) override;
   Result<std::vector<IndexInfo>> ListIndices() const override;
+  Result<std::vector<std::pair<std::string, uint32_t>>> Tokenize(
+      std::string_view query, const std::optional<std::string>& column,
+      const std::optional<std::string>& index_name) const override;
   Result<IndexStatistics> IndexStats(const std::string& name) const override;
   Status DropIndex(const std::string& name) override;
   Status WaitForIndex(const std::vector<std::string>& names,

@@ -70,6 +70,19 @@ Result<std::vector<IndexInfo>> LocalTable::ListIndices() const {
   return index::ListIndices(*ds);
 }
 
+Result<std::vector<std::pair<std::string, uint32_t>>> LocalTable::Tokenize(
+    std::string_view query, const std::optional<std::string>& column,
+    const std::optional<std::string>& index_name) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  LANCEDB_ASSIGN_OR_RETURN(auto params, index::FindFtsIndexParams(*ds, column, index_name));
+  LANCEDB_ASSIGN_OR_RETURN(auto analyzer, index::fts::Analyzer::Make(params.analyzer));
+  std::vector<index::fts::Token> tokens;
+  analyzer->Analyze(query, &tokens);
+  std::vector<std::pair<std::string, uint32_t>> out;
+  for (auto& t : tokens) out.emplace_back(std::move(t.text), t.position - tokens[0].position);
+  return out;
+}
+
 Result<IndexStatistics> LocalTable::IndexStats(const std::string& name) const {
   LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
   return index::GetIndexStatistics(*ds, name);
@@ -121,3 +134,12 @@ Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
 }
 
 }  // namespace lancedb::db
+
+namespace lancedb {
+
+Result<std::vector<std::pair<std::string, uint32_t>>> Table::Tokenize(
+    std::string_view, const std::optional<std::string>&, const std::optional<std::string>&) const {
+  return Status::NotSupported("tokenize is not supported by this table");
+}
+
+}  // namespace lancedb

@@ -291,6 +291,53 @@ Result<std::vector<FtsSegment>> LoadFtsIndices(const table::Dataset& dataset) {
   return out;
 }
 
+Result<fts::FtsParams> FindFtsIndexParams(const table::Dataset& dataset,
+                                          const std::optional<std::string>& column,
+                                          const std::optional<std::string>& index_name) {
+  if (column.has_value() == index_name.has_value()) {
+    return Status::InvalidArgument("Specify exactly one of 'column' or 'index_name'");
+  }
+  const auto& indices = dataset.manifest().index_section().indices();
+  auto is_fts = [](const pb::IndexMetadata& m) {
+    return m.index_details().type_url() == fts::kInvertedIndexTypeUrl;
+  };
+  const pb::IndexMetadata* found = nullptr;
+  if (index_name) {
+    for (const auto& m : indices) {
+      if (m.name() == *index_name && found == nullptr) found = &m;
+    }
+    if (found == nullptr) return Status::InvalidArgument("No index named '" + *index_name + "'");
+    if (!is_fts(*found)) {
+      return Status::InvalidArgument("Index '" + *index_name + "' is not a full text search index");
+    }
+  } else {
+    std::vector<std::string> paths;
+    for (int32_t id : dataset.lance_schema().AllFieldIds()) paths.push_back(FieldName(dataset, id));
+    if (std::find(paths.begin(), paths.end(), *column) == paths.end()) {
+      std::string list;
+      for (const auto& p : paths) list += (list.empty() ? "" : ", ") + p;
+      return Status::NotFound("Field path `" + *column +
+                              "` not found in schema. Available field paths: " + list);
+    }
+    for (const auto& m : indices) {
+      if (!is_fts(m) || m.fields_size() != 1 || FieldName(dataset, m.fields(0)) != *column) {
+        continue;
+      }
+      if (found != nullptr && found->name() != m.name()) {
+        return Status::InvalidArgument("Column '" + *column +
+                                       "' has multiple full text search indexes; tokenization "
+                                       "by column is ambiguous");
+      }
+      if (found == nullptr) found = &m;
+    }
+    if (found == nullptr) {
+      return Status::InvalidArgument("Column '" + *column +
+                                     "' does not have a full text search index");
+    }
+  }
+  return fts::ReadFtsParams(dataset.fs(), IndexDir(dataset, table::IndexUuidString(*found)));
+}
+
 Result<fts::FtsParams> FtsParamsOf(const FtsIndexConfig& c) {
   fts::FtsParams p;
   p.with_position = c.with_position;

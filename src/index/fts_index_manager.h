@@ -38,6 +38,14 @@ Result<std::vector<FtsSegment>> LoadFtsIndices(const table::Dataset& dataset);
 /// The analysis options of `config`, checked (InvalidArgument naming the bad option).
 Result<fts::FtsParams> FtsParamsOf(const FtsIndexConfig& config);
 
+/// The build parameters of FTS index `index_name`, or of the only FTS index on `column`
+/// (exactly one of the two non-empty), from the metadata of its first segment. NotFound names
+/// a column the schema lacks and lists the field paths; InvalidArgument when the column has no
+/// FTS index or several, or when no index is named `index_name` or it is not an FTS index.
+Result<fts::FtsParams> FindFtsIndexParams(const table::Dataset& dataset,
+                                          const std::optional<std::string>& column,
+                                          const std::optional<std::string>& index_name);
+
 /// Build an FTS index on `column` (utf8, large_utf8 or a list of them) over every fragment and
 /// commit it. InvalidArgument for a missing or non-string column or bad options; AlreadyExists
 /// for an existing name without `options.replace`. Nothing is written on error.

@@ -4,11 +4,11 @@
 #include "index/index_manager.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
-#include "index/proto/vector_index.pb.h"
-#include "index/vector/distance.h"
+#include "index/index_details.h"
 #include "index/vector/ivf_extend.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
@@ -31,28 +31,6 @@ Result<std::vector<const pb::IndexMetadata*>> Segments(const table::Dataset& dat
   return out;
 }
 
-/// LanceDB's type name of a segment ("IVF_PQ", "BTREE", ...; "UNKNOWN" otherwise).
-std::string TypeName(const pb::IndexMetadata& m, std::string* distance_type = nullptr) {
-  const std::string& url = m.index_details().type_url();
-  if (url == kVectorIndexTypeUrl) {
-    lancedb_cpp::VectorIndexDetails d;
-    if (!d.ParseFromString(m.index_details().value())) return "UNKNOWN";
-    if (distance_type) {
-      *distance_type =
-          std::string(vector::DistanceTypeName(static_cast<vector::DistanceType>(d.metric_type())));
-    }
-    return d.index_type();
-  }
-  static const std::map<std::string, std::string> kLance = {
-      {"/lance.table.BTreeIndexDetails", "BTREE"},
-      {"/lance.table.BitmapIndexDetails", "BITMAP"},
-      {"/lance.table.LabelListIndexDetails", "LABEL_LIST"},
-      {"/lance.table.InvertedIndexDetails", "FTS"},
-      {"/lance.index.pb.VectorIndexDetails", "IVF_PQ"}};
-  auto it = kLance.find(url);
-  return it == kLance.end() ? "UNKNOWN" : it->second;
-}
-
 /// Rows of `fragments` not deleted (from fragment metadata).
 int64_t LiveRows(const table::Dataset& dataset, const std::set<uint64_t>& fragments, bool covered) {
   int64_t n = 0;
@@ -64,28 +42,51 @@ int64_t LiveRows(const table::Dataset& dataset, const std::set<uint64_t>& fragme
   return n;
 }
 
+/// The IndexInfo of the segments of one index, in manifest order (LanceDB's IndexConfig).
+Result<IndexInfo> Describe(const table::Dataset& dataset,
+                           const std::vector<const pb::IndexMetadata*>& segments) {
+  const pb::IndexMetadata& first = *segments.front();
+  IndexInfo info;
+  info.name = first.name();
+  info.index_type = IndexTypeName(first);
+  for (int32_t f : first.fields()) info.columns.push_back(FieldName(dataset, f));
+  info.index_uuid = table::IndexUuidString(first);
+  info.type_url = first.index_details().type_url();
+  info.index_version = first.index_version();
+  info.dataset_version = first.dataset_version();
+  info.num_segments = static_cast<int32_t>(segments.size());
+  info.size_bytes = 0;
+  std::set<uint64_t> covered;
+  for (const auto* m : segments) {
+    LANCEDB_ASSIGN_OR_RETURN(auto frags, DecodeFragmentBitmap(m->fragment_bitmap()));
+    covered.insert(frags.begin(), frags.end());
+    if (m->has_created_at()) {
+      info.created_at_millis = std::min(
+          info.created_at_millis.value_or(std::numeric_limits<uint64_t>::max()), m->created_at());
+    }
+    if (m->files_size() == 0) info.size_bytes.reset();  // not recorded (older writers)
+    if (info.size_bytes) {
+      for (const auto& f : m->files()) *info.size_bytes += f.size_bytes();
+    }
+  }
+  info.fragment_ids.assign(covered.begin(), covered.end());
+  info.num_indexed_rows = LiveRows(dataset, covered, true);
+  info.num_unindexed_rows =
+      std::max<int64_t>(0, LiveRows(dataset, {}, false) - info.num_indexed_rows);
+  LANCEDB_ASSIGN_OR_RETURN(info.details_json, IndexDetailsJson(dataset, first));
+  return info;
+}
+
 }  // namespace
 
 Result<std::vector<IndexInfo>> ListIndices(const table::Dataset& dataset) {
-  std::map<std::string, IndexInfo> by_name;
+  std::map<std::string, std::vector<const pb::IndexMetadata*>> by_name;
   for (const auto& m : dataset.manifest().index_section().indices()) {
-    IndexInfo& info = by_name[m.name()];
-    LANCEDB_ASSIGN_OR_RETURN(auto frags, DecodeFragmentBitmap(m.fragment_bitmap()));
-    if (info.name.empty()) {
-      info.name = m.name();
-      info.index_type = TypeName(m);
-      for (int32_t f : m.fields()) info.columns.push_back(FieldName(dataset, f));
-      info.index_uuid = table::IndexUuidString(m);
-      info.type_url = m.index_details().type_url();
-      info.index_version = m.index_version();
-      info.dataset_version = m.dataset_version();
-      info.created_at_millis = m.created_at();
-    }
-    info.fragment_ids.insert(info.fragment_ids.end(), frags.begin(), frags.end());
+    by_name[m.name()].push_back(&m);
   }
   std::vector<IndexInfo> out;
-  for (auto& [name, info] : by_name) {
-    std::sort(info.fragment_ids.begin(), info.fragment_ids.end());
+  for (const auto& [name, segments] : by_name) {
+    LANCEDB_ASSIGN_OR_RETURN(auto info, Describe(dataset, segments));
     out.push_back(std::move(info));
   }
   return out;
@@ -99,7 +100,7 @@ Result<IndexStatistics> GetIndexStatistics(const table::Dataset& dataset, const 
     LANCEDB_ASSIGN_OR_RETURN(auto frags, DecodeFragmentBitmap(m->fragment_bitmap()));
     covered.insert(frags.begin(), frags.end());
   }
-  stats.index_type = TypeName(*segments[0], &stats.distance_type);
+  stats.index_type = IndexTypeName(*segments[0], &stats.distance_type);
   stats.num_indices = static_cast<int64_t>(segments.size());
   stats.num_indexed_rows = LiveRows(dataset, covered, true);
   stats.num_unindexed_rows = LiveRows(dataset, covered, false);

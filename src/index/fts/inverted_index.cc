@@ -85,6 +85,11 @@ uint32_t BoundedLevenshtein(std::u32string_view a, std::u32string_view b, uint32
   return std::min(prev[b.size()], cap + 1);
 }
 
+Result<FtsParams> ReadFtsParams(const io::FileSystemPtr& fs, const std::string& dir) {
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, scalar::OpenIndexFile(fs, dir, kFtsMetadataFile));
+  return FtsParamsFromJson(MetaValue(reader->schema().metadata(), "params"));
+}
+
 Result<std::shared_ptr<const InvertedIndex>> InvertedIndex::Open(const io::FileSystemPtr& fs,
                                                                  const std::string& dir) {
   LANCEDB_ASSIGN_OR_RETURN(auto meta_reader, scalar::OpenIndexFile(fs, dir, kFtsMetadataFile));

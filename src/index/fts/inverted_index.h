@@ -82,6 +82,10 @@ Result<scalar::WrittenFile> WriteFtsMetadata(const io::FileSystemPtr& fs, const 
                                              const FtsParams& params,
                                              const std::vector<uint32_t>& partitions);
 
+/// Read the build parameters of the index in `dir` from its metadata.lance alone (the `params`
+/// JSON). IOError / Corruption when the file is missing or malformed.
+Result<FtsParams> ReadFtsParams(const io::FileSystemPtr& fs, const std::string& dir);
+
 /// An opened inverted index. Immutable; thread-safe.
 class InvertedIndex {
  public:
