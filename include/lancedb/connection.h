@@ -35,6 +35,16 @@ enum class CreateTableMode {
   kExistOk,    ///< open the existing table (its schema must match), ignoring the data
 };
 
+/// Which version of which table Connection::CloneTable copies, and how.
+struct CloneTableOptions {
+  /// The source version (default: its latest); exclusive with source_tag.
+  std::optional<uint64_t> source_version;
+  /// A tag of the source naming the version (and branch) to clone.
+  std::optional<std::string> source_tag;
+  /// Reference the source's files (true) or copy them (false).
+  bool is_shallow = true;
+};
+
 struct ListTablesResponse {
   std::vector<std::string> tables;
   /// Pass as page_token to get the next page; empty when there are no more tables.
@@ -70,6 +80,20 @@ class Connection {
   /// Open a table at its latest version, or pinned to `version` (read-only).
   virtual Result<std::shared_ptr<Table>> OpenTable(const std::string& name,
                                                    std::optional<uint64_t> version = {}) = 0;
+  /// Open branch `branch` of a table ("main" or "" for main) at its latest version, or pinned
+  /// to `version` (read-only). NotFound for an unknown table, branch or version.
+  virtual Result<std::shared_ptr<Table>> OpenBranch(const std::string& name,
+                                                    const std::string& branch,
+                                                    std::optional<uint64_t> version = {});
+  /// Create table `target` as a clone of the Lance dataset at `source_uri` (LanceDB
+  /// clone_table). A shallow clone references the source's files (Lance's Clone operation with
+  /// base paths) and is registered in the source so that cleaning the source keeps them; a deep
+  /// clone copies them. Writes to either never change the other. InvalidArgument for a bad
+  /// name or both source_version and source_tag; AlreadyExists, NotFound for a missing source,
+  /// version or tag; NotSupported for a shallow clone across file systems.
+  virtual Result<std::shared_ptr<Table>> CloneTable(const std::string& target,
+                                                    const std::string& source_uri,
+                                                    const CloneTableOptions& options = {});
   /// Delete a table and all its versions. NotFound when missing.
   virtual Status DropTable(const std::string& name) = 0;
   virtual Status DropAllTables() = 0;

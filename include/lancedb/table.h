@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lancedb/arrow_c.h"
+#include "lancedb/branch.h"
 #include "lancedb/fts_query.h"
 #include "lancedb/index.h"
 #include "lancedb/maintenance.h"
@@ -97,6 +98,8 @@ struct ScanRequest {
 
 /// A tag: a name for a version (Lance `_refs/tags/<name>.json`).
 struct TagInfo {
+  /// The branch the version is on; nullopt for main.
+  std::optional<std::string> branch;
   uint64_t version = 0;
   /// Size in bytes of the tagged version's manifest.
   uint64_t manifest_size = 0;
@@ -107,7 +110,7 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual ~Table() = default;
 
   virtual const std::string& name() const = 0;
-  /// The table's location (a directory ending in `.lance`).
+  /// The table's location (a directory ending in `.lance`; the table's root on a branch too).
   virtual std::string uri() const = 0;
   /// Export the schema of the current version.
   virtual Status GetSchema(ArrowSchema* out) const = 0;
@@ -261,18 +264,43 @@ class Table : public std::enable_shared_from_this<Table> {
   /// Compact, then prune (LanceDB `optimize`).
   Result<OptimizeStats> Optimize(const OptimizeOptions& options = {});
 
-  /// Every tag, by name.
+  /// Every tag of the table (of every branch), by name.
   virtual Result<std::map<std::string, TagInfo>> ListTags() const;
   /// The version `tag` points to (NotFound for an unknown tag).
   virtual Result<uint64_t> GetTagVersion(const std::string& tag) const;
-  /// Tag `version` (AlreadyExists for an existing tag; NotFound for a missing version;
-  /// InvalidArgument for a bad name).
+  /// Tag `version` of the handle's branch (AlreadyExists for an existing tag; NotFound for a
+  /// missing version; InvalidArgument for a bad name).
   virtual Status CreateTag(const std::string& tag, uint64_t version);
-  /// Move an existing tag to `version`.
+  /// Move an existing tag to `version` of the handle's branch.
   virtual Status UpdateTag(const std::string& tag, uint64_t version);
   virtual Status DeleteTag(const std::string& tag);
-  /// Pin the handle to the version `tag` points to (as Checkout).
+  /// Pin the handle to the version `tag` points to (as Checkout), moving it to the tag's branch.
   virtual Status CheckoutTag(const std::string& tag);
+
+  /// The branch the handle is on; nullopt for main (lancedb/branch.h).
+  virtual std::optional<std::string> current_branch() const;
+  /// Every branch of the table, by name.
+  virtual Result<std::map<std::string, BranchInfo>> ListBranches() const;
+  /// Create branch `name` from the latest version of main, or of `from_ref` (a branch or, when
+  /// no branch has that name, a tag), or from its version `from_version`; return a writable
+  /// handle on the new branch. InvalidArgument for a bad name, AlreadyExists for an existing
+  /// branch, NotFound for an unknown source or version; nothing is written on error.
+  virtual Result<std::shared_ptr<Table>> CreateBranch(
+      const std::string& name, const std::optional<std::string>& from_ref = {},
+      std::optional<uint64_t> from_version = {});
+  /// A handle on branch `name` ("main" or "" for main) at its latest version (writable), or
+  /// pinned read-only to `version`. NotFound for an unknown branch or version.
+  virtual Result<std::shared_ptr<Table>> CheckoutBranch(const std::string& name,
+                                                        std::optional<uint64_t> version = {}) const;
+  /// Delete branch `name` and its files. NotFound when missing; InvalidArgument while this
+  /// handle is on it, a tag points into it or another branch was created from it.
+  virtual Status DeleteBranch(const std::string& name);
+  /// How `from_branch` differs from this handle's branch, which it must have been created from.
+  virtual Result<BranchDiff> DiffBranch(const std::string& from_branch) const;
+  /// Replay the commits `from_branch` made since it was created from this handle's branch onto
+  /// it (a dry run only checks). Conflicts are reported in the result, never as an error, and
+  /// commit nothing. InvalidArgument / NotFound for a bad or unknown branch name.
+  virtual Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run = false);
 };
 
 }  // namespace lancedb

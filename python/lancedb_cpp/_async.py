@@ -254,12 +254,23 @@ class AsyncConnection(_Closable):
         )
         return AsyncTable(table)
 
-    @not_yet(nyi.CLONES)
     async def clone_table(self, target_table_name: str, source_uri: str, *,
                           target_namespace_path: Optional[List[str]] = None,
                           source_version: Optional[int] = None,
-                          source_tag: Optional[str] = None, is_shallow: bool = True):
-        """See the sync method of the same name."""
+                          source_tag: Optional[str] = None,
+                          is_shallow: bool = True) -> "AsyncTable":
+        """Clone the Lance dataset at `source_uri` as table `target_table_name` (see the sync
+        method of the same name)."""
+        table = await _to_thread(
+            self._conn().clone_table,
+            target_table_name,
+            source_uri,
+            target_namespace_path=target_namespace_path,
+            source_version=source_version,
+            source_tag=source_tag,
+            is_shallow=is_shallow,
+        )
+        return AsyncTable(table)
 
     async def rename_table(self, cur_name: str, new_name: str,
                            cur_namespace_path: Optional[List[str]] = None,
@@ -713,13 +724,15 @@ class AsyncTable(_Closable):
         return AsyncTags(self._t())
 
     @property
-    @not_yet(nyi.BRANCHES)
-    def branches(self) -> Any:
-        """The table's branches."""
+    def branches(self) -> "AsyncBranches":
+        """The table's branches (see ``Table.branches``), for use with ``await``."""
+        from ._branches import AsyncBranches
+
+        return AsyncBranches(self._t())
 
     def current_branch(self) -> Optional[str]:
-        """Always None: tables are read on their main branch (branches are not supported)."""
-        return None
+        """The branch this handle is on; None for main."""
+        return self._t().current_branch()
 
     async def optimize(
         self,

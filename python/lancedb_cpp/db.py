@@ -271,16 +271,19 @@ class DBConnection:
         branch: Optional[str] = None,
         version: Optional[int] = None,
     ) -> Table:
-        """Open a table at its latest version, or read-only at `version`. Not supported
-        (NotImplementedError unless None): `storage_options` (a table is opened with its
-        connection's), `index_cache_size` and `branch`."""
+        """Open a table at its latest version, or read-only at `version`; with `branch`, on
+        that branch ("main" or "" for main). Not supported (NotImplementedError unless None):
+        `storage_options` (a table is opened with its connection's) and `index_cache_size`."""
         _check_namespace(namespace_path)
         reject_unsupported(
             "open_table",
             storage_options=(storage_options or None, None),
             index_cache_size=(index_cache_size, None),
-            branch=(branch, None),
         )
+        if branch is not None:
+            from . import _branches
+
+            return _branches.open_table(self, name, branch, version)
         table = Table(self, name, _inner=self._inner.open_table(name, version))
         if version is not None:
             table._pinned = int(version)
@@ -316,9 +319,6 @@ class DBConnection:
         """Deprecated alias of drop_all_tables()."""
         self.drop_all_tables()
 
-    # Not built yet (each raises NotImplementedError naming its feature) ----------------------
-
-    @not_yet(nyi.CLONES)
     def clone_table(
         self,
         target_table_name: str,
@@ -329,7 +329,19 @@ class DBConnection:
         source_tag: Optional[str] = None,
         is_shallow: bool = True,
     ) -> Table:
-        """Clone the table at `source_uri` as `target_table_name`."""
+        """Create table `target_table_name` as a clone of the Lance dataset at `source_uri`
+        (its latest version, `source_version`, or the version `source_tag` names). A shallow
+        clone references the source's files through base paths (Lance's Clone operation) and
+        is registered in the source, whose cleanup then keeps those files; a deep clone
+        (``is_shallow=False``) copies them. Writes to either never change the other."""
+        from . import _branches
+
+        _check_namespace(target_namespace_path)
+        return _branches.clone_table(
+            self, target_table_name, source_uri, source_version, source_tag, is_shallow
+        )
+
+    # Not built yet (each raises NotImplementedError naming its feature) ----------------------
 
     @not_yet(nyi.JOBS)
     def drop_table_async(self, name: str, namespace_path: Optional[List[str]] = None) -> Job:

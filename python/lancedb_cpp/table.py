@@ -61,9 +61,9 @@ from .schema import (  # noqa: F401,E402
     schema_has_blob_field,
 )
 
-# Branches and blob files are not built yet: the classes exist, constructing one raises.
-Branches = unsupported_class("Branches", nyi.BRANCHES, __name__)
-AsyncBranches = unsupported_class("AsyncBranches", nyi.BRANCHES, __name__)
+from ._branches import AsyncBranches, Branches  # noqa: E402,F401
+
+# Blob files are not built yet: the class exists, constructing one raises.
 BlobFile = unsupported_class("BlobFile", nyi.BLOBS, __name__)
 LsmWriteSpec = unsupported_class("LsmWriteSpec", nyi.LSM, __name__)
 
@@ -317,8 +317,8 @@ class Table(IndexMixin):
         return self._inner.version()
 
     def to_lance(self, **kwargs: Any) -> Any:
-        """The table as a pylance ``LanceDataset`` at the version this handle reads (needs the
-        `pylance` package; `kwargs` go to ``lance.dataset``)."""
+        """The table as a pylance ``LanceDataset`` at the version (and on the branch) this
+        handle reads (needs the `pylance` package; `kwargs` go to ``lance.dataset``)."""
         try:
             import lance
         except ImportError as e:
@@ -326,6 +326,10 @@ class Table(IndexMixin):
         if str(self.uri).startswith("memory://"):
             raise NotImplementedError("to_lance() of a memory:// table: pylance cannot open it")
         kwargs.setdefault("version", self.version)
+        branch = self.current_branch()
+        if branch is not None:  # as LanceDB: the dataset of the branch, at this version
+            version = kwargs.pop("version")
+            return lance.dataset(self.uri, **kwargs).checkout_version((branch, version))
         return lance.dataset(self.uri, **kwargs)
 
     def uses_v2_manifest_paths(self) -> bool:
@@ -712,10 +716,13 @@ class Table(IndexMixin):
         ]
 
     def checkout(self, version: Union[int, str]) -> None:
-        """Pin this handle to `version` or to the version of a tag (read-only until
-        ``checkout_latest``)."""
+        """Pin this handle to `version` or to the version of a tag, on the tag's branch
+        (read-only until ``checkout_latest``)."""
         if isinstance(version, str):
-            version = self.tags.get_version(version)
+            from . import _branches
+
+            _branches.checkout_tag(self, version)  # on the tag's branch
+            return
         self._inner.checkout(int(version))
         self._pinned = int(version)
 
@@ -739,14 +746,17 @@ class Table(IndexMixin):
         self._pinned = None
 
     @property
-    @not_yet(nyi.BRANCHES)
     def branches(self) -> Branches:
-        """The table's branches."""
+        """The table's branches (create, list, checkout, delete, diff, cherry_pick): Lance
+        branches, which pylance and LanceDB open too. ``create``/``checkout`` return a handle
+        on the branch; writes on it never change the branch it came from."""
+        return Branches(self)
 
     def current_branch(self) -> Optional[str]:
-        """The branch this handle reads: None, the main branch (the only one lancedb_cpp
-        reads)."""
-        return None
+        """The branch this handle is on; None for main."""
+        from . import _branches
+
+        return _branches.current_branch(self)
 
     # Blob columns ---------------------------------------------------------------------------
 

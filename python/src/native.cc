@@ -31,6 +31,7 @@
 
 #include "arrow_capsule.h"
 #include "lancedb/lancedb.h"
+#include "native_branches.h"
 #include "native_evolution.h"
 #include "native_vector.h"
 
@@ -385,6 +386,7 @@ NB_MODULE(_native, m) {
         nb::arg("storage_options") = std::map<std::string, std::string>{},
         "Connect to a database; read_consistency_interval in seconds (None = manual).");
   RegisterEvolution(m);
+  RegisterBranches(m);
   RegisterTableInfo(m);
   BindVectorSearch(m);
   BindFullTextSearch(m);

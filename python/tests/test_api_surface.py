@@ -307,7 +307,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         for cls, kind in (("db.DBConnection", _C), ("_async.AsyncConnection", "aconn"))
         for name, args, kwargs in [
             ("cancel_job", ("job",), {}),
-            ("clone_table", ("copy", "/nowhere"), {}),
             ("create_function_async", (None,), {}),
             ("create_materialized_view", ("view", "t"), {}),
             ("create_namespace", (["ns"],), {}),
@@ -336,7 +335,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         f"{cls}.{name}": (kind, name, args, kwargs)
         for cls, kind in (("table.Table", _T), ("_async.AsyncTable", _A))
         for name, args, kwargs in [
-            ("branches", None, {}),
             ("checkpoint_lsm", (), {}),
             ("close_lsm_writers", (), {}),
             ("compact_lsm", (), {}),

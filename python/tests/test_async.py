@@ -238,7 +238,7 @@ def test_async_connection_api(tmp_path):
         assert (await t.uri()).endswith("a.lance")
         with pytest.raises(NotImplementedError):
             await db.rename_table("a", "z")
-        with pytest.raises(NotImplementedError):
+        with pytest.raises(ValueError, match="Branch 'dev' not found"):
             await db.open_table("a", branch="dev")
         with pytest.raises(NotImplementedError):
             await t.add([{"x": 4}], write_parallelism=2)

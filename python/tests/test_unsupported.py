@@ -26,7 +26,6 @@ def table(db):
 @pytest.mark.parametrize("kwargs, name", [
     ({"storage_options": {"new_table_enable_stable_row_ids": "true"}}, "storage_options"),
     ({"index_cache_size": 256}, "index_cache_size"),
-    ({"branch": "main"}, "branch"),
 ])
 def test_open_table_rejects(db, table, kwargs, name):
     with pytest.raises(NotImplementedError, match=rf"open_table\({name}="):

@@ -11,6 +11,9 @@
 #include "db/table_impl.h"
 #include "io/file_system.h"
 #include "lancedb/lancedb.h"
+#include "table/branches.h"
+#include "table/clone.h"
+#include "table/tags.h"
 
 namespace lancedb {
 namespace db {
@@ -133,6 +136,81 @@ class LocalConnection : public Connection {
     return Wrap(name, *ds, version);
   }
 
+  Result<std::shared_ptr<Table>> OpenBranch(const std::string& name, const std::string& branch,
+                                            std::optional<uint64_t> version) override {
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
+    LANCEDB_ASSIGN_OR_RETURN(auto normalized, table::NormalizeBranchName(branch));
+    const std::string path = TablePath(name);
+    if (normalized) {
+      auto found = table::GetBranch(*fs_, path, *normalized);
+      if (!found.ok()) {
+        LANCEDB_ASSIGN_OR_RETURN(bool exists, fs_->Exists(path));
+        if (!exists) return Status::NotFound("Table '" + name + "' was not found");
+        return found.status();
+      }
+    }
+    auto ds = table::Dataset::Open(fs_, table::BranchDatasetPath(path, normalized), version);
+    if (!ds.ok()) {
+      if (ds.status().IsNotFound() && !version) {
+        return Status::NotFound("Table '" + name + "' was not found");
+      }
+      return ds.status();
+    }
+    return Wrap(name, *ds, version);
+  }
+
+  Result<std::shared_ptr<Table>> CloneTable(const std::string& target,
+                                            const std::string& source_uri,
+                                            const CloneTableOptions& options) override {
+    LANCEDB_RETURN_NOT_OK(ValidateTableName(target));
+    if (options.source_version && options.source_tag) {
+      return Status::InvalidArgument("Cannot specify both source_version and source_tag");
+    }
+    io::FileSystemPtr source_fs;
+    std::string source_path;
+    LANCEDB_RETURN_NOT_OK(io::ResolveUri(source_uri, &source_fs, &source_path));
+    std::optional<std::string> branch;
+    std::optional<uint64_t> version = options.source_version;
+    if (options.source_tag) {
+      auto tag = table::GetTag(*source_fs, source_path, *options.source_tag);
+      if (!tag.ok()) return tag.status().WithContext("Cannot clone '" + source_uri + "'");
+      branch = tag->branch;
+      version = tag->version;
+    }
+    auto source =
+        table::Dataset::Open(source_fs, table::BranchDatasetPath(source_path, branch), version);
+    if (!source.ok()) {
+      if (source.status().IsNotFound() && !version) {
+        return Status::NotFound("No Lance dataset at '" + source_uri + "' to clone");
+      }
+      return source.status().WithContext("Cannot clone '" + source_uri + "'");
+    }
+    const std::string path = TablePath(target);
+    LANCEDB_ASSIGN_OR_RETURN(bool exists, fs_->Exists(path));
+    if (exists) return Status::AlreadyExists("Table '" + target + "' already exists");
+    table::CloneOptions clone;
+    clone.shallow = options.is_shallow;
+    clone.ref_name = options.source_tag;
+    auto cloned = table::CloneDataset(*source, fs_, path, clone);
+    if (!cloned.ok()) {
+      if (!cloned.status().IsAlreadyExists()) (void)fs_->DeleteDirRecursive(path);
+      return cloned.status();
+    }
+    if (options.is_shallow) {
+      // Record the clone where its files live, so that cleaning the source keeps them.
+      const std::string stored = table::StoredRootPath(*fs_, path);
+      for (const auto& base : (*cloned)->manifest().proto().base_paths()) {
+        if (!base.is_dataset_root()) continue;
+        Status st = table::RegisterClone(*fs_, base.path(), stored, (*cloned)->version());
+        if (!st.ok()) {
+          (void)fs_->DeleteDirRecursive(path);
+          return st.WithContext("Cannot register the clone in '" + base.path() + "'");
+        }
+      }
+    }
+    return Wrap(target, *cloned, std::nullopt);
+  }
+
   Status DropTable(const std::string& name) override {
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     std::string path = TablePath(name);
@@ -166,6 +244,16 @@ class LocalConnection : public Connection {
 
 }  // namespace
 }  // namespace db
+
+Result<std::shared_ptr<Table>> Connection::OpenBranch(const std::string&, const std::string&,
+                                                      std::optional<uint64_t>) {
+  return Status::NotSupported("Branches are not supported by this connection");
+}
+
+Result<std::shared_ptr<Table>> Connection::CloneTable(const std::string&, const std::string&,
+                                                      const CloneTableOptions&) {
+  return Status::NotSupported("clone_table is not supported by this connection");
+}
 
 Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options) {
   io::FileSystemPtr fs;

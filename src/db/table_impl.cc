@@ -8,6 +8,7 @@
 
 #include "array/c_bridge.h"
 #include "db/write_progress.h"
+#include "table/branches.h"
 
 namespace lancedb::db {
 
@@ -35,7 +36,7 @@ LocalTable::LocalTable(std::string name, table::DatasetPtr dataset,
       last_refresh_(std::chrono::steady_clock::now()),
       pinned_version_(pinned_version) {}
 
-std::string LocalTable::uri() const { return Current()->path(); }
+std::string LocalTable::uri() const { return table::TableRootOf(*Current()); }
 
 table::DatasetPtr LocalTable::Current() const {
   MutexLock lock(&mu_);

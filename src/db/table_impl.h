@@ -89,6 +89,16 @@ class LocalTable : public Table {
   Status UpdateTag(const std::string& tag, uint64_t version) override;
   Status DeleteTag(const std::string& tag) override;
   Status CheckoutTag(const std::string& tag) override;
+  std::optional<std::string> current_branch() const override;
+  Result<std::map<std::string, BranchInfo>> ListBranches() const override;
+  Result<std::shared_ptr<Table>> CreateBranch(const std::string& name,
+                                              const std::optional<std::string>& from_ref,
+                                              std::optional<uint64_t> from_version) override;
+  Result<std::shared_ptr<Table>> CheckoutBranch(const std::string& name,
+                                                std::optional<uint64_t> version) const override;
+  Status DeleteBranch(const std::string& name) override;
+  Result<BranchDiff> DiffBranch(const std::string& from_branch) const override;
+  Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run) override;
 
   /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
   Result<AddResult> AddReader(array::RecordBatchReader* reader, const AddOptions& options);
@@ -107,6 +117,15 @@ class LocalTable : public Table {
   void Publish(const table::DatasetPtr& dataset) LANCEDB_EXCLUDES(mu_);
   /// The current snapshot, without refreshing it.
   table::DatasetPtr Current() const LANCEDB_EXCLUDES(mu_);
+  /// A handle on `dataset` sharing this handle's name and settings.
+  std::shared_ptr<Table> Sibling(table::DatasetPtr dataset, std::optional<uint64_t> pinned) const;
+  /// Fill the versions, row counts, columns and indexes of a diff of `source` against
+  /// `target` (result->diff.parent_version set), and the columns a cherry-pick promotes.
+  Status DescribeDiff(const table::DatasetPtr& target, const table::DatasetPtr& source,
+                      CherryPickResult* result) const;
+  /// Diff (and, unless dry_run, apply) a cherry-pick of `from_branch` onto this handle's branch.
+  Result<CherryPickResult> RunCherryPick(const std::string& from_branch, bool dry_run,
+                                         table::DatasetPtr* committed) const;
 
   const std::string name_;
   const std::optional<std::chrono::milliseconds> read_consistency_interval_;

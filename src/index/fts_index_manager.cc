@@ -279,7 +279,7 @@ Result<std::vector<FtsSegment>> LoadFtsIndices(const table::Dataset& dataset) {
     }
     const std::string uuid = table::IndexUuidString(meta);
     LANCEDB_ASSIGN_OR_RETURN(seg.index, GetCache().GetOrOpen(dataset.path(), uuid, [&] {
-      return fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, uuid));
+      return fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, meta));
     }));
     out.push_back(std::move(seg));
   }
@@ -419,7 +419,7 @@ Result<table::DatasetPtr> OptimizeFtsIndex(const table::DatasetPtr& dataset,
   if (covered == present && segments.size() == 1) return dataset;
   LANCEDB_ASSIGN_OR_RETURN(
       auto index, fts::InvertedIndex::Open(
-                      dataset->fs(), IndexDir(*dataset, table::IndexUuidString(*segments[0]))));
+                      dataset->fs(), IndexDir(*dataset, *segments[0])));
   const std::string column = FieldName(*dataset, field->id);
   const uint32_t workers = DefaultWorkers();
   std::vector<uint64_t> fragments(present.begin(), present.end());
@@ -448,7 +448,7 @@ Result<std::optional<pb::IndexMetadata>> RemapFtsIndex(const table::Dataset& dat
   if (field == nullptr) return std::optional<pb::IndexMetadata>();
   LANCEDB_ASSIGN_OR_RETURN(
       auto index,
-      fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, table::IndexUuidString(meta))));
+      fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, meta)));
   LANCEDB_ASSIGN_OR_RETURN(auto covered, DecodeFragmentBitmap(meta.fragment_bitmap()));
   std::set<uint64_t> keep(covered.begin(), covered.end());
   // The covered rows are re-read from the snapshot before compaction and indexed under their

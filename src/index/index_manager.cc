@@ -135,9 +135,8 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
 
   // A private copy (not the cached one): it is extended in place.
   vector::IvfFileParams fp;
-  const std::string uuid = table::IndexUuidString(meta);
   LANCEDB_ASSIGN_OR_RETURN(auto ivf,
-                           vector::ReadIvfIndexFiles(dataset->fs(), IndexDir(*dataset, uuid), &fp));
+                           vector::ReadIvfIndexFiles(dataset->fs(), IndexDir(*dataset, meta), &fp));
   size_t dim = 0;
   std::vector<float> vectors;
   std::vector<uint64_t> rows;

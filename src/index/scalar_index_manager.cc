@@ -176,7 +176,7 @@ Result<std::vector<ScalarSegment>> LoadScalarIndices(const table::Dataset& datas
         GetCache().GetOrOpen(
             dataset.path(), uuid, [&]() -> Result<std::shared_ptr<const scalar::ScalarIndex>> {
               LANCEDB_ASSIGN_OR_RETURN(auto type_of, ColumnType(dataset, seg.column));
-              return scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, uuid), *type, type_of);
+              return scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, meta), *type, type_of);
             }));
     out.push_back(std::move(seg));
   }
@@ -273,7 +273,7 @@ Result<table::DatasetPtr> OptimizeScalarIndex(const table::DatasetPtr& dataset,
   for (const auto* m : segments) {
     LANCEDB_ASSIGN_OR_RETURN(
         auto index,
-        scalar::OpenScalarIndex(dataset->fs(), IndexDir(*dataset, table::IndexUuidString(*m)),
+        scalar::OpenScalarIndex(dataset->fs(), IndexDir(*dataset, *m),
                                 *type, column_type));
     LANCEDB_ASSIGN_OR_RETURN(auto entries, index->ReadAll());
     std::vector<int64_t> keep;
@@ -346,7 +346,7 @@ Result<std::optional<pb::IndexMetadata>> RemapScalarIndex(
   LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, FieldName(dataset, field->id)));
   LANCEDB_ASSIGN_OR_RETURN(
       auto index,
-      scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, table::IndexUuidString(meta)), *type,
+      scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, meta), *type,
                               column_type));
   LANCEDB_ASSIGN_OR_RETURN(auto entries, index->ReadAll());
   scalar::IndexEntries remapped;

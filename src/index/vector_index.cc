@@ -56,7 +56,7 @@ Result<std::shared_ptr<const VectorIndex>> VectorIndex::Load(const table::Datase
   }
   vector::IvfFileParams fp;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf,
-                           vector::ReadIvfIndexFiles(dataset.fs(), IndexDir(dataset, uuid), &fp));
+                           vector::ReadIvfIndexFiles(dataset.fs(), IndexDir(dataset, meta), &fp));
   LANCEDB_ASSIGN_OR_RETURN(auto fragments, DecodeFragmentBitmap(meta.fragment_bitmap()));
   std::string column = meta.fields_size() > 0 ? FieldName(dataset, meta.fields(0)) : "";
   auto loaded = std::make_shared<const VectorIndex>(meta.name(), uuid, column, fp.index_type,

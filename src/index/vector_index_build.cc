@@ -132,6 +132,11 @@ std::string IndexDir(const table::Dataset& dataset, const std::string& uuid) {
   return io::JoinPath(io::JoinPath(dataset.path(), "_indices"), uuid);
 }
 
+std::string IndexDir(const table::Dataset& dataset, const table::pb::IndexMetadata& index) {
+  auto dir = table::IndexDirPath(dataset.manifest().proto(), dataset.path(), index);
+  return dir.ok() ? *dir : IndexDir(dataset, table::IndexUuidString(index));
+}
+
 NewIndexUuid MakeIndexUuid() {
   static thread_local std::mt19937_64 rng(std::random_device{}() ^
                                           static_cast<uint64_t>(NowMillis()) << 20);

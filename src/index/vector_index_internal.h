@@ -15,6 +15,9 @@ namespace lancedb::index {
 
 /// Where a segment's files live: `{root}/_indices/{uuid}`.
 std::string IndexDir(const table::Dataset& dataset, const std::string& uuid);
+/// Where the files of the registered segment `index` live: as above, or under the base path
+/// its base_id names (a segment a branch or shallow clone inherited).
+std::string IndexDir(const table::Dataset& dataset, const table::pb::IndexMetadata& index);
 
 /// A uuid as 16 random bytes plus its hyphenated text form.
 struct NewIndexUuid {

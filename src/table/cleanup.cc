@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "table/branches.h"
+#include "table/clone.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
 #include "table/tags.h"
@@ -44,6 +46,78 @@ void AddReferences(const Manifest& m, std::set<std::string>* refs) {
   if (!m.proto().transaction_file().empty()) {
     refs->insert("_transactions/" + m.proto().transaction_file());
   }
+}
+
+/// Paths (relative to `root`) of the files of the dataset at `root` that `m`, a manifest of
+/// another dataset (a branch, a shallow clone), reaches through its base paths.
+void AddBaseReferences(const Manifest& m, const std::string& root, std::set<std::string>* refs) {
+  std::set<uint32_t> ids;
+  for (const auto& base : m.proto().base_paths()) {
+    if (base.is_dataset_root() && SameRoot(base.path(), root)) ids.insert(base.id());
+  }
+  if (ids.empty()) return;
+  for (const auto& frag : m.proto().fragments()) {
+    for (const auto& file : frag.files()) {
+      if (file.has_base_id() && ids.count(file.base_id())) refs->insert("data/" + file.path());
+    }
+    const auto& del = frag.deletion_file();
+    if (frag.has_deletion_file() && del.has_base_id() && ids.count(del.base_id())) {
+      refs->insert("_deletions/" + DeletionFileName(frag.id(), del));
+    }
+  }
+  for (const auto& index : m.index_section().indices()) {
+    if (index.has_base_id() && ids.count(index.base_id())) {
+      refs->insert("_indices/" + UuidString(index.uuid().uuid()));
+    }
+  }
+}
+
+/// Add what every version of the dataset at `path` references under `root`.
+Status AddDatasetReferences(io::FileSystem& fs, const std::string& path, const std::string& root,
+                            std::set<std::string>* refs) {
+  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, path));
+  for (uint64_t v : listing.versions) {
+    auto m = ReadManifest(fs, path, v, listing.NamingOf(v));
+    if (!m.ok()) {
+      if (m.status().IsNotFound()) continue;  // cleaned up meanwhile
+      return m.status();
+    }
+    AddBaseReferences(**m, root, refs);
+  }
+  return Status::OK();
+}
+
+/// What other datasets need of the dataset `ds` cleans: the files the other branches of its
+/// table and the shallow clones registered in it (with their branches) reference, and the
+/// versions branches were created from (kept as Lance keeps them).
+struct ExternalReferences {
+  std::set<std::string> files;
+  std::set<uint64_t> fork_versions;
+};
+
+Result<ExternalReferences> FindExternalReferences(const Dataset& ds) {
+  io::FileSystem& fs = *ds.fs();
+  const std::string& root = ds.path();
+  const std::string table_root = TableRootOf(ds);
+  const std::optional<std::string> self = BranchOf(ds);
+  ExternalReferences out;
+  LANCEDB_ASSIGN_OR_RETURN(auto branches, ListBranches(fs, table_root));
+  for (const auto& [name, contents] : branches) {
+    if (name == self) continue;
+    if (contents.parent_branch == self) out.fork_versions.insert(contents.parent_version);
+    LANCEDB_RETURN_NOT_OK(
+        AddDatasetReferences(fs, BranchDatasetPath(table_root, name), root, &out.files));
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto clones, ListRegisteredClones(fs, root));
+  for (const auto& clone : clones) {
+    LANCEDB_RETURN_NOT_OK(AddDatasetReferences(fs, clone, root, &out.files));
+    LANCEDB_ASSIGN_OR_RETURN(auto clone_branches, ListBranches(fs, clone));
+    for (const auto& [name, contents] : clone_branches) {
+      LANCEDB_RETURN_NOT_OK(
+          AddDatasetReferences(fs, BranchDatasetPath(clone, name), root, &out.files));
+    }
+  }
+  return out;
 }
 
 int64_t NowMicros() {
@@ -132,18 +206,25 @@ Result<RemovalStats> CleanupOldVersions(const DatasetPtr& ds, const CleanupOptio
   io::FileSystem& fs = *ds->fs();
   const std::string& root = ds->path();
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, root));
-  LANCEDB_ASSIGN_OR_RETURN(auto tags, ListTags(fs, root));
+  // Tags live at the table's root; those on this dataset's branch keep versions here.
+  LANCEDB_ASSIGN_OR_RETURN(auto all_tags, ListTags(fs, TableRootOf(*ds)));
+  std::map<std::string, TagContents> tags;
+  for (const auto& [name, tag] : all_tags) {
+    if (tag.branch == BranchOf(*ds)) tags.emplace(name, tag);
+  }
   std::set<uint64_t> tagged;
   for (const auto& [name, tag] : tags) tagged.insert(tag.version);
+  LANCEDB_ASSIGN_OR_RETURN(auto external, FindExternalReferences(*ds));
   const int64_t now = NowMicros();
   const int64_t cutoff = now - options.older_than.count();
   Inspection in;
+  in.keep = std::move(external.files);
   for (uint64_t v : listing.versions) {
     LANCEDB_ASSIGN_OR_RETURN(auto m, ReadManifest(fs, root, v, listing.NamingOf(v)));
     const bool latest = v == listing.versions.back();
     const bool old = !latest && m->timestamp_micros() < cutoff;
     if (old && tagged.count(v)) in.tagged_old.insert(v);
-    if (!old || tagged.count(v)) {
+    if (!old || tagged.count(v) || external.fork_versions.count(v)) {
       AddReferences(*m, &in.keep);
       in.earliest_kept_micros = std::min(in.earliest_kept_micros, m->timestamp_micros());
     } else {

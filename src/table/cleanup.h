@@ -8,7 +8,10 @@
 // version older than the cutoff fails the cleanup before anything is deleted. Files no
 // manifest references ("unverified": e.g. from a write in progress or one that failed) are
 // deleted only when they are older than kUnverifiedThreshold, or with delete_unverified, and
-// only when last modified before the oldest kept version was committed. A reader
+// only when last modified before the oldest kept version was committed. Files other datasets
+// reach through base paths are never removed: those of the table's other branches (and the
+// versions branches were created from, as Lance keeps them) and those of the shallow clones
+// registered in the dataset (clone.h). Tags count for the branch they point into. A reader
 // still holding a removed version fails with NotFound naming the file.
 // Thread-safety: stateless; run it while no write is in flight for delete_unverified.
 

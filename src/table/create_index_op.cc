@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "table/deletion.h"
+
 namespace lancedb::table {
 namespace {
 
@@ -38,6 +40,19 @@ std::string IndexUuidString(const pb::IndexMetadata& index) {
     out.push_back(kHex[static_cast<uint8_t>(b[i]) & 15]);
   }
   return out;
+}
+
+Result<std::string> IndexDirPath(const pb::Manifest& manifest, const std::string& root,
+                                 const pb::IndexMetadata& index) {
+  bool dataset_root = true;
+  LANCEDB_ASSIGN_OR_RETURN(
+      std::string base,
+      ResolveBaseRoot(manifest, root,
+                      index.has_base_id() ? std::optional<uint32_t>(index.base_id()) : std::nullopt,
+                      &dataset_root));
+  const std::string uuid = IndexUuidString(index);
+  return dataset_root ? io::JoinPath(io::JoinPath(base, "_indices"), uuid)
+                      : io::JoinPath(base, uuid);
 }
 
 Status CreateIndexOperation::Build(CommitAttempt* a) {

@@ -45,4 +45,10 @@ class CreateIndexOperation : public Operation {
 /// Return the hyphenated text form ("8-4-4-4-12", lower-case hex) of an index uuid.
 std::string IndexUuidString(const pb::IndexMetadata& index);
 
+/// The directory holding the files of `index`, of the dataset at `root` whose manifest is
+/// `manifest`: `{root}/_indices/{uuid}`, or under the base path `index.base_id` names (an index
+/// a branch or shallow clone inherited). NotFound for an undeclared base id.
+Result<std::string> IndexDirPath(const pb::Manifest& manifest, const std::string& root,
+                                 const pb::IndexMetadata& index);
+
 }  // namespace lancedb::table

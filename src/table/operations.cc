@@ -19,8 +19,8 @@ bool UsesStableRowIds(const pb::Manifest& m) {
   return (m.reader_feature_flags() & kFlagStableRowIds) != 0;
 }
 
-/// Give a new fragment the stable row ids [next_row_id, +rows) and created/updated versions
-/// `version` for all its rows (lance-format.md §3); advances next_row_id.
+}  // namespace
+
 void AssignStableRowIds(pb::DataFragment* frag, uint64_t version, pb::Manifest* m) {
   const uint64_t rows = frag->physical_rows();
   pb::RowIdSequence ids;
@@ -38,8 +38,6 @@ void AssignStableRowIds(pb::DataFragment* frag, uint64_t version, pb::Manifest* 
   frag->set_inline_last_updated_at_versions(bytes);
   m->set_next_row_id(m->next_row_id() + rows);
 }
-
-}  // namespace
 
 Status AppendOperation::Build(CommitAttempt* a) {
   auto* append = a->transaction.mutable_append();

@@ -15,6 +15,10 @@
 
 namespace lancedb::table {
 
+/// Give a new fragment the stable row ids [next_row_id, +rows) and created/updated versions
+/// `version` for all its rows (lance-format.md §3); advances manifest->next_row_id.
+void AssignStableRowIds(pb::DataFragment* frag, uint64_t version, pb::Manifest* manifest);
+
 /// Add new fragments (ids assigned at commit, above max_fragment_id).
 class AppendOperation : public Operation {
  public:

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "table/branches.h"
 #include "table/manifest.h"
 
 namespace lancedb::table {
@@ -82,7 +83,7 @@ Status ValidateTagName(const std::string& name) {
 std::string TagToJson(const TagContents& tag) {
   // Lance's key order and layout (serde_json's pretty printer: two-space indent).
   nlohmann::ordered_json j;
-  j["branch"] = nullptr;
+  j["branch"] = tag.branch ? nlohmann::ordered_json(*tag.branch) : nlohmann::ordered_json(nullptr);
   j["version"] = tag.version;
   j["createdAt"] = tag.created_at;
   j["updatedAt"] = tag.updated_at;
@@ -103,6 +104,11 @@ Result<TagContents> TagFromJson(std::string_view json, const std::string& name) 
     return Status::Corruption(who + ": version is not a number: " + version->dump());
   }
   tag.version = version->get<uint64_t>();
+  auto branch = j.find("branch");
+  if (branch != j.end() && branch->is_string() && !branch->get<std::string>().empty() &&
+      branch->get<std::string>() != "main") {
+    tag.branch = branch->get<std::string>();
+  }
   auto size = j.find("manifestSize");
   if (size != j.end() && !size->is_null()) {
     if (!size->is_number_unsigned()) {
@@ -150,13 +156,14 @@ Result<TagContents> GetTag(io::FileSystem& fs, const std::string& root, const st
 }
 
 Status CreateTag(io::FileSystem& fs, const std::string& root, const std::string& name,
-                 uint64_t version) {
+                 uint64_t version, const std::optional<std::string>& branch) {
   LANCEDB_RETURN_NOT_OK(ValidateTagName(name));
   LANCEDB_ASSIGN_OR_RETURN(bool exists, fs.Exists(TagPath(root, name)));
   if (exists) return Status::AlreadyExists("Tag '" + name + "' already exists");
   TagContents tag;
+  tag.branch = branch;
   tag.version = version;
-  auto size = ManifestSize(fs, root, version);
+  auto size = ManifestSize(fs, BranchDatasetPath(root, branch), version);
   if (!size.ok()) return size.status().WithContext("Cannot create tag '" + name + "'");
   tag.manifest_size = *size;
   tag.created_at = tag.updated_at = NowRfc3339();
@@ -169,10 +176,11 @@ Status CreateTag(io::FileSystem& fs, const std::string& root, const std::string&
 }
 
 Status UpdateTag(io::FileSystem& fs, const std::string& root, const std::string& name,
-                 uint64_t version) {
+                 uint64_t version, const std::optional<std::string>& branch) {
   LANCEDB_ASSIGN_OR_RETURN(TagContents tag, GetTag(fs, root, name));
-  auto size = ManifestSize(fs, root, version);
+  auto size = ManifestSize(fs, BranchDatasetPath(root, branch), version);
   if (!size.ok()) return size.status().WithContext("Cannot update tag '" + name + "'");
+  tag.branch = branch;
   tag.version = version;
   tag.manifest_size = *size;
   tag.updated_at = NowRfc3339();
