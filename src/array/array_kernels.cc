@@ -182,7 +182,7 @@ Status GatherDictionary(const DataTypePtr& type, const std::vector<Range>& range
       std::memcpy(dst + pos * width, &mapped, static_cast<size_t>(width));
     }
   }
-  if (memo.size() > MaxDictionaryIndex(*type->index_type()) + 1) {
+  if (memo.size() - 1 > MaxDictionaryIndex(*type->index_type())) {
     return Status::InvalidArgument("The unified dictionary of " + std::to_string(memo.size()) +
                                    " values does not fit " + type->index_type()->ToString() +
                                    " indices (" + type->ToString() + ")");

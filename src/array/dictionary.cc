@@ -186,12 +186,41 @@ Result<ArrayPtr> DictionaryEncode(const ArrayPtr& values, const DataTypePtr& dic
     if (validity) bit_util::SetBit(validity->mutable_data(), i);
     StoreIndex(dst, width, i, memo.GetOrInsert(*values, i));
   }
-  if (memo.size() > MaxDictionaryIndex(*dict_type->index_type()) + 1) {
+  if (memo.size() - 1 > MaxDictionaryIndex(*dict_type->index_type())) {
     return TooManyEntries(*dict_type, memo.size());
   }
   LANCEDB_ASSIGN_OR_RETURN(ArrayPtr dictionary, memo.Finish());
   return MakeDictionaryArray(dict_type, n, std::move(validity), std::move(indices),
                              std::move(dictionary));
+}
+
+bool EqualsIgnoringOrdered(const DataType& a, const DataType& b) {
+  if (a.id() != b.id()) return false;
+  if (a.is_dictionary()) {
+    return a.index_type()->Equals(*b.index_type()) &&
+           EqualsIgnoringOrdered(*a.value_type(), *b.value_type());
+  }
+  if (a.fields().empty() || a.fields().size() != b.fields().size()) return a.Equals(b);
+  if ((a.id() == TypeId::kFixedSizeList && a.fixed_size() != b.fixed_size())) return false;
+  for (size_t i = 0; i < a.fields().size(); ++i) {
+    const Field& fa = *a.fields()[i];
+    const Field& fb = *b.fields()[i];
+    if (fa.name() != fb.name() || fa.nullable() != fb.nullable() ||
+        !EqualsIgnoringOrdered(*fa.type(), *fb.type())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type) {
+  if (array->type->Equals(*type)) return array;
+  auto out = std::make_shared<ArrayData>(*array);
+  out->type = type;
+  for (size_t i = 0; i < out->children.size() && i < type->fields().size(); ++i) {
+    out->children[i] = Relabel(out->children[i], type->fields()[i]->type());
+  }
+  return out;
 }
 
 // ---- DictionaryMemo ----

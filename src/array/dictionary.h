@@ -50,6 +50,13 @@ Result<ArrayPtr> DictionaryDecode(const ArrayPtr& array);
 Result<ArrayPtr> DictionaryEncode(const ArrayPtr& values, const DataTypePtr& dict_type,
                                   const std::vector<ArrayPtr>& seeds = {});
 
+/// Whether `a` and `b` are equal but for the `ordered` flag of dictionary types (at any depth).
+/// Lance stores every dictionary as unordered, so writers accept ordered input for them.
+bool EqualsIgnoringOrdered(const DataType& a, const DataType& b);
+
+/// `array` relabelled as `type`, sharing its buffers. REQUIRES: EqualsIgnoringOrdered.
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
+
 /// Distinct dictionary values, keyed by their bytes, in insertion order. Holds views into the
 /// arrays passed to GetOrInsert(), which must outlive it.
 class DictionaryMemo {

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "array/builder.h"
+#include "array/dictionary.h"
 #include "array/layout.h"
 #include "common/int_util.h"
 #include "expr/civil_time.h"
@@ -169,6 +170,10 @@ Vec NullVec(ValueKind kind, int64_t length) {
 }
 
 Result<Vec> FromArray(const array::ArrayPtr& arr, ValueKind kind) {
+  if (arr->type->is_dictionary()) {
+    LANCEDB_ASSIGN_OR_RETURN(auto values, array::DictionaryDecode(arr));
+    return FromArray(values, kind);
+  }
   const array::ArrayData& a = *arr;
   Vec v;
   v.kind = kind;
@@ -507,6 +512,11 @@ Result<array::ArrayPtr> IntsTo(const Vec& v, const array::DataTypePtr& type, Buf
 }  // namespace
 
 Result<array::ArrayPtr> ToArray(const Vec& in, const array::DataTypePtr& type) {
+  if (type->is_dictionary()) {
+    LANCEDB_RETURN_NOT_OK(array::ValidateDictionaryType(*type));
+    LANCEDB_ASSIGN_OR_RETURN(auto values, ToArray(in, type->value_type()));
+    return array::DictionaryEncode(values, type);
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto kind, KindOf(*type));
   if (type->id() == TypeId::kNull) return array::MakeNullArray(type, in.length);
   if (in.kind == ValueKind::kNull) return array::MakeNullArray(type, in.length);

@@ -114,10 +114,13 @@ Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
                                                 array::ArrayPtr* dictionary) {
   if (ctx.buffers.size() < 3) return Status::Corruption("missing dictionary buffer");
   const int64_t num_entries = static_cast<int64_t>(mb.num_dictionary_items());
-  // A page's dictionary has at most one entry per value of the page.
-  const int64_t max_entries = std::min(static_cast<int64_t>(mb.num_items()), max_items);
-  if (num_entries < 0 || num_entries > max_entries ||
-      (num_entries > ctx.buffers[2]->size() * 8 + 1024 && !mb.dictionary().has_constant())) {
+  // A stored dictionary takes at least a bit per entry; it may hold entries no value of the page
+  // uses (the input dictionary of a dictionary column is written whole). A constant dictionary
+  // takes no space: it has at most one entry per value of the page.
+  const int64_t max_entries = mb.dictionary().has_constant()
+                                  ? std::min(static_cast<int64_t>(mb.num_items()), max_items)
+                                  : ctx.buffers[2]->size() * 8 + 1024;
+  if (num_entries < 0 || num_entries > max_entries) {
     return Status::Corruption("dictionary claims " + std::to_string(num_entries) + " entries");
   }
   // Mini-block values are narrow (Lance uses full-zip for values of 256 bytes or more), so a
