@@ -330,3 +330,30 @@ def test_pandas_categorical_becomes_a_dictionary_column(tmp_path):
     ours.add(pd.DataFrame({"id": [5], "c": pd.Categorical(["y"]), "n": pd.Categorical([2])}))
     theirs.add(pd.DataFrame({"id": [5], "c": pd.Categorical(["y"]), "n": pd.Categorical([2])}))
     assert _plain(ours.to_arrow()) == _plain(theirs.to_arrow())
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema evolution
+
+
+def test_schema_evolution_matches_lancedb(tmp_path):
+    results = []
+    for conn in _both(tmp_path):
+        t = conn.create_table("t", pa.table({
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "s": ["a", "b", None],
+            "c": _dict(["a", "b", None]),
+            "n": _dict([1, 2, 1], value_type=pa.int64()),
+        }))
+        t.add_columns({"c2": "c", "u": "upper(c)"})
+        t.alter_columns({"path": "s", "data_type": pa.dictionary(pa.int32(), pa.utf8())},
+                        {"path": "c", "data_type": pa.dictionary(pa.int8(), pa.utf8())},
+                        {"path": "c2", "data_type": pa.large_utf8(), "rename": "c3"},
+                        {"path": "n", "data_type": pa.int32()})
+        with pytest.raises(ValueError, match="cast"):
+            t.alter_columns({"path": "c3", "data_type": pa.int32()})
+        t.drop_columns(["u"])
+        results.append(t)
+    ours, theirs = results
+    assert ours.schema == theirs.schema
+    assert ours.to_arrow() == theirs.to_arrow()
