@@ -357,3 +357,39 @@ def test_schema_evolution_matches_lancedb(tmp_path):
     ours, theirs = results
     assert ours.schema == theirs.schema
     assert ours.to_arrow() == theirs.to_arrow()
+
+
+# ---------------------------------------------------------------------------------------------
+# Nested dictionaries and search results
+
+
+def test_nested_dictionaries_match_lancedb(tmp_path):
+    d = _dict(["x", "y", None, "x"])
+    data = pa.table({
+        "id": pa.array([0, 1, 2, 3], pa.int64()),
+        "s": pa.StructArray.from_arrays([d, pa.array([1, 2, 3, 4])], names=["d", "n"]),
+        "l": pa.ListArray.from_arrays(pa.array([0, 2, 2, 3, 4]), _dict(["p", "q", "p", None])),
+    })
+    db, oracle = _both(tmp_path)
+    ours = db.create_table("t", data)
+    theirs = oracle.create_table("t", data)
+    assert ours.schema == theirs.schema
+    assert ours.to_arrow().to_pydict() == theirs.to_arrow().to_pydict()
+    for where in ["s.d = 'x'", "s.d IS NULL", "array_has(l, 'p')"]:
+        assert ours.search().where(where).to_arrow() == theirs.search().where(where).to_arrow()
+    reread = lancedb.connect(tmp_path / "ours").open_table("t").to_arrow()
+    assert reread.to_pydict() == data.to_pydict()
+
+
+def test_vector_search_returns_dictionary_columns(tmp_path):
+    data = pa.table({
+        "id": pa.array(range(20), pa.int64()),
+        "vector": pa.array([[float(i), 1.0] for i in range(20)], pa.list_(pa.float32(), 2)),
+        "c": _dict([WORDS[i % 6] for i in range(20)]),
+    })
+    db, oracle = _both(tmp_path)
+    ours = db.create_table("t", data).search([3.0, 1.0]).where("c != 'red'").limit(4).to_arrow()
+    theirs = oracle.create_table("t", data).search([3.0, 1.0]).where("c != 'red'").limit(
+        4).to_arrow()
+    assert ours.schema == theirs.schema
+    assert _plain(ours) == _plain(theirs)
