@@ -388,15 +388,56 @@ def test_to_pydantic_validation_error_for_wrong_model(db):
         table.search().to_pydantic(Other)
 
 
-def test_str_enum_tables_are_not_supported_yet(db):
-    """LanceDB stores a str Enum as dictionary<int32, utf8>; the engine cannot write
-    dictionary-encoded columns yet, so such a model is refused and no table is created."""
+def _str_enum_models(module):
     from pydantic_models import Color
 
-    class Paint(LanceModel):
+    class Paint(module.LanceModel):
+        id: int
         color: Color
+        maybe: Optional[Color] = None
+        palette: List[Color] = []
 
+    return Paint
+
+
+def _paints(Paint):
+    from pydantic_models import Color
+
+    return [
+        Paint(id=1, color=Color.RED, palette=[Color.BLUE, Color.RED]),
+        Paint(id=2, color=Color.BLUE, maybe=Color.RED),
+        Paint(id=3, color=Color.RED, maybe=None, palette=[]),
+    ]
+
+
+def test_str_enum_tables_round_trip_like_lancedb(tmp_path):
+    """LanceDB stores a str Enum as dictionary<int32, utf8>: create_table(schema=Model),
+    add([Model(...)]) and to_pydantic(Model) work, store what LanceDB stores, and each reads the
+    other's table."""
+    import lancedb
+
+    from pydantic_models import Color
+
+    Paint = _str_enum_models(ours)
+    TheirPaint = _str_enum_models(lancedb_pydantic)
     assert Paint.to_arrow_schema().field("color").type == pa.dictionary(pa.int32(), pa.utf8())
-    with pytest.raises(NotImplementedError, match="Dictionary"):
-        db.create_table("paint", schema=Paint)
-    assert db.table_names() == []
+    db = lancedb_cpp.connect(tmp_path / "ours")
+    oracle = lancedb.connect(tmp_path / "theirs")
+    table = db.create_table("paint", schema=Paint)
+    expected = oracle.create_table("paint", schema=TheirPaint)
+    assert table.schema == expected.schema
+    table.add(_paints(Paint))
+    expected.add(_paints(TheirPaint))
+    assert table.to_arrow() == expected.to_arrow()
+    got = sorted(table.search().to_pydantic(Paint), key=lambda p: p.id)
+    assert got == _paints(Paint)
+    assert got[0].color is Color.RED and got[1].maybe is Color.RED
+    assert [p.id for p in table.search().where("color = 'red'").to_pydantic(Paint)] == [1, 3]
+    # LanceDB opens our table and we open LanceDB's, with the same rows.
+    theirs_of_ours = lancedb.connect(tmp_path / "ours").open_table("paint")
+    assert theirs_of_ours.to_arrow() == expected.to_arrow()
+    assert sorted(theirs_of_ours.search().to_pydantic(TheirPaint), key=lambda p: p.id) == _paints(
+        TheirPaint
+    )
+    ours_of_theirs = lancedb_cpp.connect(tmp_path / "theirs").open_table("paint")
+    assert ours_of_theirs.to_arrow() == table.to_arrow()

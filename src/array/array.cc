@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "array/dictionary.h"
 #include "array/half.h"
 #include "array/layout.h"
 
@@ -157,6 +158,33 @@ Status ValidateChildren(const ArrayData& array, int64_t needed_child_length) {
   return Status::OK();
 }
 
+Status ValidateDictionary(const ArrayData& array) {
+  const DataType& type = *array.type;
+  Status st = ValidateDictionaryType(type);
+  if (!st.ok()) return st;
+  const int width = type.index_type()->byte_width();
+  LANCEDB_RETURN_NOT_OK(
+      CheckBufferSize(array, 1, "indices", (array.offset + array.length) * width));
+  if (array.dictionary == nullptr) return Invalid(array, "has no dictionary");
+  const ArrayData& dict = *array.dictionary;
+  if (dict.type == nullptr || !dict.type->Equals(*type.value_type())) {
+    return Invalid(array, "dictionary has type " + (dict.type ? dict.type->ToString() : "<none>") +
+                              ", expected " + type.value_type()->ToString());
+  }
+  st = ValidateArray(dict);
+  if (!st.ok()) return st.WithContext("dictionary");
+  for (int64_t i = 0; i < array.length; ++i) {
+    if (array.IsNull(i)) continue;
+    const int64_t index = DictionaryIndex(array, i);
+    if (index < 0 || index >= dict.length) {
+      return Invalid(array, "index " + std::to_string(index) + " at row " + std::to_string(i) +
+                                " is out of range for a dictionary of " +
+                                std::to_string(dict.length) + " values");
+    }
+  }
+  return Status::OK();
+}
+
 Status ValidateLayout(const ArrayData& array) {
   const DataType& type = *array.type;
   const int64_t end = array.offset + array.length;
@@ -191,6 +219,8 @@ Status ValidateLayout(const ArrayData& array) {
     }
     case Layout::kStruct:
       return ValidateChildren(array, end);
+    case Layout::kDictionary:
+      return ValidateDictionary(array);
   }
   return Status::OK();
 }
@@ -276,6 +306,10 @@ ArrayPtr MakeNullArray(const DataTypePtr& type, int64_t length) {
     case Layout::kStruct:
       for (const auto& f : type->fields()) children.push_back(MakeNullArray(f->type(), length));
       break;
+    case Layout::kDictionary:
+      buffers.push_back(Buffer::Allocate(length * type->index_type()->byte_width()));
+      return MakeDictionaryArray(type, length, std::move(buffers[0]), std::move(buffers[1]),
+                                 MakeNullArray(type->value_type(), 0), length);
     case Layout::kNull:
       break;
   }
@@ -423,6 +457,15 @@ void AppendValue(const ArrayData& array, int64_t i, int64_t max_items, std::stri
         AppendValue(*array.children[c], array.offset + i, max_items, out);
       }
       out->push_back('}');
+      return;
+    }
+    case Layout::kDictionary: {
+      const int64_t index = DictionaryIndex(array, i);
+      if (array.dictionary == nullptr || index < 0 || index >= array.dictionary->length) {
+        *out += "<bad index " + std::to_string(index) + ">";
+        return;
+      }
+      AppendValue(*array.dictionary, index, max_items, out);
       return;
     }
   }

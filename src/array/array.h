@@ -15,6 +15,9 @@
 //   list / large_list             : [validity, int32|int64 offsets (length+1)], children[0]
 //   fixed_size_list               : [validity], children[0] of length (offset+length)*size
 //   struct                        : [validity], children[i] per member
+//   dictionary                    : [validity, indices of the index type], `dictionary` holds
+//                                   the values (its own array, with its own offset); a valid
+//                                   row's value is dictionary[index]
 // `offset` is a logical offset in elements applied to every buffer of this array (not to the
 // children, which have their own offsets), as in Arrow.
 // Thread-safety: immutable once shared (ArrayPtr is shared_ptr<const ArrayData>).
@@ -43,6 +46,8 @@ struct ArrayData {
   int64_t offset = 0;
   std::vector<BufferPtr> buffers;
   std::vector<ArrayPtr> children;
+  /// Dictionary arrays only: the values the indices point into.
+  ArrayPtr dictionary;
 
   static std::shared_ptr<ArrayData> Make(DataTypePtr type, int64_t length,
                                          std::vector<BufferPtr> buffers,
@@ -76,13 +81,17 @@ Status ValidateArray(const ArrayData& array);
 /// Zero-copy slice.
 ArrayPtr Slice(const ArrayPtr& array, int64_t offset, int64_t length);
 
-/// Concatenate arrays of equal type into one array with fresh buffers.
+/// Concatenate arrays of equal type into one array with fresh buffers. Dictionary arrays keep
+/// a dictionary they all share; otherwise the first one's dictionary is extended with the values
+/// the others use (InvalidArgument when that outgrows the index type).
 Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays);
 
-/// Copy the rows at `indices` (each < array.length) into a new array.
+/// Copy the rows at `indices` (each < array.length) into a new array (a dictionary array keeps
+/// its dictionary).
 Result<ArrayPtr> Take(const ArrayPtr& array, const std::vector<int64_t>& indices);
 
-/// Logical equality: same type, length, validity and values (offsets may differ).
+/// Logical equality: same type, length, validity and values (offsets may differ; dictionary
+/// arrays compare the values their indices point at, not the indices).
 bool ArrayEquals(const ArrayData& a, const ArrayData& b);
 
 /// An all-null array of `type` and `length` (with real, zeroed buffers of the right shape).

@@ -3,12 +3,16 @@
 //
 // Concatenate, Take and ArrayEquals. Concatenate and Take are both "gather a list of row
 // ranges from arrays of one type into fresh buffers"; the gather recurses into children with
-// the child ranges the parent's offsets (or list size) designate.
+// the child ranges the parent's offsets (or list size) designate. Dictionary arrays gather
+// their indices and keep their dictionary when every range shares it; otherwise the first
+// range's dictionary is extended with the values the other ranges use.
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "array/array.h"
+#include "array/dictionary.h"
 #include "array/layout.h"
 
 namespace lancedb::array {
@@ -21,7 +25,7 @@ struct Range {
   int64_t length;
 };
 
-ArrayPtr Gather(const DataTypePtr& type, const std::vector<Range>& ranges);
+Result<ArrayPtr> Gather(const DataTypePtr& type, const std::vector<Range>& ranges);
 
 int64_t TotalLength(const std::vector<Range>& ranges) {
   int64_t total = 0;
@@ -118,13 +122,91 @@ BufferPtr GatherBytes(const std::vector<Range>& byte_ranges) {
   return builder.Finish();
 }
 
-ArrayPtr Gather(const DataTypePtr& type, const std::vector<Range>& ranges) {
+/// Whether every range's dictionary holds the same values as the first one's.
+bool SameDictionary(const std::vector<Range>& ranges) {
+  const ArrayData* first = ranges[0].array->dictionary.get();
+  for (const auto& r : ranges) {
+    const ArrayData* d = r.array->dictionary.get();
+    if (d != first && !ArrayEquals(*d, *first)) return false;
+  }
+  return true;
+}
+
+/// Gather the indices of dictionary ranges into buffers[1] and pick the output dictionary.
+/// REQUIRES: buffers[0] holds the gathered validity; rows whose index points at a null
+/// dictionary value become null when the dictionaries are unified.
+Status GatherDictionary(const DataTypePtr& type, const std::vector<Range>& ranges, int64_t total,
+                        std::vector<BufferPtr>* buffers, ArrayPtr* dictionary) {
+  const int width = type->index_type()->byte_width();
+  if (ranges.empty()) {
+    buffers->push_back(Buffer::Allocate(0));
+    *dictionary = MakeNullArray(type->value_type(), 0);
+    return Status::OK();
+  }
+  if (SameDictionary(ranges)) {
+    buffers->push_back(GatherFixed(ranges, total, width));
+    *dictionary = ranges[0].array->dictionary;
+    return Status::OK();
+  }
+  DictionaryMemo memo(type->value_type());
+  const ArrayData& first = *ranges[0].array->dictionary;
+  for (int64_t i = 0; i < first.length; ++i) {
+    if (first.IsValid(i)) memo.GetOrInsert(first, i);
+  }
+  std::unordered_map<const ArrayData*, std::vector<int64_t>> remaps;
+  auto indices = Buffer::Allocate(total * width);
+  uint8_t* dst = indices->mutable_data();
+  std::vector<int64_t> null_rows;
+  int64_t pos = 0;
+  for (const auto& r : ranges) {
+    const ArrayData& dict = *r.array->dictionary;
+    auto& remap = remaps[&dict];
+    if (remap.empty()) remap.assign(static_cast<size_t>(dict.length), -1);
+    for (int64_t k = 0; k < r.length; ++k, ++pos) {
+      int64_t mapped = 0;
+      if (r.array->IsValid(r.start + k)) {
+        const int64_t index = DictionaryIndex(*r.array, r.start + k);
+        if (index < 0 || index >= dict.length) {
+          return Status::InvalidArgument("Dictionary index " + std::to_string(index) +
+                                         " out of range for a dictionary of " +
+                                         std::to_string(dict.length) + " values");
+        }
+        if (dict.IsNull(index)) {
+          null_rows.push_back(pos);
+        } else {
+          int64_t& m = remap[static_cast<size_t>(index)];
+          if (m < 0) m = memo.GetOrInsert(dict, index);
+          mapped = m;
+        }
+      }
+      std::memcpy(dst + pos * width, &mapped, static_cast<size_t>(width));
+    }
+  }
+  if (memo.size() - 1 > MaxDictionaryIndex(*type->index_type())) {
+    return Status::InvalidArgument("The unified dictionary of " + std::to_string(memo.size()) +
+                                   " values does not fit " + type->index_type()->ToString() +
+                                   " indices (" + type->ToString() + ")");
+  }
+  if (!null_rows.empty()) {
+    if ((*buffers)[0] == nullptr) {
+      (*buffers)[0] = Buffer::Allocate(bit_util::BytesForBits(total));
+      for (int64_t i = 0; i < total; ++i) bit_util::SetBit((*buffers)[0]->mutable_data(), i);
+    }
+    for (int64_t row : null_rows) bit_util::ClearBit((*buffers)[0]->mutable_data(), row);
+  }
+  buffers->push_back(std::move(indices));
+  LANCEDB_ASSIGN_OR_RETURN(*dictionary, memo.Finish());
+  return Status::OK();
+}
+
+Result<ArrayPtr> Gather(const DataTypePtr& type, const std::vector<Range>& ranges) {
   const int64_t total = TotalLength(ranges);
   const Layout layout = GetLayout(*type);
-  if (layout == Layout::kNull) return ArrayData::Make(type, total, {}, {}, total);
+  if (layout == Layout::kNull) return ArrayPtr(ArrayData::Make(type, total, {}, {}, total));
   int64_t null_count = 0;
   std::vector<BufferPtr> buffers{GatherValidity(ranges, total, &null_count)};
   std::vector<ArrayPtr> children;
+  ArrayPtr dictionary;
   switch (layout) {
     case Layout::kBool:
       buffers.push_back(GatherBits(ranges, total));
@@ -143,7 +225,8 @@ ArrayPtr Gather(const DataTypePtr& type, const std::vector<Range>& ranges) {
       std::vector<Range> child_ranges;
       buffers.push_back(
           GatherOffsets(ranges, total, type->has_large_offsets(), &child_ranges, true));
-      children.push_back(Gather(type->value_type(), child_ranges));
+      LANCEDB_ASSIGN_OR_RETURN(auto child, Gather(type->value_type(), child_ranges));
+      children.push_back(std::move(child));
       break;
     }
     case Layout::kFixedSizeList: {
@@ -153,7 +236,8 @@ ArrayPtr Gather(const DataTypePtr& type, const std::vector<Range>& ranges) {
         child_ranges.push_back(
             {r.array->children[0].get(), (r.array->offset + r.start) * size, r.length * size});
       }
-      children.push_back(Gather(type->value_type(), child_ranges));
+      LANCEDB_ASSIGN_OR_RETURN(auto child, Gather(type->value_type(), child_ranges));
+      children.push_back(std::move(child));
       break;
     }
     case Layout::kStruct: {
@@ -162,17 +246,32 @@ ArrayPtr Gather(const DataTypePtr& type, const std::vector<Range>& ranges) {
         for (const auto& r : ranges) {
           child_ranges.push_back({r.array->children[c].get(), r.array->offset + r.start, r.length});
         }
-        children.push_back(Gather(type->fields()[c]->type(), child_ranges));
+        LANCEDB_ASSIGN_OR_RETURN(auto child, Gather(type->fields()[c]->type(), child_ranges));
+        children.push_back(std::move(child));
       }
       break;
     }
+    case Layout::kDictionary:
+      LANCEDB_RETURN_NOT_OK(GatherDictionary(type, ranges, total, &buffers, &dictionary));
+      break;
     case Layout::kNull:
       break;
   }
-  return ArrayData::Make(type, total, std::move(buffers), std::move(children), null_count);
+  auto out = ArrayData::Make(type, total, std::move(buffers), std::move(children),
+                             dictionary ? -1 : null_count);
+  out->dictionary = std::move(dictionary);
+  return ArrayPtr(std::move(out));
 }
 
 }  // namespace
+
+Result<ArrayPtr> GatherRows(const DataTypePtr& type,
+                            const std::vector<std::pair<const ArrayData*, int64_t>>& rows) {
+  std::vector<Range> ranges;
+  ranges.reserve(rows.size());
+  for (const auto& [array, row] : rows) ranges.push_back({array, row, 1});
+  return Gather(type, ranges);
+}
 
 Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays) {
   if (arrays.empty()) return Status::InvalidArgument("Concatenate needs at least one array");
@@ -243,6 +342,10 @@ bool ValueEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j) {
         }
       }
       return true;
+    case Layout::kDictionary:
+      // Logical equality: the values the indices point at (dictionaries may differ).
+      return RangeEquals(*a.dictionary, DictionaryIndex(a, i), *b.dictionary, DictionaryIndex(b, j),
+                         1);
   }
   return false;
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/dictionary.h"
+
 namespace lancedb::array {
 
 BufferPtr MakeValidityBitmap(const std::vector<bool>& valid) {
@@ -100,6 +102,18 @@ ArrayPtr MakeStruct(DataTypePtr struct_type, std::vector<ArrayPtr> children,
   const int64_t n = children.empty() ? static_cast<int64_t>(valid.size()) : children[0]->length;
   return ArrayData::Make(std::move(struct_type), n, {MakeValidityBitmap(valid)},
                          std::move(children));
+}
+
+ArrayPtr MakeDictionary(DataTypePtr dict_type, const std::vector<int64_t>& indices,
+                        ArrayPtr dictionary, const std::vector<bool>& valid) {
+  const int width = dict_type->index_type()->byte_width();
+  const auto n = static_cast<int64_t>(indices.size());
+  auto buffer = Buffer::Allocate(n * width);
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(buffer->mutable_data() + i * width, &indices[i], static_cast<size_t>(width));
+  }
+  return MakeDictionaryArray(std::move(dict_type), n, MakeValidityBitmap(valid), std::move(buffer),
+                             std::move(dictionary));
 }
 
 }  // namespace lancedb::array

@@ -46,5 +46,9 @@ ArrayPtr MakeFixedSizeList(DataTypePtr list_type, ArrayPtr child,
                            const std::vector<bool>& valid = {});
 ArrayPtr MakeStruct(DataTypePtr struct_type, std::vector<ArrayPtr> children,
                     const std::vector<bool>& valid = {});
+/// A dictionary array of `dict_type`: `indices` (stored at the index type's width; null slots
+/// are stored as given) into `dictionary` (of the value type).
+ArrayPtr MakeDictionary(DataTypePtr dict_type, const std::vector<int64_t>& indices,
+                        ArrayPtr dictionary, const std::vector<bool>& valid = {});
 
 }  // namespace lancedb::array

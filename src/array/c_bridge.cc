@@ -23,6 +23,7 @@ struct ExportedArray {
   std::vector<const void*> buffers;
   std::vector<ArrowArray> children;
   std::vector<ArrowArray*> child_pointers;
+  ArrowArray dictionary{};  // the values of a dictionary array
 };
 
 void ReleaseExportedArray(ArrowArray* array) {
@@ -30,6 +31,9 @@ void ReleaseExportedArray(ArrowArray* array) {
   for (int64_t i = 0; i < array->n_children; ++i) {
     ArrowArray* child = array->children[i];
     if (child->release != nullptr) child->release(child);
+  }
+  if (array->dictionary != nullptr && array->dictionary->release != nullptr) {
+    array->dictionary->release(array->dictionary);
   }
   delete static_cast<ExportedArray*>(array->private_data);
   array->release = nullptr;
@@ -54,6 +58,10 @@ void ExportInto(const ArrayPtr& array, ArrowArray* out) {
   out->buffers = priv->buffers.empty() ? nullptr : priv->buffers.data();
   out->children = priv->child_pointers.empty() ? nullptr : priv->child_pointers.data();
   out->dictionary = nullptr;
+  if (array->dictionary != nullptr) {
+    ExportInto(array->dictionary, &priv->dictionary);
+    out->dictionary = &priv->dictionary;
+  }
   out->release = ReleaseExportedArray;
   out->private_data = priv;
 }
@@ -121,8 +129,12 @@ Result<ArrayPtr> ImportNode(const ArrowArray& c, const DataTypePtr& type, const 
     return ImportError(
         t, "bad length " + std::to_string(c.length) + " or offset " + std::to_string(c.offset));
   }
-  if (c.dictionary != nullptr) return Status::NotSupported("Dictionary arrays are not supported");
   const Layout layout = GetLayout(t);
+  if ((c.dictionary != nullptr) != (layout == Layout::kDictionary)) {
+    return ImportError(t, c.dictionary != nullptr
+                              ? "has a dictionary but is not of a dictionary type"
+                              : "has no dictionary");
+  }
   const int64_t expected = NumBuffers(layout);
   const bool ok_count =
       c.n_buffers == expected || (layout == Layout::kNull && c.n_buffers == 1 &&
@@ -144,12 +156,14 @@ Result<ArrayPtr> ImportNode(const ArrowArray& c, const DataTypePtr& type, const 
   std::vector<ArrayPtr> children;
   switch (layout) {
     case Layout::kBool:
-    case Layout::kFixed: {
-      if (t.byte_width() > 0 && end > std::numeric_limits<int64_t>::max() / t.byte_width()) {
+    case Layout::kFixed:
+    case Layout::kDictionary: {
+      const int width =
+          layout == Layout::kDictionary ? t.index_type()->byte_width() : t.byte_width();
+      if (width > 0 && end > std::numeric_limits<int64_t>::max() / width) {
         return ImportError(t, "values buffer size overflows");
       }
-      const int64_t size =
-          layout == Layout::kBool ? bit_util::BytesForBits(end) : end * t.byte_width();
+      const int64_t size = layout == Layout::kBool ? bit_util::BytesForBits(end) : end * width;
       LANCEDB_ASSIGN_OR_RETURN(BufferPtr values, WrapBuffer(c, t, 1, size, owner, false));
       buffers.push_back(std::move(values));
       break;
@@ -180,6 +194,9 @@ Result<ArrayPtr> ImportNode(const ArrowArray& c, const DataTypePtr& type, const 
   }
   auto data =
       ArrayData::Make(type, c.length, std::move(buffers), std::move(children), -1, c.offset);
+  if (layout == Layout::kDictionary) {
+    LANCEDB_ASSIGN_OR_RETURN(data->dictionary, ImportNode(*c.dictionary, t.value_type(), owner));
+  }
   if (c.null_count >= 0 && c.null_count != data->null_count) {
     return ImportError(t, "null_count is " + std::to_string(c.null_count) +
                               " but the validity bitmap has " + std::to_string(data->null_count) +

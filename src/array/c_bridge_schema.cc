@@ -24,6 +24,7 @@ struct ExportedSchema {
   std::string metadata;
   std::vector<ArrowSchema> children;
   std::vector<ArrowSchema*> child_pointers;
+  ArrowSchema dictionary{};  // the value type of a dictionary type
 };
 
 void ReleaseExportedSchema(ArrowSchema* schema) {
@@ -31,6 +32,9 @@ void ReleaseExportedSchema(ArrowSchema* schema) {
   for (int64_t i = 0; i < schema->n_children; ++i) {
     ArrowSchema* child = schema->children[i];
     if (child->release != nullptr) child->release(child);
+  }
+  if (schema->dictionary != nullptr && schema->dictionary->release != nullptr) {
+    schema->dictionary->release(schema->dictionary);
   }
   delete static_cast<ExportedSchema*>(schema->private_data);
   schema->release = nullptr;
@@ -109,6 +113,9 @@ std::string FormatString(const DataType& type) {
       return "+w:" + std::to_string(type.fixed_size());
     case TypeId::kStruct:
       return "+s";
+    case TypeId::kDictionary:
+      // The index type; the values are described by the `dictionary` schema.
+      return FormatString(*type.index_type());
   }
   return "";
 }
@@ -147,6 +154,11 @@ void ExportInto(const std::string& name, const DataType& type, bool nullable,
   out->n_children = static_cast<int64_t>(fields.size());
   out->children = priv->child_pointers.empty() ? nullptr : priv->child_pointers.data();
   out->dictionary = nullptr;
+  if (type.is_dictionary()) {
+    ExportInto("", *type.value_type(), true, {}, &priv->dictionary);
+    out->dictionary = &priv->dictionary;
+    if (type.ordered()) out->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+  }
   out->release = ReleaseExportedSchema;
   out->private_data = priv;
 }
@@ -269,11 +281,27 @@ Result<DataTypePtr> ParseDecimal(std::string_view f) {
   return decimal128(precision, scale);
 }
 
+Result<DataTypePtr> PlainTypeFromC(const ArrowSchema* schema);
+
+/// A dictionary type: the format gives the index type, `dictionary` the value type.
+Result<DataTypePtr> DictionaryTypeFromC(const ArrowSchema* schema) {
+  LANCEDB_ASSIGN_OR_RETURN(DataTypePtr index_type, PlainTypeFromC(schema));
+  if (!IsValidDictionaryIndexType(*index_type)) {
+    return Status::InvalidArgument("Dictionary indices must be integers, got " +
+                                   index_type->ToString());
+  }
+  LANCEDB_ASSIGN_OR_RETURN(FieldPtr values, FieldFromC(schema->dictionary));
+  return dictionary(std::move(index_type), values->type(),
+                    (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
+}
+
 Result<DataTypePtr> TypeFromC(const ArrowSchema* schema) {
   if (schema->format == nullptr) return Status::InvalidArgument("ArrowSchema has no format");
-  if (schema->dictionary != nullptr) {
-    return Status::NotSupported("Dictionary-encoded arrays are not supported");
-  }
+  if (schema->dictionary != nullptr) return DictionaryTypeFromC(schema);
+  return PlainTypeFromC(schema);
+}
+
+Result<DataTypePtr> PlainTypeFromC(const ArrowSchema* schema) {
   const std::string_view f = schema->format;
   if (f.size() == 1) {
     switch (f[0]) {

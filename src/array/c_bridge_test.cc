@@ -72,6 +72,14 @@ std::vector<ArrayPtr> SampleArrays() {
       MakeStruct(
           struct_({field("l", list(utf8())), field("n", null())}),
           {MakeList(list(utf8()), {0, 1, 1, 2}, MakeString({"x", "y"})), MakeNullArray(null(), 3)}),
+      MakeDictionary(dictionary(int8(), utf8()), {1, 0, 0, 2, 1}, MakeString({"a", "b", "c"}),
+                     kValid5),
+      MakeDictionary(dictionary(uint16(), int64(), true), {0, 1, 0, 1, 0},
+                     MakePrimitive<int64_t>(int64(), {7, 8}), kValid5),
+      MakeList(list(dictionary(int32(), large_utf8())), {0, 2, 2, 3, 3, 5},
+               MakeDictionary(dictionary(int32(), large_utf8()), {0, 1, 1, 0, 2},
+                              MakeBinaryLike(large_utf8(), {"x", std::nullopt, "z"})),
+               kValid5),
   };
 }
 
@@ -354,6 +362,58 @@ TEST(CBridge, ConsumerMayMoveChildSchemasOut) {
   auto f = ImportField(&moved);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ((*f)->ToString(), "b: list<item: string>");
+}
+
+TEST(CBridge, DictionaryExportsIndexFormatAndValueSchema) {
+  ArrowSchema c;
+  ASSERT_TRUE(ExportType(*dictionary(int16(), utf8(), true), &c).ok());
+  EXPECT_STREQ(c.format, "s");
+  ASSERT_NE(c.dictionary, nullptr);
+  EXPECT_STREQ(c.dictionary->format, "u");
+  EXPECT_EQ(c.flags & ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_DICTIONARY_ORDERED);
+  auto type = ImportType(&c);
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  EXPECT_TRUE((*type)->Equals(*dictionary(int16(), utf8(), true)));
+  EXPECT_EQ(c.release, nullptr);
+
+  auto array = MakeDictionary(dictionary(int32(), utf8()), {1, 0}, MakeString({"a", "b"}));
+  ArrowArray a;
+  ASSERT_TRUE(ExportArray(array, &a).ok());
+  EXPECT_EQ(a.n_buffers, 2);
+  EXPECT_EQ(a.n_children, 0);
+  ASSERT_NE(a.dictionary, nullptr);
+  EXPECT_EQ(a.dictionary->length, 2);
+  EXPECT_EQ(a.dictionary->buffers[2], array->dictionary->buffers[2]->data());
+  auto imported = ImportArray(&a, array->type);
+  ASSERT_TRUE(imported.ok());
+  EXPECT_EQ((*imported)->dictionary->buffers[2]->data(), array->dictionary->buffers[2]->data());
+}
+
+TEST(CBridge, DictionaryImportRejectsBadIndicesAndShapes) {
+  // A float index type.
+  ArrowSchema c;
+  ASSERT_TRUE(ExportType(*dictionary(int32(), utf8()), &c).ok());
+  c.format = "f";
+  EXPECT_TRUE(ImportType(&c).status().IsInvalidArgument());
+  EXPECT_EQ(c.release, nullptr);
+  // An index out of range is caught by validation.
+  auto bad = MakeDictionary(dictionary(int32(), utf8()), {0, 5}, MakeString({"a"}));
+  ArrowArray a;
+  ASSERT_TRUE(ExportArray(bad, &a).ok());
+  auto st = ImportArray(&a, bad->type).status();
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("out of range"), std::string::npos) << st.ToString();
+  // A dictionary array described as a plain type, and the other way round.
+  auto good = MakeDictionary(dictionary(int32(), utf8()), {0}, MakeString({"a"}));
+  ASSERT_TRUE(ExportArray(good, &a).ok());
+  EXPECT_TRUE(ImportArray(&a, int32()).status().IsInvalidArgument());
+  EXPECT_EQ(a.release, nullptr);
+  ASSERT_TRUE(ExportArray(MakePrimitive<int32_t>(int32(), {0}), &a).ok());
+  EXPECT_TRUE(ImportArray(&a, good->type).status().IsInvalidArgument());
+  // Values of an unsupported type.
+  auto bools = MakeDictionary(dictionary(int32(), boolean()), {0}, MakeBool({true}));
+  ASSERT_TRUE(ExportArray(bools, &a).ok());
+  EXPECT_TRUE(ImportArray(&a, bools->type).status().IsNotSupported());
 }
 
 TEST(CBridge, ImportTypeRejectsUnsupportedFormatsAndReleases) {

@@ -136,6 +136,8 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& fbb, const
       return {fb::Type::FixedSizeList, fb::CreateFixedSizeList(fbb, type.fixed_size()).Union()};
     case TypeId::kStruct:
       return {fb::Type::Struct_, fb::CreateStruct_(fbb).Union()};
+    case TypeId::kDictionary:
+      break;  // the writers refuse dictionary-encoded fields up front
   }
   return {fb::Type::NONE, 0};
 }

@@ -238,11 +238,30 @@ void AppendEndOfStream(BufferBuilder& out) {
   out.AppendValue<int32_t>(0);
 }
 
+bool HasDictionary(const DataType& type) {
+  if (type.is_dictionary()) return true;
+  for (const FieldPtr& f : type.fields()) {
+    if (HasDictionary(*f->type())) return true;
+  }
+  return false;
+}
+
+Status CheckSchema(const SchemaPtr& schema) {
+  if (schema == nullptr) return Status::InvalidArgument("IPC writer: null schema");
+  for (const FieldPtr& f : schema->fields()) {
+    if (HasDictionary(*f->type())) {
+      return Status::NotSupported("IPC writer: field '" + f->name() + "' of type " +
+                                  f->type()->ToString() + " is dictionary encoded");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<BufferPtr> WriteStream(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                               const WriteOptions& options) {
-  if (schema == nullptr) return Status::InvalidArgument("IPC writer: null schema");
+  LANCEDB_RETURN_NOT_OK(CheckSchema(schema));
   BufferBuilder out;
   AppendSchemaMessage(out, *schema);
   for (const RecordBatchPtr& batch : batches) {
@@ -254,7 +273,7 @@ Result<BufferPtr> WriteStream(const SchemaPtr& schema, const std::vector<RecordB
 
 Result<BufferPtr> WriteFile(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                             const WriteOptions& options) {
-  if (schema == nullptr) return Status::InvalidArgument("IPC writer: null schema");
+  LANCEDB_RETURN_NOT_OK(CheckSchema(schema));
   // Layout (Arrow spec, "IPC File Format"):
   //   "ARROW1" pad-to-8 | stream (schema, batches, EOS) | Footer | int32 footer size | "ARROW1"
   BufferBuilder out;

@@ -22,6 +22,7 @@ enum class Layout : uint8_t {
   kList,           // validity, offsets; one child
   kFixedSizeList,  // validity; one child
   kStruct,         // validity; one child per field
+  kDictionary,     // validity, indices of index_type(); ArrayData::dictionary holds the values
 };
 
 /// Return the layout of `type`.
@@ -43,6 +44,8 @@ inline Layout GetLayout(const DataType& type) {
       return Layout::kFixedSizeList;
     case TypeId::kStruct:
       return Layout::kStruct;
+    case TypeId::kDictionary:
+      return Layout::kDictionary;
     default:
       return Layout::kFixed;
   }
@@ -56,6 +59,7 @@ inline int NumBuffers(Layout layout) {
     case Layout::kBool:
     case Layout::kFixed:
     case Layout::kList:
+    case Layout::kDictionary:
       return 2;
     case Layout::kBinary:
       return 3;

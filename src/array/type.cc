@@ -17,7 +17,15 @@ DataType::DataType(TypeId id, TimeUnit unit, std::string timezone, int32_t fixed
       scale_(scale),
       fields_(std::move(fields)) {}
 
-const DataTypePtr& DataType::value_type() const { return fields_[0]->type(); }
+DataType::DataType(DataTypePtr index_type, DataTypePtr value_type, bool ordered)
+    : id_(TypeId::kDictionary),
+      index_type_(std::move(index_type)),
+      dictionary_value_(std::move(value_type)),
+      ordered_(ordered) {}
+
+const DataTypePtr& DataType::value_type() const {
+  return id_ == TypeId::kDictionary ? dictionary_value_ : fields_[0]->type();
+}
 
 int DataType::bit_width() const {
   switch (id_) {
@@ -120,6 +128,9 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
     case TypeId::kFixedSizeList:
       if (fixed_size_ != other.fixed_size_) return false;
       [[fallthrough]];
+    case TypeId::kDictionary:
+      return ordered_ == other.ordered_ && index_type_->Equals(*other.index_type_) &&
+             dictionary_value_->Equals(*other.dictionary_value_, check_metadata);
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kStruct:
@@ -228,6 +239,9 @@ std::string DataType::ToString() const {
       }
       return s + ">";
     }
+    case TypeId::kDictionary:
+      return "dictionary<values=" + dictionary_value_->ToString() +
+             ", indices=" + index_type_->ToString() + ", ordered=" + (ordered_ ? "1" : "0") + ">";
     default:
       return "unknown";
   }
@@ -303,6 +317,10 @@ DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size) {
 }
 DataTypePtr struct_(std::vector<FieldPtr> fields) {
   return MakeType(TypeId::kStruct, TimeUnit::kSecond, "", 0, 0, 0, std::move(fields));
+}
+
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered) {
+  return std::make_shared<const DataType>(std::move(index_type), std::move(value_type), ordered);
 }
 
 // ---- Field ----

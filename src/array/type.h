@@ -49,6 +49,7 @@ enum class TypeId : uint8_t {
   kLargeList,
   kFixedSizeList,
   kStruct,
+  kDictionary,  // integer indices into a dictionary of values (Arrow dictionary encoding)
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -83,15 +84,21 @@ class DataType {
   const std::vector<FieldPtr>& fields() const { return fields_; }
   /// REQUIRES: a list-like type. The item field.
   const FieldPtr& value_field() const { return fields_[0]; }
-  /// REQUIRES: a list-like type. The item type.
+  /// REQUIRES: a list-like or dictionary type. The item type (list-like) or the type of the
+  /// dictionary values (dictionary).
   const DataTypePtr& value_type() const;
+  /// REQUIRES: a dictionary type. The integer type of the indices.
+  const DataTypePtr& index_type() const { return index_type_; }
+  /// Dictionary types: whether the order of the dictionary values is meaningful.
+  bool ordered() const { return ordered_; }
 
   bool is_primitive() const;  // fixed width and not nested: bool, ints, floats, temporal, ...
   bool is_integer() const;
   bool is_floating() const;
-  bool is_binary_like() const;     // string, large_string, binary, large_binary
-  bool is_list_like() const;       // list, large_list, fixed_size_list
-  bool is_nested() const;          // list-like or struct
+  bool is_binary_like() const;  // string, large_string, binary, large_binary
+  bool is_list_like() const;    // list, large_list, fixed_size_list
+  bool is_nested() const;       // list-like or struct
+  bool is_dictionary() const { return id_ == TypeId::kDictionary; }
   bool has_large_offsets() const;  // large_string, large_binary, large_list
 
   bool Equals(const DataType& other, bool check_metadata = false) const;
@@ -101,6 +108,7 @@ class DataType {
   // Used by the factories only.
   DataType(TypeId id, TimeUnit unit, std::string timezone, int32_t fixed_size, int32_t precision,
            int32_t scale, std::vector<FieldPtr> fields);
+  DataType(DataTypePtr index_type, DataTypePtr value_type, bool ordered);
 
  private:
   TypeId id_;
@@ -110,6 +118,9 @@ class DataType {
   int32_t precision_ = 0;
   int32_t scale_ = 0;
   std::vector<FieldPtr> fields_;
+  DataTypePtr index_type_;        // dictionary only
+  DataTypePtr dictionary_value_;  // dictionary only
+  bool ordered_ = false;
 };
 
 DataTypePtr null();
@@ -145,6 +156,11 @@ DataTypePtr large_list(FieldPtr value_field);
 DataTypePtr fixed_size_list(DataTypePtr value_type, int32_t list_size);
 DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size);
 DataTypePtr struct_(std::vector<FieldPtr> fields);
+/// dictionary<values=value_type, indices=index_type>. REQUIRES: an integer index type (check
+/// with IsValidDictionaryIndexType at API boundaries).
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered = false);
+/// Whether `type` can index a dictionary: int8/16/32/64, uint8/16/32/64.
+inline bool IsValidDictionaryIndexType(const DataType& type) { return type.is_integer(); }
 
 /// A named, typed column slot with nullability and metadata.
 class Field {

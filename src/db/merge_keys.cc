@@ -8,6 +8,7 @@
 #include <functional>
 #include <string_view>
 
+#include "array/dictionary.h"
 #include "common/bit_util.h"
 
 namespace lancedb::db {
@@ -52,6 +53,11 @@ KeyColumns::KeyColumns(std::vector<array::ArrayPtr> columns, int64_t num_rows)
   columns_.reserve(columns.size());
   for (auto& a : columns) {
     Column c;
+    if (a->type->is_dictionary()) {
+      // Keys compare by the values the indices point at (validated arrays decode).
+      auto values = array::DictionaryDecode(a);
+      if (values.ok()) a = values.MoveValueUnsafe();
+    }
     const auto& type = *a->type;
     if (type.id() == array::TypeId::kBool) {
       c.kind = Kind::kBool;

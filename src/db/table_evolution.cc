@@ -9,6 +9,7 @@
 #include <set>
 
 #include "array/c_bridge.h"
+#include "array/dictionary.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
@@ -246,6 +247,11 @@ bool Castable(const array::DataType& from, const array::DataType& to) {
   auto bytes = [](const array::DataType& t) {
     return t.id() == array::TypeId::kBinary || t.id() == array::TypeId::kLargeBinary;
   };
+  // Dictionary columns cast as their values; a cast to a dictionary encodes the values.
+  if (from.is_dictionary()) return Castable(*from.value_type(), to);
+  if (to.is_dictionary()) {
+    return array::ValidateDictionaryType(to).ok() && Castable(from, *to.value_type());
+  }
   if (from.is_integer()) return to.is_integer();
   if (from.is_floating()) return to.is_floating();
   if (text(from)) return text(to);

@@ -47,6 +47,9 @@ const char* ValueKindName(ValueKind kind) {
 Result<ValueKind> KindOf(const array::DataType& type) {
   using array::TypeId;
   switch (type.id()) {
+    case TypeId::kDictionary:
+      // Evaluated as the values the indices point at.
+      return KindOf(*type.value_type());
     case TypeId::kNull:
       return ValueKind::kNull;
     case TypeId::kBool:

@@ -5,7 +5,8 @@
 // Format, one directive per line ('#' starts a comment):
 //   column: <name> <type>      a column of the input table (type as in CAST; `a.b int` makes
 //                              member b of struct column a; `list<T>` for lists; also
-//                              time64_us, time32_ms, duration_us, uint64, decimal(p,s), ...)
+//                              time64_us, time32_ms, duration_us, uint64, decimal(p,s),
+//                              dictionary<T> with int32 indices, ...)
 //   row: <v1>, <v2>, ...       one input row, each value a SQL literal (NULL, [1, 2], ...)
 //   filter: <sql>              then   expect: <row indices, 0-based, or 'none'>
 //   project: <sql>             then   expect: <v1> | <v2> | ...  (one rendered value per row)
@@ -68,6 +69,10 @@ Result<array::DataTypePtr> TypeFromName(const std::string& name) {
   if (name.rfind("list<", 0) == 0 && name.back() == '>') {
     LANCEDB_ASSIGN_OR_RETURN(auto item, TypeFromName(name.substr(5, name.size() - 6)));
     return array::list(item);
+  }
+  if (name.rfind("dictionary<", 0) == 0 && name.back() == '>') {
+    LANCEDB_ASSIGN_OR_RETURN(auto values, TypeFromName(name.substr(11, name.size() - 12)));
+    return array::dictionary(array::int32(), values);
   }
   if (name == "timestamp_us") return array::timestamp(array::TimeUnit::kMicro);
   if (name == "timestamp_ms") return array::timestamp(array::TimeUnit::kMilli);

@@ -12,6 +12,7 @@
 #include <span>
 
 #include "array/builder.h"
+#include "array/dictionary.h"
 #include "array/half.h"
 #include "array/layout.h"
 #include "common/int_util.h"
@@ -170,7 +171,67 @@ Vec NullVec(ValueKind kind, int64_t length) {
   return v;
 }
 
+namespace {
+
+/// A dictionary column in the evaluator's form: its dictionary converted once, then each row
+/// copies the (fixed-size, or string view) value its index points at.
+Result<Vec> FromDictionaryArray(const array::ArrayPtr& arr, ValueKind kind) {
+  const array::ArrayData& a = *arr;
+  LANCEDB_ASSIGN_OR_RETURN(Vec dict, FromArray(a.dictionary, kind));
+  if (dict.kind == ValueKind::kNull || dict.kind == ValueKind::kList ||
+      dict.kind == ValueKind::kStruct) {
+    LANCEDB_ASSIGN_OR_RETURN(auto values, array::DictionaryDecode(arr));
+    return FromArray(values, kind);
+  }
+  Vec v;
+  v.kind = dict.kind;
+  v.length = a.length;
+  v.is_unsigned = dict.is_unsigned;
+  v.keep = dict.keep;
+  v.keep.push_back(arr);
+  v.store = dict.store;
+  const size_t n = static_cast<size_t>(a.length);
+  const int64_t dict_length = dict.length;
+  std::vector<int64_t> rows(n);
+  bool any_null = false;
+  for (size_t i = 0; i < n; ++i) {
+    const auto row = static_cast<int64_t>(i);
+    int64_t index = -1;
+    if (a.IsValid(row)) {
+      index = array::DictionaryIndex(a, row);
+      if (index < 0 || index >= dict_length) {
+        return Status::InvalidArgument("Dictionary index " + std::to_string(index) +
+                                       " out of range for a dictionary of " +
+                                       std::to_string(dict_length) + " values");
+      }
+      if (!dict.IsValid(index)) index = -1;
+    }
+    any_null = any_null || index < 0;
+    rows[i] = index;
+  }
+  if (any_null) {
+    v.valid.resize(n);
+    for (size_t i = 0; i < n; ++i) v.valid[i] = rows[i] >= 0 ? 1 : 0;
+  }
+  auto gather = [&rows, n](const auto& from, auto* to) {
+    to->resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (rows[i] >= 0) (*to)[i] = from[static_cast<size_t>(rows[i])];
+    }
+  };
+  if (!dict.ints.empty()) gather(dict.ints, &v.ints);
+  if (!dict.floats.empty()) gather(dict.floats, &v.floats);
+  if (!dict.bools.empty()) gather(dict.bools, &v.bools);
+  if (!dict.strings.empty()) gather(dict.strings, &v.strings);
+  // An empty dictionary (every row null) still needs value slots of the kind.
+  if (dict_length == 0) v = NullVec(v.kind, a.length);
+  return v;
+}
+
+}  // namespace
+
 Result<Vec> FromArray(const array::ArrayPtr& arr, ValueKind kind) {
+  if (arr->type->is_dictionary()) return FromDictionaryArray(arr, kind);
   const array::ArrayData& a = *arr;
   Vec v;
   v.kind = kind;
@@ -510,6 +571,11 @@ Result<array::ArrayPtr> IntsTo(const Vec& v, const array::DataTypePtr& type, Buf
 }  // namespace
 
 Result<array::ArrayPtr> ToArray(const Vec& in, const array::DataTypePtr& type) {
+  if (type->is_dictionary()) {
+    LANCEDB_RETURN_NOT_OK(array::ValidateDictionaryType(*type));
+    LANCEDB_ASSIGN_OR_RETURN(auto values, ToArray(in, type->value_type()));
+    return array::DictionaryEncode(values, type);
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto kind, KindOf(*type));
   if (type->id() == TypeId::kNull) return array::MakeNullArray(type, in.length);
   if (in.kind == ValueKind::kNull) return array::MakeNullArray(type, in.length);

@@ -16,6 +16,7 @@
 
 #include "format/container.h"
 #include "format/page_encoder.h"
+#include "format/page_rows.h"
 #include "format/proto/encodings_v2_0.pb.h"
 #include "format/proto/file.pb.h"
 #include "format/proto/file2.pb.h"
@@ -71,7 +72,7 @@ class FileWriterImpl final : public FileWriter {
     if (statistics_) statistics_->Append(batch);
     for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
       const auto& column = batch.column(top_index_[leaf]);
-      Shredder shredder(paths_[leaf], *column);
+      LANCEDB_ASSIGN_OR_RETURN(Shredder shredder, Shredder::Make(paths_[leaf], *column));
       LeafItems& items = items_[leaf];
       const bool flat = paths_[leaf].depth() == 1;
       for (int64_t row = 0; row < batch.num_rows();) {
@@ -222,8 +223,30 @@ class FileWriterImpl final : public FileWriter {
   }
 
   Status FlushPage(size_t leaf) {
-    LeafItems& items = items_[leaf];
-    auto encoded = EncodePage(paths_[leaf], items);
+    Status st = WritePage(leaf, items_[leaf]);
+    items_[leaf].Clear();
+    return st;
+  }
+
+  /// Write `items` as one page, or, when they hold more distinct values than the indices of a
+  /// dictionary column can address, as pages of half the rows each.
+  Status WritePage(size_t leaf, const LeafItems& items) {
+    const LeafPath& path = paths_[leaf];
+    auto encoded = EncodePage(path, items);
+    if (!encoded.ok() && encoded.status().IsInvalidArgument() && path.leaf_type->is_dictionary() &&
+        items.num_rows > 1) {
+      DecodedItems all;
+      all.items = items;
+      all.IndexRows(path);
+      const int64_t half = items.num_rows / 2;
+      for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, half}, {half, items.num_rows}}) {
+        LeafItems part;
+        LANCEDB_RETURN_NOT_OK(InitLeafValues(*path.leaf_type, &part.values));
+        AppendRows(path, all, begin, end, &part);
+        LANCEDB_RETURN_NOT_OK(WritePage(leaf, part));
+      }
+      return Status::OK();
+    }
     if (!encoded.ok()) {
       return encoded.status().WithContext("Writing column " + std::to_string(leaf) + " (field id " +
                                           std::to_string(paths_[leaf].field_id) + ") of '" + path_ +
@@ -240,7 +263,6 @@ class FileWriterImpl final : public FileWriter {
     page->mutable_encoding()->mutable_direct()->set_encoding(
         PackAny(encoded->layout, "lance.encodings21.PageLayout"));
     page_row_start_[leaf] += encoded->num_rows;
-    items.Clear();
     return Status::OK();
   }
 

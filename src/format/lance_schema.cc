@@ -119,6 +119,17 @@ Result<DataTypePtr> ParseLeafType(std::string_view lt) {
     LANCEDB_ASSIGN_OR_RETURN(int32_t width, ParseInt(parts[1]));
     return array::fixed_size_binary(width);
   }
+  if (head == "dict" && parts.size() == 4) {
+    // dict:{value}:{index}:{ordered}; Lance always writes "false" and reads every dictionary
+    // as unordered (arrow-rs has no ordered flag).
+    LANCEDB_ASSIGN_OR_RETURN(DataTypePtr value_type, ParseLeafType(parts[1]));
+    LANCEDB_ASSIGN_OR_RETURN(DataTypePtr index_type, ParseLeafType(parts[2]));
+    if (!array::IsValidDictionaryIndexType(*index_type)) {
+      return Status::Corruption("Dictionary logical type '" + std::string(lt) +
+                                "' has a non-integer index type");
+    }
+    return array::dictionary(index_type, value_type);
+  }
   if (head == "fixed_size_list" && parts.size() >= 3) {
     size_t last = lt.rfind(':');
     std::string_view item = lt.substr(head.size() + 1, last - head.size() - 1);
@@ -135,6 +146,7 @@ Result<DataTypePtr> ParseLeafType(std::string_view lt) {
 /// The legacy v1 `encoding` Lance still writes: Plain for fixed-stride and lists, VarBinary
 /// for strings and binary, None for structs.
 lance::file::Encoding LegacyEncoding(const DataType& type) {
+  if (type.is_dictionary()) return lance::file::DICTIONARY;
   if (type.is_binary_like()) return lance::file::VAR_BINARY;
   if (type.id() == TypeId::kStruct || type.id() == TypeId::kNull) return lance::file::NONE;
   return lance::file::PLAIN;
@@ -172,6 +184,8 @@ void FlattenField(const LanceField& field, std::vector<lance::file::Field>* out)
   proto.set_nullable(field.nullable);
   auto type = field.ToArrowType();
   if (type.ok()) proto.set_encoding(LegacyEncoding(**type));
+  // Lance attaches an empty legacy dictionary location to dictionary fields.
+  if (type.ok() && (*type)->is_dictionary()) proto.mutable_dictionary();
   for (const auto& [key, value] : field.metadata) (*proto.mutable_metadata())[key] = value;
   // Lance also names an extension type in the legacy extension_name.
   if (auto extension = array::GetMetadata(field.metadata, array::kExtensionNameKey)) {
@@ -262,6 +276,21 @@ Result<std::string> LogicalTypeFromArrow(const DataType& type) {
     }
     case TypeId::kStruct:
       return std::string("struct");
+    case TypeId::kDictionary: {
+      // Lance splits "dict:{value}:{index}:false" on ':', so only values named without one
+      // (integers, floats, strings, binary) can be stored.
+      const DataType& value_type = *type.value_type();
+      const bool storable =
+          value_type.is_integer() || value_type.is_floating() || value_type.is_binary_like();
+      if (!storable || !array::IsValidDictionaryIndexType(*type.index_type())) {
+        return Status::NotSupported("Lance cannot store " + type.ToString() +
+                                    ": dictionary values must be integers, floats, strings or "
+                                    "binary");
+      }
+      LANCEDB_ASSIGN_OR_RETURN(std::string value, LogicalTypeFromArrow(value_type));
+      LANCEDB_ASSIGN_OR_RETURN(std::string index, LogicalTypeFromArrow(*type.index_type()));
+      return "dict:" + value + ":" + index + ":false";
+    }
   }
   return Status::NotSupported("Unsupported Arrow type " + type.ToString());
 }

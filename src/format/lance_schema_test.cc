@@ -40,6 +40,8 @@ TEST(LanceSchema, LogicalTypeStringsMatchLance) {
       {large_list(utf8()), "large_list"},
       {fixed_size_list(float32(), 128), "fixed_size_list:float:128"},
       {struct_({field("a", int32())}), "struct"},
+      {dictionary(int32(), utf8()), "dict:string:int32:false"},
+      {dictionary(uint8(), int64()), "dict:int64:uint8:false"},
   };
   for (const auto& [type, expected] : cases) {
     auto lt = LogicalTypeFromArrow(*type);
@@ -121,8 +123,12 @@ TEST(LanceSchema, ReportsBadInput) {
   EXPECT_TRUE(LanceSchema::FromProto({&orphan}, {}).status().IsCorruption());
   LanceField f;
   f.name = "weird";
-  f.logical_type = "dict:string:int8:false";
+  f.logical_type = "map";
   EXPECT_TRUE(f.ToArrowType().status().IsNotSupported());
+  f.logical_type = "dict:string:int8:false";
+  auto dict = f.ToArrowType();
+  ASSERT_TRUE(dict.ok()) << dict.status().ToString();
+  EXPECT_TRUE((*dict)->Equals(*dictionary(int8(), utf8())));
   auto fsl_of_struct = fixed_size_list(struct_({field("a", int32())}), 2);
   EXPECT_TRUE(
       LanceSchema::FromArrow(*schema({field("f", fsl_of_struct)})).status().IsNotSupported());

@@ -4,9 +4,11 @@
 #include "format/leaf_data.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <memory>
 
+#include "array/dictionary.h"
 #include "common/bit_util.h"
 
 namespace lancedb::format {
@@ -51,6 +53,10 @@ Status InitLeafValues(const array::DataType& type, LeafValues* values) {
   values->fsl_dim = 0;
   values->item_bits = 0;
   values->large_offsets = false;
+  if (type.is_dictionary()) {
+    LANCEDB_RETURN_NOT_OK(array::ValidateDictionaryType(type));
+    return InitLeafValues(*type.value_type(), values);
+  }
   if (type.id() == TypeId::kNull) {
     values->kind = ValueKind::kNone;
     values->bits_per_value = 0;
@@ -162,12 +168,47 @@ void LeafValues::AppendNullSlot() {
   ++num_values;
 }
 
+void LeafItems::AddDictionary(const array::ArrayPtr& dictionary) {
+  for (const auto& d : dictionaries) {
+    if (d == dictionary) return;
+  }
+  dictionaries.push_back(dictionary);
+}
+
 void LeafItems::Clear() {
   num_rows = 0;
   rep.clear();
   codes.clear();
   values.Clear();
   num_invisible = 0;
+  dictionaries.clear();
+}
+
+Result<array::ArrayPtr> LeafValuesToArray(const array::DataTypePtr& type, const LeafValues& v) {
+  const int64_t n = v.num_values;
+  if (v.kind == ValueKind::kVariable) {
+    BufferPtr offsets;
+    if (type->has_large_offsets()) {
+      offsets = Buffer::FromVector(v.offsets);
+    } else {
+      if (v.offsets.back() > INT32_MAX) {
+        return Status::NotSupported("More than 2 GiB of string data in one dictionary");
+      }
+      std::vector<int32_t> narrow(v.offsets.begin(), v.offsets.end());
+      offsets = Buffer::FromVector(narrow);
+    }
+    return array::ArrayPtr(array::ArrayData::Make(
+        type, n, {nullptr, std::move(offsets), Buffer::FromVector(v.data)}, {}, 0));
+  }
+  if (v.kind != ValueKind::kFixed || v.fsl_dim != 0 || v.bits_per_value % 8 != 0 ||
+      type->byte_width() * 8 != v.bits_per_value) {
+    return Status::Internal("Leaf values of " + std::to_string(v.bits_per_value) +
+                            " bits cannot form an array of " + type->ToString());
+  }
+  const int64_t size = n * (v.bits_per_value / 8);
+  BufferPtr data = v.external ? Buffer::Slice(v.external, 0, size)
+                              : Buffer::Copy(v.data.data(), static_cast<int64_t>(size));
+  return array::ArrayPtr(array::ArrayData::Make(type, n, {nullptr, std::move(data)}, {}, 0));
 }
 
 }  // namespace lancedb::format

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "array/array.h"
 #include "array/type.h"
 #include "common/buffer.h"
 #include "format/proto/encodings_v2_1.pb.h"
@@ -97,13 +98,24 @@ struct LeafItems {
   std::vector<uint16_t> codes;  // one per item
   LeafValues values;
   int64_t num_invisible = 0;  // items without a value slot (null or empty lists)
+  /// Dictionary leaves: the dictionaries the values came from (arrays of the value type, in
+  /// order, each once), which seed the dictionary the values are encoded with again. The values
+  /// themselves are always held decoded.
+  std::vector<array::ArrayPtr> dictionaries;
 
   int64_t num_items() const { return static_cast<int64_t>(codes.size()); }
+  /// Add `dictionary` to `dictionaries` unless it is there already.
+  void AddDictionary(const array::ArrayPtr& dictionary);
   void Clear();
 };
 
-/// Derive the value layout of a leaf type; NotSupported for types with no leaf encoding.
+/// Derive the value layout of a leaf type; NotSupported for types with no leaf encoding. A
+/// dictionary leaf has the layout of its value type.
 Status InitLeafValues(const array::DataType& leaf_type, LeafValues* values);
+
+/// The values as an Arrow array of `type`, every slot valid. REQUIRES: the layout of `type`
+/// (fixed width without fixed-size-list items, or variable width).
+Result<array::ArrayPtr> LeafValuesToArray(const array::DataTypePtr& type, const LeafValues& values);
 
 /// Append `count` bits of `src` starting at bit `src_offset` to a bit vector holding `*nbits`.
 void AppendBits(const uint8_t* src, int64_t src_offset, int64_t count, std::vector<uint8_t>* dst,

@@ -107,15 +107,20 @@ Status GatherDictionary(const LeafValues& dict, const uint8_t* indices, int64_t 
   return Status::OK();
 }
 
-/// The page's dictionary (buffer 2) and a chunk decoder that maps indices through it.
+/// The page's dictionary (buffer 2) and a chunk decoder that maps indices through it. For a
+/// dictionary-typed leaf, `*dictionary` receives the page's dictionary as an array.
 Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
-                                                const PageContext& ctx, int64_t max_items) {
+                                                const PageContext& ctx, int64_t max_items,
+                                                array::ArrayPtr* dictionary) {
   if (ctx.buffers.size() < 3) return Status::Corruption("missing dictionary buffer");
   const int64_t num_entries = static_cast<int64_t>(mb.num_dictionary_items());
-  // A page's dictionary has at most one entry per value of the page.
-  const int64_t max_entries = std::min(static_cast<int64_t>(mb.num_items()), max_items);
-  if (num_entries < 0 || num_entries > max_entries ||
-      (num_entries > ctx.buffers[2]->size() * 8 + 1024 && !mb.dictionary().has_constant())) {
+  // A stored dictionary takes at least a bit per entry; it may hold entries no value of the page
+  // uses (the input dictionary of a dictionary column is written whole). A constant dictionary
+  // takes no space: it has at most one entry per value of the page.
+  const int64_t max_entries = mb.dictionary().has_constant()
+                                  ? std::min(static_cast<int64_t>(mb.num_items()), max_items)
+                                  : ctx.buffers[2]->size() * 8 + 1024;
+  if (num_entries < 0 || num_entries > max_entries) {
     return Status::Corruption("dictionary claims " + std::to_string(num_entries) + " entries");
   }
   // Mini-block values are narrow (Lance uses full-zip for values of 256 bytes or more), so a
@@ -134,6 +139,10 @@ Result<ChunkValueDecoder> MakeDictionaryDecoder(const pb::MiniBlockLayout& mb,
   auto st = dict_decoder(ctx.buffers[2]->span(), num_entries, dict.get());
   if (!st.ok()) return st.WithContext("Dictionary");
   if (dict->num_values != num_entries) return Status::Corruption("dictionary size mismatch");
+  const array::DataTypePtr& leaf_type = ctx.path->leaf_type;
+  if (leaf_type != nullptr && leaf_type->is_dictionary()) {
+    LANCEDB_ASSIGN_OR_RETURN(*dictionary, LeafValuesToArray(leaf_type->value_type(), *dict));
+  }
   LANCEDB_ASSIGN_OR_RETURN(int64_t index_bits, DecodedValueBits(mb.value_compression()));
   if (index_bits != 8 && index_bits != 16 && index_bits != 32 && index_bits != 64) {
     return Status::NotSupported("dictionary indices of " + std::to_string(index_bits) + " bits");
@@ -183,7 +192,8 @@ class MiniBlockPage {
     const int64_t num_chunks = static_cast<int64_t>(ctx.buffers[0]->size()) / word_bytes_;
     const int64_t max_items = num_chunks * kMaxChunkValues;
     if (mb.has_dictionary()) {
-      LANCEDB_ASSIGN_OR_RETURN(decode_values_, MakeDictionaryDecoder(mb, ctx, max_items));
+      LANCEDB_ASSIGN_OR_RETURN(decode_values_,
+                               MakeDictionaryDecoder(mb, ctx, max_items, &dictionary_));
     } else {
       LANCEDB_ASSIGN_OR_RETURN(decode_values_, ValueDecoderRegistry::Default().Make(
                                                    mb.value_compression(), ctx.value_layout));
@@ -209,6 +219,8 @@ class MiniBlockPage {
   bool has_rep() const { return mb_->has_rep_compression(); }
   bool has_def() const { return mb_->has_def_compression(); }
   const Chunk& chunk(int64_t c) const { return chunks_[static_cast<size_t>(c)]; }
+  /// The page's dictionary when the leaf is dictionary-typed and the page has one, else null.
+  const array::ArrayPtr& dictionary() const { return dictionary_; }
 
   /// Decode chunks [begin, end): levels are appended to `rep`/`def`, values to `values`.
   /// `data` holds the bytes of buffer 1 from offset `base` on, through the end of chunk end - 1.
@@ -368,6 +380,7 @@ class MiniBlockPage {
   int64_t num_buffers_ = 0;
   std::vector<Chunk> chunks_;
   ChunkValueDecoder decode_values_;
+  array::ArrayPtr dictionary_;
   BlockValueDecoder rep_decoder_;
   BlockValueDecoder def_decoder_;
 };
@@ -421,6 +434,7 @@ class MiniBlockDecoder final : public PageDecoder {
       return Status::Corruption("chunks decoded to " + std::to_string(out->values.num_values) +
                                 " values, expected " + std::to_string(page.num_items()));
     }
+    if (page.dictionary()) out->AddDictionary(page.dictionary());
     return page.FinishItems(std::move(rep), def, page.num_items(), out);
   }
 
@@ -491,6 +505,7 @@ class MiniBlockDecoder final : public PageDecoder {
                                             &decoded.items.values));
     LANCEDB_RETURN_NOT_OK(
         page.FinishItems(std::move(rep), def, decoded.items.values.num_values, &decoded.items));
+    if (page.dictionary()) decoded.items.AddDictionary(page.dictionary());
     decoded.IndexRows(path);
     int64_t expected = 0;
     for (int64_t c = span.first; c <= span.last; ++c) expected += page.chunk(c).row_starts;

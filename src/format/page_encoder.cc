@@ -7,7 +7,9 @@
 #include <bit>
 #include <cstring>
 
+#include "array/dictionary.h"
 #include "common/bit_util.h"
+#include "format/page_decoder.h"
 
 namespace lancedb::format {
 
@@ -126,6 +128,100 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
 Result<EncodedPage> EncodeFullZip(const LeafPath& path, const LeafItems& items,
                                   const PageLevels& levels, const pb::CompressiveEncoding& value);
 
+namespace {
+
+/// The value slots of `items` as an Arrow array of `type`, null where the item is not valid.
+Result<array::ArrayPtr> SlotValues(const LeafPath& path, const LeafItems& items,
+                                   const array::DataTypePtr& type) {
+  LANCEDB_ASSIGN_OR_RETURN(auto plain, LeafValuesToArray(type, items.values));
+  const int64_t n = items.values.num_values;
+  auto validity = Buffer::Allocate(bit_util::BytesForBits(n));
+  int64_t slot = 0;
+  for (uint16_t code : items.codes) {
+    if (!CodeIsVisible(path, code)) continue;
+    if (slot >= n) break;
+    if (code == 0) bit_util::SetBit(validity->mutable_data(), slot);
+    ++slot;
+  }
+  auto out = std::make_shared<array::ArrayData>(*plain);
+  out->buffers[0] = std::move(validity);
+  out->null_count = array::ComputeNullCount(*out);
+  return array::ArrayPtr(std::move(out));
+}
+
+/// The block form of a page dictionary (lance-format.md §2.3): raw values for fixed width;
+/// u32|u64 bits_per_offset, u32|u64 bytes_start, (n + 1) offsets from 0, bytes for variable.
+std::pair<BufferPtr, pb::CompressiveEncoding> DictionaryBlock(const array::ArrayData& dict) {
+  const array::DataType& type = *dict.type;
+  const int64_t n = dict.length;
+  if (!type.is_binary_like()) {
+    const int64_t width = type.byte_width();
+    return {Buffer::Copy(dict.buffers[1]->data() + dict.offset * width, n * width),
+            FlatEncoding(width * 8)};
+  }
+  const bool large = type.has_large_offsets();
+  const int64_t word = large ? 8 : 4;
+  BufferBuilder out;
+  auto put = [&](int64_t v) {
+    if (large) {
+      out.AppendValue<uint64_t>(static_cast<uint64_t>(v));
+    } else {
+      out.AppendValue<uint32_t>(static_cast<uint32_t>(v));
+    }
+  };
+  put(word * 8);
+  put(2 * word + (n + 1) * word);
+  int64_t end = 0;
+  put(0);
+  for (int64_t i = 0; i < n; ++i) {
+    end += static_cast<int64_t>(dict.GetView(i).size());
+    put(end);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    std::string_view v = dict.GetView(i);
+    out.Append(reinterpret_cast<const uint8_t*>(v.data()), static_cast<int64_t>(v.size()));
+  }
+  pb::CompressiveEncoding e;
+  *e.mutable_variable()->mutable_offsets() = FlatEncoding(word * 8);
+  return {out.Finish(), e};
+}
+
+/// A page of a dictionary leaf, as Lance writes one: a mini-block page of indices of the index
+/// type's width with the page dictionary in buffer 2 (the repetition index, if any, follows).
+/// The dictionary starts with the input dictionaries (LeafItems::dictionaries).
+Result<EncodedPage> EncodeDictionaryPage(const LeafPath& path, const LeafItems& items,
+                                         const PageLevels& levels) {
+  const array::DataTypePtr& type = path.leaf_type;
+  LANCEDB_ASSIGN_OR_RETURN(auto values, SlotValues(path, items, type->value_type()));
+  auto encoded = array::DictionaryEncode(values, type, items.dictionaries);
+  if (!encoded.ok() && !items.dictionaries.empty()) {
+    // The input dictionaries together outgrow the index type: keep the values used.
+    encoded = array::DictionaryEncode(values, type);
+  }
+  LANCEDB_RETURN_NOT_OK(encoded.status());
+  const array::ArrayData& dict_array = **encoded;
+  const int64_t index_bits = type->index_type()->byte_width() * 8;
+  LeafItems indexed;
+  indexed.num_rows = items.num_rows;
+  indexed.rep = items.rep;
+  indexed.codes = items.codes;
+  indexed.values = FixedLayout(index_bits);
+  indexed.values.num_values = dict_array.length;
+  const uint8_t* indices = dict_array.buffers[1]->data();
+  indexed.values.data.assign(indices, indices + dict_array.length * (index_bits / 8));
+  indexed.values.max_value_bytes = index_bits / 8;
+  LANCEDB_ASSIGN_OR_RETURN(EncodedPage page,
+                           EncodeMiniBlock(path, indexed, levels, FlatEncoding(index_bits), false));
+  auto [dictionary, encoding] = DictionaryBlock(*dict_array.dictionary);
+  page.buffers.insert(page.buffers.begin() + 2, std::move(dictionary));
+  auto* mb = page.layout.mutable_mini_block_layout();
+  *mb->mutable_dictionary() = std::move(encoding);
+  mb->set_num_dictionary_items(static_cast<uint64_t>(dict_array.dictionary->length));
+  return page;
+}
+
+}  // namespace
+
 Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items) {
   PageLevels levels = ComputePageLevels(path, items);
   const LeafValues& v = items.values;
@@ -137,6 +233,9 @@ Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items) {
     }
   }
   if (!any_valid || v.kind == ValueKind::kNone) return ConstantPage(items, levels);
+  if (path.leaf_type != nullptr && path.leaf_type->is_dictionary()) {
+    return EncodeDictionaryPage(path, items, levels);
+  }
   const bool with_validity = !v.item_validity.empty();
   pb::CompressiveEncoding value = ValueEncoding(v, with_validity);
   const int64_t value_bytes =

@@ -59,6 +59,7 @@ void AppendRows(const LeafPath& path, const DecodedItems& page, int64_t first, i
     out->values.AppendFrom(values, value_begin, value_end - value_begin);
   }
   out->num_rows += end - first;
+  for (const auto& d : page.items.dictionaries) out->AddDictionary(d);
 }
 
 void AppendRowList(const LeafPath& path, const DecodedItems& page, std::span<const int64_t> rows,

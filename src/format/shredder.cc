@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/dictionary.h"
+
 namespace lancedb::format {
 namespace {
 
@@ -105,13 +107,27 @@ Shredder::Shredder(const LeafPath& path, const ArrayData& top) : path_(path) {
   }
 }
 
+Result<Shredder> Shredder::Make(const LeafPath& path, const ArrayData& top) {
+  Shredder shredder(path, top);
+  const ArrayData& leaf = *shredder.arrays_.back();
+  if (leaf.type->is_dictionary()) {
+    LANCEDB_ASSIGN_OR_RETURN(shredder.decoded_leaf_,
+                             array::DictionaryDecode(std::make_shared<ArrayData>(leaf)));
+    shredder.dictionary_ = leaf.dictionary;
+    shredder.arrays_.back() = shredder.decoded_leaf_.get();
+  }
+  return shredder;
+}
+
 void Shredder::AppendRow(int64_t row, LeafItems* out) {
+  if (dictionary_) out->AddDictionary(dictionary_);
   pending_rep_ = static_cast<uint16_t>(path_.max_rep);
   Visit(0, row, out);
   out->num_rows++;
 }
 
 void Shredder::AppendRows(int64_t begin, int64_t end, LeafItems* out) {
+  if (dictionary_ && begin < end) out->AddDictionary(dictionary_);
   const ArrayData& a = *arrays_[0];
   LeafValues& v = out->values;
   const bool bulk =

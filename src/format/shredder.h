@@ -28,6 +28,9 @@ class Shredder {
  public:
   /// REQUIRES: `top` has the type the path was built from.
   Shredder(const LeafPath& path, const array::ArrayData& top);
+  /// As the constructor; a dictionary leaf is shredded through its decoded values, and its
+  /// dictionary is added to LeafItems::dictionaries of the items it appends to.
+  static Result<Shredder> Make(const LeafPath& path, const array::ArrayData& top);
 
   /// Append row `row` (logical index into the top-level array) to `out`.
   void AppendRow(int64_t row, LeafItems* out);
@@ -43,6 +46,8 @@ class Shredder {
   const LeafPath& path_;
   std::vector<const array::ArrayData*> arrays_;  // one per step
   uint16_t pending_rep_ = 0;
+  array::ArrayPtr decoded_leaf_;  // dictionary leaves: the plain values (arrays_.back())
+  array::ArrayPtr dictionary_;    // dictionary leaves: the leaf's dictionary
 };
 
 }  // namespace lancedb::format

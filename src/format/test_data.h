@@ -266,4 +266,55 @@ inline std::vector<TestColumn> AllTypeColumns(int64_t n) {
   return cols;
 }
 
+/// A dictionary column of `type` with `n` rows cycling through `dictionary` (whose last entry is
+/// never used), null every `null_every` rows (0: no nulls).
+inline ArrayPtr DictionaryColumn(DataTypePtr type, ArrayPtr dictionary, int64_t n, int null_every) {
+  std::vector<int64_t> indices(n);
+  std::vector<bool> valid(n, true);
+  const int64_t used = dictionary->length - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    indices[i] = (i * 7 + i / 3) % used;
+    if (null_every > 0 && i % null_every == 2) valid[i] = false;
+  }
+  return MakeDictionary(std::move(type), indices, std::move(dictionary),
+                        null_every > 0 ? valid : std::vector<bool>{});
+}
+
+/// One column per kind of dictionary column (index and value types, nesting, all null).
+inline std::vector<TestColumn> DictionaryColumns(int64_t n) {
+  std::vector<TestColumn> cols;
+  auto add = [&](std::string name, ArrayPtr a, bool nullable = true) {
+    cols.push_back({name, field(name, a->type, nullable), a});
+  };
+  auto words = MakeString({"red", "green", "", "blue", "日本", "unused"});
+  add("dict_string", DictionaryColumn(dictionary(int32(), utf8()), words, n, 5));
+  add("dict_string_not_null", DictionaryColumn(dictionary(int32(), utf8()), words, n, 0), false);
+  add("dict_int8_large_string",
+      DictionaryColumn(dictionary(int8(), large_utf8()),
+                       MakeBinaryLike(large_utf8(), {"x", "yy", "zzz", "never"}), n, 4));
+  add("dict_uint16_binary",
+      DictionaryColumn(dictionary(uint16(), binary()),
+                       MakeBinaryLike(binary(), {std::string("\0\1", 2), "b", "c"}), n, 0));
+  add("dict_uint8_int64",
+      DictionaryColumn(dictionary(uint8(), int64()),
+                       MakePrimitive<int64_t>(int64(), {-5, 1LL << 40, 7, 0}), n, 3));
+  add("dict_int64_float64",
+      DictionaryColumn(dictionary(int64(), float64()),
+                       MakePrimitive<double>(float64(), {0.5, -2.25, 1e300}), n, 6));
+  auto item = dictionary(int16(), utf8());
+  std::vector<int64_t> offsets{0};
+  for (int64_t i = 0; i < n; ++i) offsets.push_back(offsets.back() + i % 3);
+  add("list_dict",
+      MakeList(list(item), offsets,
+               DictionaryColumn(item, MakeString({"p", "q", "r", "s"}), offsets.back(), 4),
+               EveryNth(n, 5, 1)));
+  auto member = dictionary(int32(), utf8());
+  add("struct_dict", MakeStruct(struct_({field("d", member), field("x", int32())}),
+                                {DictionaryColumn(member, MakeString({"s1", "s2", "s3"}), n, 3),
+                                 Seq<int32_t>(int32(), n, 1, false)},
+                                EveryNth(n, 9, 4)));
+  add("all_null_dict", MakeNullArray(dictionary(int32(), utf8()), n));
+  return cols;
+}
+
 }  // namespace lancedb::format::testing

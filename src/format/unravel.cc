@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/dictionary.h"
 #include "common/bit_util.h"
 
 namespace lancedb::format {
@@ -159,6 +160,20 @@ BufferPtr BitsBuffer(const std::vector<uint8_t>& bits, int64_t nbits) {
 }
 
 Result<array::ArrayPtr> LeafArray(const DataTypePtr& type, const LeafValues& v,
+                                  const StepStructure& s);
+
+/// A dictionary leaf: its decoded values encoded again, with the dictionaries they came from
+/// first (so a page's dictionary comes back as stored, unused values included).
+Result<array::ArrayPtr> DictionaryLeafArray(const DataTypePtr& type, const UnraveledLeaf& leaf,
+                                            const StepStructure& s) {
+  LANCEDB_ASSIGN_OR_RETURN(auto values, LeafArray(type->value_type(), leaf.values, s));
+  auto encoded = array::DictionaryEncode(values, type, leaf.dictionaries);
+  // Stored dictionaries too large for the index type: keep only the values used.
+  if (!encoded.ok() && !leaf.dictionaries.empty()) return array::DictionaryEncode(values, type);
+  return encoded;
+}
+
+Result<array::ArrayPtr> LeafArray(const DataTypePtr& type, const LeafValues& v,
                                   const StepStructure& s) {
   const int64_t n = s.length;
   if (v.num_values != n) return Status::Corruption("Leaf value count mismatch");
@@ -221,6 +236,7 @@ Result<array::ArrayPtr> Build(const DataTypePtr& type, int d,
     }
     return MakeArray(type, s.length, {ValidityBuffer(s), offsets}, {child}, s.null_count);
   }
+  if (type->is_dictionary()) return DictionaryLeafArray(type, *leaves[0], s);
   return LeafArray(type, leaves[0]->values, s);
 }
 
@@ -236,6 +252,7 @@ Result<UnraveledLeaf> Unravel(const LeafPath& path, LeafItems items) {
   Unraveler unraveler(path, items, &out);
   LANCEDB_RETURN_NOT_OK(unraveler.Run());
   out.values = std::move(items.values);
+  out.dictionaries = std::move(items.dictionaries);
   return out;
 }
 

@@ -29,6 +29,8 @@ struct StepStructure {
 struct UnraveledLeaf {
   std::vector<StepStructure> steps;  // one per path step, outer to inner
   LeafValues values;
+  /// Dictionary leaves: the dictionaries the values were decoded from (LeafItems).
+  std::vector<array::ArrayPtr> dictionaries;
 };
 
 /// Rebuild the structure of `items` (which must hold whole rows). Corruption when the items

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 
+#include "array/dictionary.h"
 #include "format/bitpacking.h"
 #include "format/fsst.h"
 
@@ -285,6 +286,53 @@ Result<ArrayPtr> DecodeDictionary(const pb20::Dictionary& dict, const DataTypePt
   return validity ? WithValidity(out, std::move(validity)) : out;
 }
 
+/// A dictionary-typed field. Lance 2.0 writes an Arrow dictionary array as Dictionary{0-based
+/// indices, items} with a null item for null rows; other encodings hold plain values. Either
+/// way the values are encoded again, seeded with the stored items.
+Result<ArrayPtr> DecodeDictionaryField(const pb20::ArrayEncoding& encoding, const DataTypePtr& type,
+                                       int64_t num_values, const V20BufferSource& buffers) {
+  if (encoding.has_nullable()) {
+    const auto& nullable = encoding.nullable();
+    if (nullable.has_no_nulls()) {
+      return DecodeDictionaryField(nullable.no_nulls().values(), type, num_values, buffers);
+    }
+    if (nullable.has_all_nulls()) return array::MakeNullArray(type, num_values);
+    if (!nullable.has_some_nulls()) return Status::Corruption("2.0 nullable encoding unset");
+    LANCEDB_ASSIGN_OR_RETURN(auto validity,
+                             DecodeBitmap(nullable.some_nulls().validity(), num_values, buffers));
+    LANCEDB_ASSIGN_OR_RETURN(auto values, DecodeDictionaryField(nullable.some_nulls().values(),
+                                                                type, num_values, buffers));
+    return WithValidity(values, std::move(validity));
+  }
+  const DataTypePtr& value_type = type->value_type();
+  if (!encoding.has_dictionary()) {
+    LANCEDB_ASSIGN_OR_RETURN(auto values,
+                             DecodeV20Array(encoding, value_type, num_values, buffers));
+    return array::DictionaryEncode(values, type);
+  }
+  const auto& dict = encoding.dictionary();
+  const int64_t num_items = dict.num_dictionary_items();
+  if (num_items < 0 || num_items > (int64_t{1} << 32)) {
+    return Status::Corruption("2.0 dictionary claims " + std::to_string(num_items) + " items");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto items,
+                           DecodeV20Array(dict.items(), value_type, num_items, buffers));
+  LANCEDB_ASSIGN_OR_RETURN(auto indices, DecodeUnsigned(dict.indices(), num_values, buffers));
+  if (num_items == 0) return array::MakeNullArray(type, num_values);
+  std::vector<int64_t> take(indices.size(), 0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= static_cast<uint64_t>(num_items)) {
+      return Status::Corruption("2.0 dictionary index " + std::to_string(indices[i]) +
+                                " beyond its " + std::to_string(num_items) + " items");
+    }
+    take[i] = static_cast<int64_t>(indices[i]);
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto values, array::Take(items, take));
+  auto encoded = array::DictionaryEncode(values, type, {items});
+  if (!encoded.ok()) return array::DictionaryEncode(values, type);
+  return encoded;
+}
+
 Result<ArrayPtr> DecodeFixedSizeBinary(const pb20::FixedSizeBinary& fsb, const DataTypePtr& type,
                                        int64_t num_values, const V20BufferSource& buffers) {
   if (!type->is_binary_like()) {
@@ -383,6 +431,10 @@ Result<ArrayPtr> DecodeV20Array(const pb20::ArrayEncoding& encoding, const DataT
                                 int64_t num_values, const V20BufferSource& buffers) {
   if (num_values < 0) return Status::Corruption("2.0 page with a negative value count");
   if (type->id() == TypeId::kNull) return array::MakeNullArray(type, num_values);
+  if (type->is_dictionary()) {
+    LANCEDB_RETURN_NOT_OK(array::ValidateDictionaryType(*type));
+    return DecodeDictionaryField(encoding, type, num_values, buffers);
+  }
   switch (encoding.array_encoding_case()) {
     case pb20::ArrayEncoding::kNullable: {
       const auto& nullable = encoding.nullable();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "array/dictionary.h"
 #include "common/memory.h"
 #include "format/file_writer.h"
 #include "table/dataset_impl.h"
@@ -20,7 +21,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return s;
 }
 
-/// Reorder the columns of `batch` to `schema` (matched by name).
+/// Reorder the columns of `batch` to `schema` (matched by name); ordered dictionaries become
+/// the unordered ones Lance stores.
 Result<array::RecordBatchPtr> Conform(const array::RecordBatch& batch,
                                       const array::SchemaPtr& schema) {
   std::vector<array::ArrayPtr> columns;
@@ -28,6 +30,9 @@ Result<array::RecordBatchPtr> Conform(const array::RecordBatch& batch,
     auto col = batch.GetColumnByName(field->name());
     if (col == nullptr) {
       return Status::InvalidArgument("Column '" + field->name() + "' is missing from the data");
+    }
+    if (array::EqualsIgnoringOrdered(*col->type, *field->type())) {
+      col = array::Relabel(col, field->type());
     }
     columns.push_back(std::move(col));
   }
@@ -59,7 +64,7 @@ Status CheckAppendSchema(const array::Schema& table, const array::Schema& data) 
                                      JoinNames(data.field_names()));
     }
     const auto& got = data.field(i)->type();
-    if (!got->Equals(*field->type())) {
+    if (!array::EqualsIgnoringOrdered(*got, *field->type())) {
       return Status::InvalidArgument("Schema mismatch: column '" + field->name() + "' has type " +
                                      got->ToString() + " in the data but " +
                                      field->type()->ToString() + " in the table");

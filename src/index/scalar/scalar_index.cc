@@ -166,11 +166,15 @@ Status CheckIndexableType(ScalarIndexType index_type, const std::string& column,
     }
     const auto& item = *type.value_type();
     if (item.is_nested()) return reject("the list items must not be nested");
+    if (item.is_dictionary()) return reject("Lance cannot index dictionary-encoded values");
     auto kind = expr::KindOf(item);
     if (!kind.ok()) return reject("its item type is not supported");
     return Status::OK();
   }
   if (type.is_nested()) return reject("the column must not be nested (list, struct)");
+  // As Lance: "A BTree index cannot be created on the field `c` which has data type
+  // Dictionary(Int32, Utf8)".
+  if (type.is_dictionary()) return reject("Lance cannot index dictionary-encoded columns");
   if (type.id() == array::TypeId::kFloat16 || type.id() == array::TypeId::kDecimal128 ||
       type.id() == array::TypeId::kFixedSizeBinary || type.id() == array::TypeId::kNull) {
     return reject("that type is not supported");
