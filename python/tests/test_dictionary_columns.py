@@ -393,3 +393,19 @@ def test_vector_search_returns_dictionary_columns(tmp_path):
         4).to_arrow()
     assert ours.schema == theirs.schema
     assert _plain(ours) == _plain(theirs)
+
+
+def test_order_by_a_dictionary_column_orders_by_its_values(tmp_path):
+    import lancedb_cpp
+    from lancedb_cpp.query import ColumnOrdering
+
+    d = pa.array(["b", "a", None, "c", "a"]).dictionary_encode()
+    t = lancedb_cpp.connect(str(tmp_path)).create_table(
+        "t", pa.table({"d": d, "i": [1, 2, 3, 4, 5]})
+    )
+    asc = t.search().order_by([ColumnOrdering(column_name="d")]).to_arrow()
+    assert asc["i"].to_pylist() == [2, 5, 1, 4, 3]
+    desc = t.search().order_by(
+        [ColumnOrdering(column_name="d", ascending=False, nulls_first=True)]
+    ).to_arrow()
+    assert desc["i"].to_pylist() == [3, 4, 1, 2, 5]

@@ -17,6 +17,7 @@
 #include <numeric>
 #include <string>
 
+#include "array/dictionary.h"
 #include "array/layout.h"
 
 namespace lancedb::array {
@@ -210,8 +211,32 @@ class NullComparator : public Comparator {
   int CompareValid(int64_t, int64_t) const override { return 0; }
 };
 
+/// A dictionary column orders by the values its indices name: the comparator owns the decoded
+/// values (same length and nulls as the indices) and compares those.
+class DictionaryComparator : public Comparator {
+ public:
+  DictionaryComparator(const ArrayData& a, bool asc, bool nulls_first, ArrayPtr decoded,
+                       std::unique_ptr<Comparator> values)
+      : Comparator(a, asc, nulls_first), decoded_(std::move(decoded)), values_(std::move(values)) {}
+
+ protected:
+  // `values_` already applies the direction.
+  int CompareValid(int64_t i, int64_t j) const override { return values_->Compare(i, j); }
+
+ private:
+  ArrayPtr decoded_;
+  std::unique_ptr<Comparator> values_;
+};
+
 Result<std::unique_ptr<Comparator>> MakeComparator(const ArrayData& a, bool asc, bool nulls_first) {
   switch (a.type->id()) {
+    case TypeId::kDictionary: {
+      // Non-owning handle: `a` outlives the comparator.
+      LANCEDB_ASSIGN_OR_RETURN(auto decoded, DictionaryDecode(ArrayPtr(ArrayPtr{}, &a)));
+      LANCEDB_ASSIGN_OR_RETURN(auto values, MakeComparator(*decoded, asc, nulls_first));
+      return std::unique_ptr<Comparator>(std::make_unique<DictionaryComparator>(
+          a, asc, nulls_first, std::move(decoded), std::move(values)));
+    }
     case TypeId::kNull:
       return std::unique_ptr<Comparator>(std::make_unique<NullComparator>(a, asc, nulls_first));
     case TypeId::kBool:
