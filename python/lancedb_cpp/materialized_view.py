@@ -74,14 +74,14 @@ def normalize_select(select: SelectArg) -> Optional[List[Tuple[str, str]]]:
     return pairs
 
 
-class AsyncMaterializedView:
-    """A materialized view, for use with ``await``: its table and its definition."""
+class _ViewHandle:
+    """What both view handles share: the table the view is, and its name."""
 
     def __init__(self, table: Any):
         self._table = table
 
     def __repr__(self) -> str:
-        return f"AsyncMaterializedView(name={self.name!r})"
+        return f"{type(self).__name__}(name={self.name!r})"
 
     @property
     def name(self) -> str:
@@ -91,6 +91,10 @@ class AsyncMaterializedView:
     def table(self) -> Any:
         """The view as the table it is."""
         return self._table
+
+
+class AsyncMaterializedView(_ViewHandle):
+    """A materialized view, for use with ``await``: its table and its definition."""
 
     async def definition(self) -> MaterializedViewDefinition:
         """The query that defines the view, from its stored schema."""
@@ -101,23 +105,8 @@ class AsyncMaterializedView:
         """Recompute the view from its source."""
 
 
-class MaterializedView:
+class MaterializedView(_ViewHandle):
     """A materialized view: its table and its definition."""
-
-    def __init__(self, table: Any):
-        self._table = table
-
-    def __repr__(self) -> str:
-        return f"MaterializedView(name={self.name!r})"
-
-    @property
-    def name(self) -> str:
-        return self._table.name
-
-    @property
-    def table(self) -> Any:
-        """The view as the table it is."""
-        return self._table
 
     @property
     def definition(self) -> MaterializedViewDefinition:

@@ -418,8 +418,7 @@ Result<table::DatasetPtr> OptimizeFtsIndex(const table::DatasetPtr& dataset,
   }
   if (covered == present && segments.size() == 1) return dataset;
   LANCEDB_ASSIGN_OR_RETURN(
-      auto index, fts::InvertedIndex::Open(
-                      dataset->fs(), IndexDir(*dataset, *segments[0])));
+      auto index, fts::InvertedIndex::Open(dataset->fs(), IndexDir(*dataset, *segments[0])));
   const std::string column = FieldName(*dataset, field->id);
   const uint32_t workers = DefaultWorkers();
   std::vector<uint64_t> fragments(present.begin(), present.end());
@@ -446,9 +445,8 @@ Result<std::optional<pb::IndexMetadata>> RemapFtsIndex(const table::Dataset& dat
   }
   const format::LanceField* field = dataset.lance_schema().FindById(meta.fields(0));
   if (field == nullptr) return std::optional<pb::IndexMetadata>();
-  LANCEDB_ASSIGN_OR_RETURN(
-      auto index,
-      fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, meta)));
+  LANCEDB_ASSIGN_OR_RETURN(auto index,
+                           fts::InvertedIndex::Open(dataset.fs(), IndexDir(dataset, meta)));
   LANCEDB_ASSIGN_OR_RETURN(auto covered, DecodeFragmentBitmap(meta.fragment_bitmap()));
   std::set<uint64_t> keep(covered.begin(), covered.end());
   // The covered rows are re-read from the snapshot before compaction and indexed under their

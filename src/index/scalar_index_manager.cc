@@ -273,8 +273,7 @@ Result<table::DatasetPtr> OptimizeScalarIndex(const table::DatasetPtr& dataset,
   for (const auto* m : segments) {
     LANCEDB_ASSIGN_OR_RETURN(
         auto index,
-        scalar::OpenScalarIndex(dataset->fs(), IndexDir(*dataset, *m),
-                                *type, column_type));
+        scalar::OpenScalarIndex(dataset->fs(), IndexDir(*dataset, *m), *type, column_type));
     LANCEDB_ASSIGN_OR_RETURN(auto entries, index->ReadAll());
     std::vector<int64_t> keep;
     for (size_t i = 0; i < entries.row_ids.size(); ++i) {
@@ -346,8 +345,7 @@ Result<std::optional<pb::IndexMetadata>> RemapScalarIndex(
   LANCEDB_ASSIGN_OR_RETURN(auto column_type, ColumnType(dataset, FieldName(dataset, field->id)));
   LANCEDB_ASSIGN_OR_RETURN(
       auto index,
-      scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, meta), *type,
-                              column_type));
+      scalar::OpenScalarIndex(dataset.fs(), IndexDir(dataset, meta), *type, column_type));
   LANCEDB_ASSIGN_OR_RETURN(auto entries, index->ReadAll());
   scalar::IndexEntries remapped;
   std::vector<int64_t> keep;
