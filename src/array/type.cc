@@ -125,12 +125,12 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
       return fixed_size_ == other.fixed_size_;
     case TypeId::kDecimal128:
       return precision_ == other.precision_ && scale_ == other.scale_;
-    case TypeId::kFixedSizeList:
-      if (fixed_size_ != other.fixed_size_) return false;
-      [[fallthrough]];
     case TypeId::kDictionary:
       return ordered_ == other.ordered_ && index_type_->Equals(*other.index_type_) &&
              dictionary_value_->Equals(*other.dictionary_value_, check_metadata);
+    case TypeId::kFixedSizeList:
+      if (fixed_size_ != other.fixed_size_) return false;
+      [[fallthrough]];
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kStruct:

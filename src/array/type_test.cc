@@ -75,6 +75,9 @@ TEST(DataType, EqualsComparesParameters) {
   EXPECT_FALSE(list(int32())->Equals(*list(int64())));
   EXPECT_FALSE(list(int32())->Equals(*large_list(int32())));
   EXPECT_FALSE(fixed_size_list(int32(), 2)->Equals(*fixed_size_list(int32(), 3)));
+  // The element type counts too: float16 and float32 vectors of one width differ.
+  EXPECT_TRUE(fixed_size_list(float32(), 8)->Equals(*fixed_size_list(float32(), 8)));
+  EXPECT_FALSE(fixed_size_list(float32(), 8)->Equals(*fixed_size_list(float16(), 8)));
   EXPECT_FALSE(list(field("element", int32()))->Equals(*list(int32())));
 }
 
