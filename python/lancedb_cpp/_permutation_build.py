@@ -93,7 +93,9 @@ def to_str_list(name: str, values: Any) -> Optional[List[str]]:
     _check_sequence(name, values)
     for v in values:
         if not isinstance(v, str):
-            raise TypeError(f"argument '{name}': '{type(v).__name__}' object is not a str")
+            raise TypeError(
+                f"argument '{name}': '{type(v).__name__}' object cannot be converted to 'PyString'"
+            )
     return list(values)
 
 
@@ -252,8 +254,9 @@ def _column_hashes(column: pa.ChunkedArray) -> np.ndarray:
         column = column.dictionary_decode()
     t = column.type
     valid = column.is_valid().to_numpy(zero_copy_only=False)
-    if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_temporal(t):
-        if pa.types.is_temporal(t):  # dates, times, timestamps, durations: their integer
+    integral = pa.types.is_integer(t) or pa.types.is_boolean(t)
+    if integral or (pa.types.is_temporal(t) and t.bit_width in (32, 64)):
+        if t == pa.uint64() or pa.types.is_temporal(t):  # as the integers they store
             column = column.view(pa.int32() if t.bit_width == 32 else pa.int64())
         values = column.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
         hashes = _mix(values.astype(np.int64).view(np.uint64) + _GOLDEN)
@@ -264,7 +267,8 @@ def _column_hashes(column: pa.ChunkedArray) -> np.ndarray:
     else:
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             raw = [None if v is None else v.encode() for v in column.to_pylist()]
-        elif pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        elif any(f(t) for f in (pa.types.is_binary, pa.types.is_large_binary,
+                                pa.types.is_fixed_size_binary)):  # fmt: skip
             raw = column.to_pylist()
         else:
             raw = [None if v is None else repr(v).encode() for v in column.to_pylist()]

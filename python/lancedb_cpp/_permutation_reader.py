@@ -379,7 +379,8 @@ class PermutationReader:
             while submitted < total or pending:
                 while submitted < total and len(pending) < _PREFETCH:
                     stop = min(submitted + chunk, total)
-                    pending.append(executor.submit(self._take_row_ids, ids_at(submitted, stop), sel))
+                    ids = ids_at(submitted, stop)
+                    pending.append(executor.submit(self._take_row_ids, ids, sel))
                     submitted = stop
                 batch = pending.popleft().result()
                 if batch.num_rows:  # size later chunks to about _CHUNK_TARGET_BYTES

@@ -474,7 +474,7 @@ class Permutation:
         new.connection_factory = connection_factory
         return new
 
-    # Pickling (DataLoader workers) -----------------------------------------------------------------
+    # Pickling (DataLoader workers) ----------------------------------------------------------------
 
     def __getstate__(self) -> Dict[str, Any]:
         state = {
@@ -528,7 +528,7 @@ class Permutation:
         self.reader = None
         self._pid = None
 
-    # Shape -------------------------------------------------------------------------------------------
+    # Shape ----------------------------------------------------------------------------------------
 
     @property
     def schema(self) -> pa.Schema:
@@ -577,7 +577,7 @@ class Permutation:
             return []
         return pc.unique(pa.chunked_array(chunks)).to_pylist()
 
-    # Columns ---------------------------------------------------------------------------------------
+    # Columns --------------------------------------------------------------------------------------
 
     def flatten(self) -> "Permutation":
         """This permutation with every struct column flattened into its fields
@@ -635,7 +635,7 @@ class Permutation:
             selection[name] = value
         return self._with_selection(selection)
 
-    # Reading ---------------------------------------------------------------------------------------
+    # Reading --------------------------------------------------------------------------------------
 
     def _finish(self, batch: pa.RecordBatch) -> Any:
         if self.flatten_structs:
