@@ -39,6 +39,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import _native
+
 ROW_ID = "row_id"
 SPLIT_ID = "split_id"
 SPLIT_NAMES_KEY = "split_names"
@@ -371,7 +373,7 @@ def build_permutation(table: Any, config: Config) -> pa.Table:
     stands now; the caller's handle is not checked out."""
     base_version = table.version
     base_branch = table.current_branch()
-    pinned = table._inner.open_version(base_version)
+    pinned = _native.checkout_branch(table._inner, base_branch or "main", base_version)
     row_ids, split_ids = _assign(_read_rows(pinned, config), config)
     if config.shuffle is not None:
         row_ids, split_ids = _shuffle(row_ids, split_ids, config.shuffle)

@@ -28,6 +28,7 @@ from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 import pyarrow as pa
 
+from . import _native
 from ._permutation_build import (
     BASE_BRANCH_KEY,
     BASE_VERSION_KEY,
@@ -143,10 +144,8 @@ def _base_handle(base: Any, permutation: Optional[Any]) -> Any:
     version = metadata.get(BASE_VERSION_KEY.encode())
     if version is None:
         return base._inner
-    branch = metadata.get(BASE_BRANCH_KEY.encode())
-    if branch is not None:
-        return base.branches.checkout(branch.decode(), int(version))._inner
-    return base._inner.open_version(int(version))
+    branch = metadata.get(BASE_BRANCH_KEY.encode(), b"main").decode()
+    return _native.checkout_branch(base._inner, branch, int(version))
 
 
 class PermutationReader:
@@ -265,49 +264,47 @@ class PermutationReader:
     # Fetching rows -------------------------------------------------------------------------------
 
     def _take_row_ids(self, row_ids: np.ndarray, sel: _Selection) -> pa.RecordBatch:
-        """The base rows with `row_ids`, in that order."""
+        """The base rows with `row_ids`, in that order (a repeated id repeats its row)."""
+        unique, inverse = np.unique(row_ids, return_inverse=True)
         table = _read_all(
             self._handle.query(
                 with_row_id=True,
-                take_row_ids=row_ids.tolist(),
-                max_batch_length=max(len(row_ids), 1),
+                take_row_ids=unique.tolist(),
+                max_batch_length=max(len(unique), 1),
                 **sel.query_args(),
             )
         )
         batch = _one_batch(table)
         got = batch.column(ROWID).to_numpy()
-        if len(got) != len(row_ids):
+        if len(got) != len(unique):
             raise invalid_input(
                 "Base table returned different number of rows than the number of row IDs"
             )
-        if not np.array_equal(got, row_ids):
-            order = np.argsort(got, kind="stable")
-            found = np.searchsorted(got[order], row_ids)
-            positions = order[np.minimum(found, len(got) - 1)]
-            if not np.array_equal(got[positions], row_ids):
-                raise invalid_input("Base table returned rows other than the requested row IDs")
+        order = np.argsort(got, kind="stable")
+        if not np.array_equal(got[order], unique):
+            raise invalid_input("Base table returned rows other than the requested row IDs")
+        positions = order[inverse]
+        if not np.array_equal(positions, np.arange(len(positions))):
             batch = batch.take(pa.array(positions))
         return sel.finish(batch)
 
     def _take_positions(self, positions: np.ndarray, sel: _Selection) -> pa.RecordBatch:
         """The base rows at storage `positions` (identity readers), in that order."""
-        order = np.argsort(positions, kind="stable")
-        table = _read_all(
+        unique, inverse = np.unique(positions, return_inverse=True)
+        table = _read_all(  # rows come back in storage order: the order of `unique`
             self._handle.query(
                 with_row_id=sel.slots is not None,
-                take_offsets=positions[order].tolist(),
-                max_batch_length=max(len(positions), 1),
+                take_offsets=unique.tolist(),
+                max_batch_length=max(len(unique), 1),
                 **sel.query_args(),
             )
         )
         batch = _one_batch(table)
-        if batch.num_rows != len(positions):
+        if batch.num_rows != len(unique):
             raise invalid_input(
-                f"Base table returned {batch.num_rows} rows for {len(positions)} offsets"
+                f"Base table returned {batch.num_rows} rows for {len(unique)} offsets"
             )
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        if not np.array_equal(inverse, np.arange(len(order))):
+        if not np.array_equal(inverse, np.arange(len(inverse))):
             batch = batch.take(pa.array(inverse))
         return sel.finish(batch)
 

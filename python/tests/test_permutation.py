@@ -413,6 +413,34 @@ def test_reader_pins_the_base_version(pair):
     assert outcomes[0] != [] and len(outcomes[0]) == len(outcomes[1]) == 60
 
 
+def test_permutation_of_a_branch_records_and_reads_the_branch(tmp_path):
+    """Built off a branch, a permutation records base_branch and reads that branch at its
+    version, whichever handle of the table it is given; as LanceDB does."""
+    outcomes = []
+    for module in (lancedb_cpp, lancedb):
+        permutation = ours if module is lancedb_cpp else their
+        main = module.connect(str(tmp_path / module.__name__)).create_table(
+            "t", pa.table({"x": list(range(10))})
+        )
+        main.add(pa.table({"x": [10, 11]}))
+        branch = main.branches.create("exp")
+        branch.add(pa.table({"x": [100, 101, 102]}))
+        on_branch = permutation.permutation_builder(branch).split_sequential(counts=[5, 10])
+        on_branch = on_branch.execute()
+        branch.delete("x < 3")
+        branch.add(pa.table({"x": [200]}))
+        main.add(pa.table({"x": [300]}))
+        on_main = permutation.permutation_builder(main).split_sequential(counts=[3]).execute()
+        outcomes.append([
+            on_branch.schema.metadata, on_main.schema.metadata,
+            _read(permutation.Permutation.from_tables(branch, on_branch, 1), 20),
+            _read(permutation.Permutation.from_tables(main, on_branch, 1), 20),
+            _read(permutation.Permutation.from_tables(branch, on_main, 0), 20),
+        ])  # fmt: skip
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == {b"base_branch": b"exp", b"base_version": b"3"}
+
+
 def test_pin_survives_on_a_table_with_stable_row_ids(tmp_path):
     db = lancedb_cpp.connect(
         str(tmp_path), storage_options={"new_table_enable_stable_row_ids": "true"}
