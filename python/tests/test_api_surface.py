@@ -79,15 +79,12 @@ ALLOWED: Dict[str, str] = {
         "lancedb.table.validate_blob_mode",
     ),
     **_reasons(
-        "converts Arrow data to torch tensors for permutations (not built); torch is no "
-        "dependency of lancedb_cpp and not installed to test against",
+        "converts Arrow data to torch tensors; torch is no dependency of lancedb_cpp and not "
+        "installed to test against (lancedb_cpp.permutation has its own, for with_format)",
         "lancedb.util.batch_to_tensor",
         "lancedb.util.batch_to_tensor_dict",
         "lancedb.util.batch_to_tensor_rows",
         "lancedb.util.tbl_to_tensor",
-        "lancedb.permutation.batch_to_tensor",
-        "lancedb.permutation.batch_to_tensor_dict",
-        "lancedb.permutation.batch_to_tensor_rows",
     ),
     "lancedb.expr.Expr.__init__": (
         "LanceDB's constructor wraps its Rust expression handle; expressions are built with "
@@ -359,8 +356,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
     "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
     "namespace.connect_namespace": ("namespace", "connect_namespace", ("dir", {}), {}),
     "namespace.connect_namespace_async": ("namespace", "connect_namespace_async", ("dir", {}), {}),
-    "permutation.permutation_builder": (_T, None, (), {}),
-    "permutation.async_permutation_builder": (_A, None, (), {}),
     "schema.blob": ("schema", "blob", ("payload",), {}),
 }
 

@@ -75,7 +75,6 @@ def test_remote_config_values_and_unsupported_modules():
     import lancedb.remote as real_remote
 
     import lancedb_cpp.namespace as namespace
-    import lancedb_cpp.permutation as permutation
     import lancedb_cpp.remote as remote
 
     for name in ["TimeoutConfig", "RetryConfig", "TlsConfig", "ClientConfig", "OAuthConfig"]:
@@ -86,10 +85,6 @@ def test_remote_config_values_and_unsupported_modules():
     assert [f.value for f in remote.OAuthFlowType] == [f.value for f in real_remote.OAuthFlowType]
     with pytest.raises(NotImplementedError, match="namespaces"):
         namespace.connect_namespace("dir", {})
-    with pytest.raises(NotImplementedError, match="permutations"):
-        permutation.permutation_builder(None)
-    with pytest.raises(NotImplementedError, match="permutations"):
-        permutation.Permutation()
 
 
 def test_to_lance_manifest_naming_and_rename(tmp_path):

@@ -526,11 +526,22 @@ class FileReaderImpl final : public FileReader {
       std::vector<int64_t> positions(page.buffer_offsets().begin(), page.buffer_offsets().end());
       ctx.read_range = [this, positions = std::move(positions)](
                            size_t index, int64_t offset, int64_t length) -> Result<BufferPtr> {
-        return fs_->ReadRange(path_, positions[index] + offset, length);
+        LANCEDB_ASSIGN_OR_RETURN(io::RandomAccessFile * file, TakeFile());
+        return file->ReadRange(positions[index] + offset, length);
       };
     }
     LANCEDB_RETURN_NOT_OK(LoadBuffers(page, unread, &ctx));
     return prepared;
+  }
+
+  /// The file kept open for the small reads of takes (opened on the first one): reopening it
+  /// for each row would cost more than the read.
+  Result<io::RandomAccessFile*> TakeFile() const {
+    std::lock_guard<std::mutex> lock(take_file_mu_);
+    if (take_file_ == nullptr) {
+      LANCEDB_ASSIGN_OR_RETURN(take_file_, fs_->OpenForRead(path_));
+    }
+    return take_file_.get();
   }
 
   /// Read the page buffers not read yet, except those listed in `skip`.
@@ -564,6 +575,8 @@ class FileReaderImpl final : public FileReader {
   std::vector<FieldColumns> fields_;
   std::unique_ptr<V20FieldReader> v20_;      // 2.0 files only
   std::unique_ptr<PageCache[]> page_cache_;  // one per column (2.1+)
+  mutable std::mutex take_file_mu_;
+  mutable std::unique_ptr<io::RandomAccessFile> take_file_;  // see TakeFile()
 };
 
 }  // namespace

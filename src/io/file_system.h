@@ -28,6 +28,15 @@ struct FileInfo {
   int64_t modified_micros = -1;
 };
 
+/// One file opened for range reads: a file that is not replaced while open (Lance data, index
+/// and deletion files). Thread-safety: internally synchronized.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  /// Read `length` bytes at `offset`, as FileSystem::ReadRange.
+  virtual Result<BufferPtr> ReadRange(int64_t offset, int64_t length) = 0;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -54,6 +63,10 @@ class FileSystem {
   virtual Status DeleteDirRecursive(const std::string& dir) = 0;
   /// Open a streaming writer for a new file at `path` (see OutputStream).
   virtual Result<std::unique_ptr<class OutputStream>> OpenOutputStream(const std::string& path) = 0;
+  /// Open `path` for many range reads without reopening it for each (the local disk keeps a
+  /// descriptor). The default reads through ReadRange(path, ...). REQUIRES: this FileSystem
+  /// outlives the returned file.
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path);
 
   Status WriteFile(const std::string& path, std::string_view data) {
     return WriteFile(

@@ -54,6 +54,28 @@ TEST_P(FileSystemTest, WriteThenReadWholeAndRange) {
   EXPECT_EQ(*fs_->GetSize(Path("a/b.bin")), 11);
 }
 
+TEST_P(FileSystemTest, OpenForReadReadsRangesOfTheOpenedFile) {
+  ASSERT_TRUE(fs_->WriteFile(Path("f"), std::string_view("hello world")).ok());
+  auto file = fs_->OpenForRead(Path("f"));
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto first = (*file)->ReadRange(0, 5);
+  auto second = (*file)->ReadRange(6, 5);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ((*first)->view(), "hello");
+  EXPECT_EQ((*second)->view(), "world");
+  auto past = (*file)->ReadRange(8, 5);
+  ASSERT_FALSE(past.ok());
+  EXPECT_TRUE(past.status().IsIOError()) << past.status().ToString();
+  EXPECT_FALSE((*file)->ReadRange(-1, 2).ok());
+  // A missing file: NotFound on opening (local disk) or on the first read (other stores).
+  auto missing = fs_->OpenForRead(Path("missing"));
+  if (missing.ok()) {
+    EXPECT_TRUE((*missing)->ReadRange(0, 1).status().IsNotFound());
+  } else {
+    EXPECT_TRUE(missing.status().IsNotFound());
+  }
+}
+
 TEST_P(FileSystemTest, RangePastEndIsAnError) {
   ASSERT_TRUE(fs_->WriteFile(Path("f"), std::string_view("abc")).ok());
   auto r = fs_->ReadRange(Path("f"), 2, 5);

@@ -101,6 +101,49 @@ Result<BufferPtr> MapRange(int fd, const std::string& path, int64_t offset, int6
                       std::move(owner));
 }
 
+/// Read [offset, offset + length) of open file `fd`: mapped when large, else copied.
+Result<BufferPtr> ReadFd(int fd, const std::string& path, int64_t offset, int64_t length) {
+  if (offset < 0 || length < 0) {
+    return Status::InvalidArgument("Invalid range read of '" + path + "'");
+  }
+  if (length >= kMmapThreshold) return MapRange(fd, path, offset, length);
+  auto buffer = Buffer::AllocateUninitialized(length);
+  int64_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, buffer->mutable_data() + done, static_cast<size_t>(length - done),
+                        offset + done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("Cannot read", path, errno);
+    }
+    if (n == 0) break;
+    done += n;
+  }
+  if (done < length) {
+    return Status::IOError("Range [" + std::to_string(offset) + ", " +
+                           std::to_string(offset + length) + ") is past the end of '" + path +
+                           "' (" + std::to_string(offset + done) + " bytes)");
+  }
+  return buffer;
+}
+
+/// A file kept open for range reads (pread is safe from many threads at once).
+class LocalRandomAccessFile : public RandomAccessFile {
+ public:
+  LocalRandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~LocalRandomAccessFile() override { ::close(fd_); }
+  LocalRandomAccessFile(const LocalRandomAccessFile&) = delete;
+  LocalRandomAccessFile& operator=(const LocalRandomAccessFile&) = delete;
+
+  Result<BufferPtr> ReadRange(int64_t offset, int64_t length) override {
+    return ReadFd(fd_, path_, offset, length);
+  }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
 class LocalOutputStream : public OutputStream {
  public:
   LocalOutputStream(std::string path, std::string tmp, int fd)
@@ -158,32 +201,15 @@ class LocalFs : public FileSystem {
     }
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("Cannot open", path, errno);
-    if (length >= kMmapThreshold) {
-      auto mapped = MapRange(fd, path, offset, length);
-      ::close(fd);
-      return mapped;
-    }
-    auto buffer = Buffer::AllocateUninitialized(length);
-    int64_t done = 0;
-    while (done < length) {
-      ssize_t n = ::pread(fd, buffer->mutable_data() + done, static_cast<size_t>(length - done),
-                          offset + done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return ErrnoStatus("Cannot read", path, err);
-      }
-      if (n == 0) break;
-      done += n;
-    }
+    auto read = ReadFd(fd, path, offset, length);
     ::close(fd);
-    if (done < length) {
-      return Status::IOError("Range [" + std::to_string(offset) + ", " +
-                             std::to_string(offset + length) + ") is past the end of '" + path +
-                             "' (" + std::to_string(offset + done) + " bytes)");
-    }
-    return buffer;
+    return read;
+  }
+
+  Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("Cannot open", path, errno);
+    return std::unique_ptr<RandomAccessFile>(std::make_unique<LocalRandomAccessFile>(path, fd));
   }
 
   Result<int64_t> GetSize(const std::string& path) override {

@@ -72,6 +72,27 @@ Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) 
   return Status::OK();
 }
 
+namespace {
+
+/// A "file" that reads through its FileSystem's ReadRange each time.
+class PathRangeFile : public RandomAccessFile {
+ public:
+  PathRangeFile(FileSystem* fs, std::string path) : fs_(fs), path_(std::move(path)) {}
+  Result<BufferPtr> ReadRange(int64_t offset, int64_t length) override {
+    return fs_->ReadRange(path_, offset, length);
+  }
+
+ private:
+  FileSystem* const fs_;
+  const std::string path_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RandomAccessFile>> FileSystem::OpenForRead(const std::string& path) {
+  return std::unique_ptr<RandomAccessFile>(std::make_unique<PathRangeFile>(this, path));
+}
+
 std::string JoinPath(std::string_view base, std::string_view name) {
   std::string out(base);
   if (!out.empty() && out.back() != '/') out.push_back('/');

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""How a Permutation pickles its base table (for DataLoader worker processes): a table on disk
+as its location and name, to be reopened; an in-memory table as its data, to be rebuilt."""
+
+from __future__ import annotations
+
+import uuid
+import weakref
+from typing import Any, Dict
+
+import pyarrow as pa
+
+from ._permutation_reader import sync_table
+
+
+def memory_table(name: str, data: pa.Table) -> Any:
+    """`data` as table `name` of a fresh in-memory database, dropped with the returned table
+    (memory:// databases are shared by the whole process)."""
+    from . import connect
+
+    db = connect(f"memory://lancedb-cpp-permutations/{uuid.uuid4().hex}")
+    table = db.create_table(name, data)
+    weakref.finalize(table, db._inner.drop_all_tables)
+    return table
+
+
+def table_to_pickle_state(table: Any) -> Dict[str, Any]:
+    """What reopens `table` in another process."""
+    table = sync_table(table)
+    connection = getattr(table, "_conn", None)
+    if connection is None:
+        raise ValueError(f"Cannot pickle table of type {type(table)!r}")
+    if connection.uri.startswith("memory://"):
+        return {"kind": "memory", "name": table.name, "data": table.to_arrow()}
+    return {
+        "kind": "local",
+        "name": table.name,
+        "uri": connection.uri,
+        "storage_options": getattr(connection, "storage_options", None),
+    }
+
+
+def table_from_pickle_state(state: Dict[str, Any]) -> Any:
+    """The table `state` (from table_to_pickle_state) describes."""
+    from . import connect
+
+    kind = state["kind"]
+    if kind == "memory":
+        return memory_table(state["name"], state["data"])
+    if kind == "local":
+        db = connect(state["uri"], storage_options=state["storage_options"])
+        return db.open_table(state["name"])
+    raise ValueError(f"Unknown table pickle state kind: {kind}")
