@@ -247,6 +247,12 @@ class Table : public std::enable_shared_from_this<Table> {
   }
   /// Stream the rows of the current version.
   virtual Status Scan(const ScanRequest& request, ArrowArrayStream* out) const = 0;
+  /// Stream the payloads of blob column `column` (v2 or legacy) at the rows with `row_ids` (as
+  /// returned in `_rowid`), in that order: one large_binary column named `column`, null for a
+  /// null blob. External blobs are read from their URI. InvalidArgument when `column` is not a
+  /// blob column or a row id is not in this version.
+  virtual Status FetchBlobs(const std::string& column, const std::vector<uint64_t>& row_ids,
+                            ArrowArrayStream* out) const;
 
   /// Every version of the table, oldest first.
   virtual Result<std::vector<TableVersion>> ListVersions() const = 0;

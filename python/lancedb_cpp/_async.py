@@ -761,27 +761,25 @@ class AsyncTable(_Closable):
         """The sync API's name of migrate_manifest_paths_v2."""
         await self.migrate_manifest_paths_v2()
 
-    # Blobs, LSM and primary keys (not supported) -----------------------------------------------
+    # Blobs -------------------------------------------------------------------------------------
 
     async def blob_columns(self) -> List[str]:
-        """The names of the blob-encoded columns."""
-        schema = await self.schema()
-        return [
-            f.name for f in schema
-            if (f.metadata or {}).get(b"lance-encoding:blob") == b"true"
-        ]
+        """The names of the blob v2 columns."""
+        return await self._run(self._t().blob_columns)
 
-    @not_yet(nyi.BLOBS)
     async def fetch_blobs(self, column: str, row_ids: Any):
         """See the sync method of the same name."""
+        return await self._run(self._t().fetch_blobs, column, row_ids)
 
-    @not_yet(nyi.BLOBS)
     async def fetch_blob_ranges(self, column: str, requests: Any):
         """See the sync method of the same name."""
+        return await self._run(self._t().fetch_blob_ranges, column, list(requests))
 
-    @not_yet(nyi.BLOBS)
     async def fetch_blob_files(self, column: str, row_ids: Any):
         """See the sync method of the same name."""
+        return await self._run(self._t().fetch_blob_files, column, row_ids)
+
+    # LSM and primary keys (not supported) ------------------------------------------------------
 
     @not_yet(nyi.PRIMARY_KEYS)
     async def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:

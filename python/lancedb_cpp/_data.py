@@ -678,6 +678,8 @@ def sanitize(
     *,
     allow_missing: bool = False,
     metadata: Optional[dict] = None,
+    blob_strings: bool = True,
+    allow_external_blob_outside_bases: bool = False,
 ) -> pa.RecordBatchReader:
     """Convert `data` into a reader whose schema is `target` (or the inferred schema).
     Embedding functions named in `metadata` (default: the target's schema metadata) fill
@@ -714,6 +716,16 @@ def sanitize(
     if len(reader.schema) != len(target):
         missing = [n for n in target.names if n not in reader.schema.names]
         raise ValueError(f"Invalid input, the data is missing the field '{missing[0]}'")
+    # Blob v2 columns take bytes (inline payloads) and, unless `blob_strings` is False (as in
+    # merge_insert), URI strings (external blobs).
+    from ._blob import coerce_blob_reader
+
+    reader = coerce_blob_reader(
+        reader,
+        target,
+        coerce_strings=blob_strings,
+        allow_outside_bases=allow_external_blob_outside_bases,
+    )
     reader = _cast_to(reader, target)
     if configs:
         # Embed everything before the write starts, so that a failing embedding (or a bad

@@ -99,7 +99,10 @@ class LanceMergeInsertBuilder:
         """Run the merge. ``timeout`` (seconds or ``timedelta``, default 30 s) bounds the
         retries after commit conflicts."""
         self._table._check_writable()
-        reader = _data.sanitize(new_data, self._table.schema, on_bad_vectors, fill_value)
+        # As in LanceDB, merge_insert coerces bytes to blobs but not URI strings.
+        reader = _data.sanitize(
+            new_data, self._table.schema, on_bad_vectors, fill_value, blob_strings=False
+        )
         if timeout is not None and hasattr(timeout, "total_seconds"):
             timeout = timeout.total_seconds()
         counter = _CountingReader(reader)

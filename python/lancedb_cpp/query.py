@@ -64,18 +64,9 @@ def arrow_to_pandas(
     table: pa.Table, flatten: Optional[Union[int, bool]], blob_mode: str, **kwargs: Any
 ) -> "pd.DataFrame":
     """A query result as pandas (`flatten` struct columns: True for every level, n for n
-    levels; `kwargs` go to ``pyarrow.Table.to_pandas``). A `blob_mode` other than "lazy" only
-    matters for Lance blob columns, which are not supported yet: with one in the result it
-    raises NotImplementedError."""
+    levels; `kwargs` go to ``pyarrow.Table.to_pandas``). Blob columns of a query are
+    converted by the query itself (LanceQueryBuilder.to_pandas); here they stay as they are."""
     _check_blob_mode(blob_mode)
-    if blob_mode != "lazy":
-        from .table import _has_blob_field
-
-        if _has_blob_field(table.schema):
-            raise NotImplementedError(
-                f"blob columns: to_pandas(blob_mode={blob_mode!r}) is not supported by "
-                "lancedb_cpp yet; blob columns are read as stored"
-            )
     if flatten is True:
         while any(pa.types.is_struct(f.type) for f in table.schema):
             table = table.flatten()
@@ -275,9 +266,40 @@ class LanceQueryBuilder:
         return self._table._execute(self._request(batch_size))
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
-        """Run the query and return the results as a pyarrow Table."""
+        """Run the query and return the results as a pyarrow Table. Blob columns hold
+        descriptors; unless the query chose with_row_id, a blob v2 descriptor carries its
+        row's id in ``_lance_row_id`` (for ``Table.fetch_blobs``), as in LanceDB."""
         _check_timeout("to_arrow", timeout)
-        return self.to_batches().read_all()
+        v2 = self._blob_columns(v2_only=True)
+        if not v2 or self._with_row_id_arg is not None:
+            return self.to_batches().read_all()
+        from ._blob import stash_row_ids
+
+        return stash_row_ids(self._with_row_ids(), v2)
+
+    def _blob_columns(self, v2_only: bool) -> List[str]:
+        """The blob columns of the table this query returns."""
+        from .schema import blob_v2_column_paths, is_blob_like_field
+
+        schema = self._table.schema
+        if v2_only:
+            names = blob_v2_column_paths(schema)
+        else:
+            names = [f.name for f in schema if is_blob_like_field(f)]
+        if not names or self._columns is None:
+            return names
+        chosen = self._columns.values() if isinstance(self._columns, dict) else self._columns
+        chosen = {c if isinstance(c, str) else c[1] for c in chosen}
+        return [n for n in names if n in chosen]
+
+    def _with_row_ids(self) -> pa.Table:
+        """Run the query with ``_rowid`` added."""
+        saved = self._with_row_id
+        self._with_row_id = True
+        try:
+            return self.to_batches().read_all()
+        finally:
+            self._with_row_id = saved
 
     def to_list(self, *, timeout: Optional[timedelta] = None) -> List[dict]:
         """Run the query and return a list of dicts, one per row."""
@@ -294,12 +316,19 @@ class LanceQueryBuilder:
     ) -> "pd.DataFrame":
         """Run the query and return a pandas DataFrame; `flatten` flattens struct columns
         (True: all levels, n: n levels); `kwargs` go to ``pyarrow.Table.to_pandas``.
-        `blob_mode` ("lazy", "bytes", "descriptions") concerns Lance blob columns, which are
-        not supported yet: another mode than "lazy" with one in the result raises
-        NotImplementedError."""
+        `blob_mode` sets what blob columns hold: "lazy" BlobFile handles (None for a null
+        blob), "bytes" the payloads, "descriptions" the descriptors."""
         _check_blob_mode(blob_mode)
         _check_timeout("to_pandas", timeout)
-        return arrow_to_pandas(self.to_arrow(), flatten, blob_mode, **kwargs)
+        if not self._blob_columns(v2_only=False):
+            return arrow_to_pandas(self.to_arrow(), flatten, blob_mode, **kwargs)
+        from ._blob import result_to_pandas
+
+        tbl = self._with_row_ids()
+        row_ids = tbl["_rowid"].to_pylist()
+        if not self._with_row_id:
+            tbl = tbl.drop_columns(["_rowid"])
+        return result_to_pandas(self._table, tbl, blob_mode, row_ids, **kwargs)
 
     def to_df(self) -> "pd.DataFrame":
         """Deprecated alias of to_pandas()."""

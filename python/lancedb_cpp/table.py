@@ -63,8 +63,7 @@ from .schema import (  # noqa: F401,E402
 
 from ._branches import AsyncBranches, Branches  # noqa: E402,F401
 
-# Blob files are not built yet: the class exists, constructing one raises.
-BlobFile = unsupported_class("BlobFile", nyi.BLOBS, __name__)
+from ._blob import BlobFile  # noqa: E402
 LsmWriteSpec = unsupported_class("LsmWriteSpec", nyi.LSM, __name__)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -150,7 +149,7 @@ _BLOB_MODES = ("lazy", "bytes", "descriptions")
 
 
 def _has_blob_field(schema: pa.Schema) -> bool:
-    return any((f.metadata or {}).get(b"lance-encoding:blob") == b"true" for f in schema)
+    return schema_has_blob_field(schema)
 
 
 class Table(IndexMixin):
@@ -299,7 +298,9 @@ class Table(IndexMixin):
     @property
     def schema(self) -> pa.Schema:
         """The Arrow schema of the version this handle reads."""
-        return pa.schema(self._inner.schema())
+        from .schema import with_blob_types
+
+        return with_blob_types(pa.schema(self._inner.schema()))
 
     def initial_storage_options(self) -> Optional[Dict[str, str]]:
         """The storage options the table was opened with: None (local and memory://
@@ -375,21 +376,32 @@ class Table(IndexMixin):
         return self.search().limit(n).to_arrow()
 
     def to_arrow(self) -> pa.Table:
-        """All rows of the current version as a pyarrow Table (zero-copy from the engine)."""
-        return _stream_to_reader(self._inner.scan()).read_all()
+        """All rows of the current version as a pyarrow Table (zero-copy from the engine).
+        Blob columns hold descriptors, not payloads; a blob v2 descriptor carries the row's
+        id in ``_lance_row_id`` (for ``fetch_blobs``), as in LanceDB."""
+        from . import _blob
+
+        v2 = blob_v2_column_paths(self.schema)
+        if not v2:
+            return _stream_to_reader(self._inner.scan()).read_all()
+        tbl = _stream_to_reader(self._inner.scan(with_row_id=True)).read_all()
+        return _blob.stash_row_ids(tbl, v2)
 
     def to_pandas(self, blob_mode: str = "lazy", **kwargs: Any) -> "pd.DataFrame":
         """All rows as a pandas DataFrame; `kwargs` go to ``pyarrow.Table.to_pandas``.
-        `blob_mode` only matters for Lance blob columns, which are not supported: on a table
-        with one, a `blob_mode` other than "lazy" raises NotImplementedError."""
+        `blob_mode` sets what blob columns hold: "lazy" BlobFile handles (None for a null
+        blob), "bytes" the payloads, "descriptions" the descriptors."""
         if blob_mode not in _BLOB_MODES:
             modes = ", ".join(repr(mode) for mode in _BLOB_MODES)
             raise ValueError(f"blob_mode must be one of {modes}, got {blob_mode!r}")
-        if blob_mode != "lazy" and _has_blob_field(self.schema):
-            raise NotImplementedError(
-                "to_pandas(blob_mode=...) is not supported: blob columns are read as stored"
-            )
-        return self.to_arrow().to_pandas(**kwargs)
+        if not _has_blob_field(self.schema):
+            return self.to_arrow().to_pandas(**kwargs)
+        from . import _blob
+
+        tbl = _stream_to_reader(self._inner.scan(with_row_id=True)).read_all()
+        row_ids = tbl["_rowid"].to_pylist()
+        tbl = tbl.drop_columns(["_rowid"])
+        return _blob.result_to_pandas(self, tbl, blob_mode, row_ids, **kwargs)
 
     def to_polars(self, batch_size: Optional[int] = None) -> "pl.LazyFrame":
         """All rows as a polars LazyFrame (requires polars), read in batches of at most
@@ -422,14 +434,11 @@ class Table(IndexMixin):
     ) -> AddResult:
         """Add rows (any supported input) with ``mode`` "append" or "overwrite". `progress`:
         True (a tqdm bar), a callable receiving progress dicts, or a tqdm-like bar (see
-        lancedb_cpp._write_progress). `write_parallelism` and
-        `allow_external_blob_outside_bases` are not supported: anything but their defaults
-        raises NotImplementedError."""
-        reject_unsupported(
-            "add",
-            write_parallelism=(write_parallelism, None),
-            allow_external_blob_outside_bases=(allow_external_blob_outside_bases, False),
-        )
+        lancedb_cpp._write_progress). `write_parallelism` is not
+        supported: anything but its default raises NotImplementedError. Blob v2 columns take
+        bytes (stored inline) or URI strings (external blobs: no base is registered, so a URI
+        needs `allow_external_blob_outside_bases=True` and is stored as given)."""
+        reject_unsupported("add", write_parallelism=(write_parallelism, None))
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         self._check_writable()
@@ -442,6 +451,7 @@ class Table(IndexMixin):
             fill_value,
             allow_missing=(mode == "append"),
             metadata=current.metadata,
+            allow_external_blob_outside_bases=allow_external_blob_outside_bases,
         )
         if mode == "overwrite":
             if set(reader.schema.names) == set(current.names):
@@ -761,20 +771,42 @@ class Table(IndexMixin):
     # Blob columns ---------------------------------------------------------------------------
 
     def blob_columns(self) -> List[str]:
-        """The dot paths of the blob columns (Lance blob v2 or ``lance-encoding:blob``)."""
-        return blob_column_paths(self.schema)
+        """The names of the blob v2 columns (as LanceDB: legacy blob columns are not
+        listed)."""
+        return row_addressable_blob_v2_paths(self.schema)
 
-    @not_yet(nyi.BLOBS)
     def fetch_blobs(self, column: str, row_ids: Union[List[int], pa.Table]) -> pa.Array:
-        """The bytes of blob column `column` at these row ids."""
+        """The payloads of blob v2 column `column` at `row_ids` (a list, or a query result
+        carrying its row ids), as a LargeBinaryArray in that order: null for a null blob,
+        ``b""`` for an empty one. External blobs are read from their URI."""
+        from . import _blob
 
-    @not_yet(nyi.BLOBS)
+        _blob.blob_column_kind(self.schema, column)
+        return _blob.fetch(self._inner, column, _blob.row_ids_of(row_ids, column))
+
     def fetch_blob_ranges(self, column: str, requests: Any) -> pa.Array:
-        """Byte ranges ``(row_id, offset, length)`` of blobs of column `column`."""
+        """Byte ranges ``(row_id, offset, length)`` of blobs of blob v2 column `column`, in
+        request order (repeats allowed): null for a null blob. ValueError for a range past
+        the end of its blob."""
+        from . import _blob
 
-    @not_yet(nyi.BLOBS)
-    def fetch_blob_files(self, column: str, row_ids: Union[List[int], pa.Table]) -> List[Any]:
-        """File-like readers over the blobs of column `column` at these row ids."""
+        _blob.blob_column_kind(self.schema, column)
+        return _blob.fetch_ranges(self._inner, column, requests)
+
+    def fetch_blob_files(
+        self, column: str, row_ids: Union[List[int], pa.Table]
+    ) -> List[Optional[BlobFile]]:
+        """Lazy, seekable BlobFile handles on the blobs of `column` at `row_ids` (None for a
+        null blob); the payload is read on the first read."""
+        from . import _blob
+
+        _blob.blob_column_kind(self.schema, column)
+        ids = _blob.row_ids_of(row_ids, column)
+        sizes = _blob.descriptor_sizes(self, column, ids)
+        return [
+            None if size is None else BlobFile(self._inner, column, rid, size)
+            for rid, size in zip(ids, sizes)
+        ]
 
     # Not built yet (each raises NotImplementedError naming its feature) ----------------------
 

@@ -176,6 +176,13 @@ std::unique_ptr<StreamExport> ScanPy(const Table& table, std::vector<std::string
   return std::make_unique<StreamExport>(out);
 }
 
+std::unique_ptr<StreamExport> FetchBlobsPy(const Table& table, const std::string& column,
+                                           std::vector<uint64_t> row_ids) {
+  ArrowArrayStream out{};
+  WithoutGil([&] { return table.FetchBlobs(column, row_ids, &out); });
+  return std::make_unique<StreamExport>(out);
+}
+
 QueryRequest MakeRequest(std::optional<std::string> filter,
                          std::optional<std::vector<std::string>> columns,
                          std::optional<std::vector<std::pair<std::string, std::string>>> dynamic,
@@ -373,6 +380,8 @@ NB_MODULE(_native, m) {
       .def("scan", &ScanPy, nb::arg("columns") = std::vector<std::string>{},
            nb::arg("with_row_id") = false, nb::arg("batch_size") = 8192,
            "Stream the rows of the current version.")
+      .def("fetch_blobs", &FetchBlobsPy, nb::arg("column"), nb::arg("row_ids"),
+           "Stream the payloads of a blob v2 column at these row ids (one large_binary column).")
       .def("list_versions", &ListVersionsPy,
            "Every version as (version, timestamp in microseconds, metadata pairs).")
       .def(

@@ -336,9 +336,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("close_lsm_writers", (), {}),
             ("compact_lsm", (), {}),
             ("create_index_async", ("id",), {"config": None}),
-            ("fetch_blob_files", ("id", [0]), {}),
-            ("fetch_blob_ranges", ("id", [(0, 0, 1)]), {}),
-            ("fetch_blobs", ("id", [0]), {}),
             ("flush_lsm", (), {}),
             ("get_lsm_stats", (), {}),
             ("get_lsm_write_spec", (), {}),
@@ -356,7 +353,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
     "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
     "namespace.connect_namespace": ("namespace", "connect_namespace", ("dir", {}), {}),
     "namespace.connect_namespace_async": ("namespace", "connect_namespace_async", ("dir", {}), {}),
-    "schema.blob": ("schema", "blob", ("payload",), {}),
 }
 
 
@@ -413,7 +409,7 @@ def test_stub_raises_naming_its_feature(key, stub_targets):
 def test_stub_checks_its_arguments(stub_targets):
     """A stub has LanceDB's signature: a wrong call is a TypeError, as it would be there."""
     with pytest.raises(TypeError):
-        stub_targets[_T].fetch_blobs("id")
+        stub_targets[_T].set_unenforced_primary_key()
     with pytest.raises(TypeError):
         stub_targets[_C].get_function("f")  # version is required and keyword-only
 

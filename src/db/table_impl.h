@@ -74,6 +74,8 @@ class LocalTable : public Table {
   Result<uint64_t> DropColumns(const std::vector<std::string>& columns) override;
   Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates) override;
   Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
+  Status FetchBlobs(const std::string& column, const std::vector<uint64_t>& row_ids,
+                    ArrowArrayStream* out) const override;
   Result<std::vector<TableVersion>> ListVersions() const override;
   Status Checkout(uint64_t version) override;
   Status CheckoutLatest() override;

@@ -151,9 +151,11 @@ Result<UpdateResult> LocalTable::UpdateOnce(
     }
     setters.emplace(index, bound.MoveValueUnsafe());
   }
-  // Read the matching rows whole, compute the new values.
+  // Read the matching rows whole (blob columns as their payloads, to be written again),
+  // compute the new values.
   table::ScanOptions options;
   options.with_row_id = true;
+  options.materialize_blobs = true;
   LANCEDB_ASSIGN_OR_RETURN(auto scan, latest->Scan(options));
   std::vector<uint64_t> addresses;
   std::vector<array::RecordBatchPtr> rewritten;

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "format/blob.h"
 #include "format/container.h"
 #include "format/page_decoder.h"
 #include "format/page_rows.h"
@@ -34,6 +35,7 @@ namespace v2 = lance::file::v2;
 struct FieldColumns {
   int first_column = 0;
   std::vector<LeafPath> paths;
+  BlobEncoding blob = BlobEncoding::kNone;  // a blob column: one descriptor leaf
   Status status;  // not OK when the field cannot be decoded (e.g. an unsupported type)
 };
 
@@ -88,8 +90,8 @@ class PageCache {
 
 class FileReaderImpl final : public FileReader {
  public:
-  FileReaderImpl(io::FileSystemPtr fs, std::string path, int64_t size)
-      : fs_(std::move(fs)), path_(std::move(path)), size_(size) {}
+  FileReaderImpl(io::FileSystemPtr fs, std::string path, int64_t size, FileReadOptions options)
+      : fs_(std::move(fs)), path_(std::move(path)), size_(size), options_(options) {}
 
   Status Init() {
     LANCEDB_ASSIGN_OR_RETURN(auto footer_buf,
@@ -206,7 +208,7 @@ class FileReaderImpl final : public FileReader {
     for (int32_t id : field_ids) {
       LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
       const LanceField& field = schema_.fields()[index];
-      LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
+      LANCEDB_ASSIGN_OR_RETURN(auto type, BlobReadType(field, options_.materialize_blobs));
       LANCEDB_ASSIGN_OR_RETURN(auto column, ReadField(index, type, row_start, num_rows));
       out_fields.push_back(array::field(field.name, type, field.nullable, field.metadata));
       out_columns.push_back(std::move(column));
@@ -258,7 +260,7 @@ class FileReaderImpl final : public FileReader {
                    array::ArrayPtr* out_column) const {
     LANCEDB_ASSIGN_OR_RETURN(size_t index, FindField(id));
     const LanceField& field = schema_.fields()[index];
-    LANCEDB_ASSIGN_OR_RETURN(auto type, field.ToArrowType());
+    LANCEDB_ASSIGN_OR_RETURN(auto type, BlobReadType(field, options_.materialize_blobs));
     LANCEDB_ASSIGN_OR_RETURN(
         *out_column,
         AssembleLeaves(index, type, [&](int column, const LeafPath& path, LeafItems* items) {
@@ -349,6 +351,20 @@ class FileReaderImpl final : public FileReader {
     for (const auto& field : schema_.fields()) {
       FieldColumns fc;
       fc.first_column = column;
+      if (field.id < 0) {
+        // The descriptor members Lance lists after a blob v2 field: no column of their own.
+        fields_.push_back(std::move(fc));
+        continue;
+      }
+      fc.blob = version_.minor == 0 ? BlobEncoding::kNone : BlobEncodingOf(field);
+      if (fc.blob != BlobEncoding::kNone) {
+        auto path = BlobLeafPath(field, fc.blob);
+        if (path.ok()) fc.paths = {path.MoveValueUnsafe()};
+        fc.status = path.status();
+        ++column;
+        fields_.push_back(std::move(fc));
+        continue;
+      }
       LanceSchema one({field}, {});
       column +=
           version_.minor == 0 ? V20ColumnCount(field) : static_cast<int>(one.LeafFieldIds().size());
@@ -397,6 +413,7 @@ class FileReaderImpl final : public FileReader {
     const FieldColumns& fc = fields_[index];
     const std::string& name = schema_.fields()[index].name;
     if (!fc.status.ok()) return fc.status.WithContext("Field '" + name + "' of '" + path_ + "'");
+    if (fc.blob != BlobEncoding::kNone) return AssembleBlob(fc, read_leaf);
     std::vector<UnraveledLeaf> leaves;
     for (size_t i = 0; i < fc.paths.size(); ++i) {
       const int column = fc.first_column + static_cast<int>(i);
@@ -413,6 +430,18 @@ class FileReaderImpl final : public FileReader {
     std::vector<const UnraveledLeaf*> ptrs;
     for (const auto& l : leaves) ptrs.push_back(&l);
     return AssembleField(type, ptrs);
+  }
+
+  /// Build a blob field from its descriptor leaf: descriptors, or the payloads they point at.
+  Result<array::ArrayPtr> AssembleBlob(
+      const FieldColumns& fc,
+      const std::function<Status(int, const LeafPath&, LeafItems*)>& read_leaf) const {
+    LeafItems items;
+    LANCEDB_RETURN_NOT_OK(InitLeafValues(*fc.paths[0].leaf_type, &items.values));
+    LANCEDB_RETURN_NOT_OK(read_leaf(fc.first_column, fc.paths[0], &items));
+    LANCEDB_ASSIGN_OR_RETURN(auto descriptors, BlobDescriptorsFromItems(fc.blob, items));
+    if (!options_.materialize_blobs) return descriptors;
+    return MaterializeBlobs(fs_, path_, fc.blob, *descriptors);
   }
 
   Status ReadLeafRange(int column, const LeafPath& path, int64_t row_start, int64_t num_rows,
@@ -497,6 +526,11 @@ class FileReaderImpl final : public FileReader {
     if (!prepared.layout.ParseFromString(any.value())) {
       return Status::Corruption("Unreadable page layout in " + where);
     }
+    if (path.blob_encoding != 0) {
+      Status st =
+          UnwrapBlobPageLayout(static_cast<BlobEncoding>(path.blob_encoding), &prepared.layout);
+      if (!st.ok()) return st.WithContext(where);
+    }
     prepared.decoder = PageDecoderRegistry::Default().Find(prepared.layout.layout_case());
     if (prepared.decoder == nullptr) {
       return Status::NotSupported("Page layout " + std::to_string(prepared.layout.layout_case()) +
@@ -566,6 +600,7 @@ class FileReaderImpl final : public FileReader {
   io::FileSystemPtr fs_;
   std::string path_;
   int64_t size_;
+  FileReadOptions options_;
   Footer footer_;
   FileVersion version_;
   LanceSchema schema_;
@@ -582,7 +617,7 @@ class FileReaderImpl final : public FileReader {
 }  // namespace
 
 Result<std::unique_ptr<FileReader>> FileReader::Open(io::FileSystemPtr fs, std::string path,
-                                                     int64_t file_size) {
+                                                     int64_t file_size, FileReadOptions options) {
   if (file_size < 0) {
     LANCEDB_ASSIGN_OR_RETURN(file_size, fs->GetSize(path));
   }
@@ -590,7 +625,8 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(io::FileSystemPtr fs, std::
     return Status::Corruption("File '" + path + "' is too small (" + std::to_string(file_size) +
                               " bytes) to be a Lance file");
   }
-  auto reader = std::make_unique<FileReaderImpl>(std::move(fs), std::move(path), file_size);
+  auto reader =
+      std::make_unique<FileReaderImpl>(std::move(fs), std::move(path), file_size, options);
   LANCEDB_RETURN_NOT_OK(reader->Init());
   return std::unique_ptr<FileReader>(std::move(reader));
 }

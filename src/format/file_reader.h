@@ -21,12 +21,18 @@
 
 namespace lancedb::format {
 
+struct FileReadOptions {
+  /// Read blob columns as their payloads (format/blob.h BlobReadType) instead of descriptors.
+  bool materialize_blobs = false;
+};
+
 class FileReader {
  public:
   /// Open `path`. `file_size` < 0 means unknown (it is then looked up).
   /// Corruption (naming the file) for a bad footer or metadata.
   static Result<std::unique_ptr<FileReader>> Open(io::FileSystemPtr fs, std::string path,
-                                                  int64_t file_size = -1);
+                                                  int64_t file_size = -1,
+                                                  FileReadOptions options = {});
   virtual ~FileReader() = default;
 
   virtual const LanceSchema& schema() const = 0;

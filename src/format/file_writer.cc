@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "format/blob.h"
 #include "format/container.h"
 #include "format/page_encoder.h"
 #include "format/page_rows.h"
@@ -40,13 +41,13 @@ std::string PackAny(const google::protobuf::Message& message, std::string_view t
 class FileWriterImpl final : public FileWriter {
  public:
   FileWriterImpl(std::unique_ptr<io::OutputStream> out, std::string path, LanceSchema schema,
-                 FileWriterOptions options, std::vector<LeafPath> paths)
+                 FileWriterOptions options, std::vector<LeafPath> paths, std::vector<int> top_index)
       : out_(std::move(out)),
         path_(std::move(path)),
         schema_(std::move(schema)),
         options_(options),
         paths_(std::move(paths)),
-        top_index_(LeafTopLevelIndex(schema_)),
+        top_index_(std::move(top_index)),
         items_(paths_.size()),
         columns_(paths_.size()),
         page_row_start_(paths_.size(), 0) {
@@ -72,8 +73,12 @@ class FileWriterImpl final : public FileWriter {
     if (statistics_) statistics_->Append(batch);
     for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
       const auto& column = batch.column(top_index_[leaf]);
-      LANCEDB_ASSIGN_OR_RETURN(Shredder shredder, Shredder::Make(paths_[leaf], *column));
       LeafItems& items = items_[leaf];
+      if (paths_[leaf].blob_encoding != 0) {
+        LANCEDB_RETURN_NOT_OK(AppendBlobs(leaf, *column));
+        continue;
+      }
+      LANCEDB_ASSIGN_OR_RETURN(Shredder shredder, Shredder::Make(paths_[leaf], *column));
       const bool flat = paths_[leaf].depth() == 1;
       for (int64_t row = 0; row < batch.num_rows();) {
         // Flat columns go in blocks sized to end near the page limit; nested ones row by row.
@@ -117,7 +122,12 @@ class FileWriterImpl final : public FileWriter {
     // Global buffer 0: the FileDescriptor.
     lance::file::FileDescriptor descriptor;
     std::vector<lance::file::Field> fields;
-    schema_.ToProto(&fields);
+    for (const auto& field : schema_.fields()) {
+      LanceSchema one(BlobEncodingOf(field) == BlobEncoding::kV2 ? BlobV2FileFields(field)
+                                                                 : std::vector<LanceField>{field},
+                      {});
+      one.ToProto(&fields);
+    }
     for (auto& f : fields) *descriptor.mutable_schema()->add_fields() = std::move(f);
     for (const auto& [k, v] : schema_.metadata()) {
       (*descriptor.mutable_schema()->mutable_metadata())[k] = v;
@@ -165,7 +175,14 @@ class FileWriterImpl final : public FileWriter {
     result.file_size_bytes = out_->Tell();
     LANCEDB_RETURN_NOT_OK(out_->Close());
     finished_ = true;
-    result.fields = schema_.LeafFieldIds();
+    for (const auto& field : schema_.fields()) {
+      if (BlobEncodingOf(field) == BlobEncoding::kV2) {
+        result.fields.push_back(field.id);  // one descriptor column
+        continue;
+      }
+      LanceSchema one({field}, {});
+      for (int32_t id : one.LeafFieldIds()) result.fields.push_back(id);
+    }
     for (size_t i = 0; i < result.fields.size(); ++i) {
       result.column_indices.push_back(static_cast<int32_t>(i));
     }
@@ -222,6 +239,77 @@ class FileWriterImpl final : public FileWriter {
     return out_->Write(table.data(), static_cast<int64_t>(table.size()));
   }
 
+  /// Append the rows of a blob v2 column (its storage struct): each payload is written now as a
+  /// file buffer and the row keeps an inline descriptor of it; a URI keeps an external one.
+  Status AppendBlobs(size_t leaf, const array::ArrayData& column) {
+    const LeafPath& path = paths_[leaf];
+    const std::string& name = schema_.fields()[top_index_[leaf]].name;
+    const array::ArrayData* data = nullptr;
+    const array::ArrayData* uri = nullptr;
+    const array::ArrayData* position = nullptr;
+    const array::ArrayData* size = nullptr;
+    const auto& members = column.type->fields();
+    for (size_t m = 0; m < members.size(); ++m) {
+      const std::string& member = members[m]->name();
+      const array::ArrayData* child = column.children[m].get();
+      if (member == "data") data = child;
+      if (member == "uri") uri = child;
+      if (member == "position") position = child;
+      if (member == "size") size = child;
+    }
+    if (data == nullptr || uri == nullptr) {
+      return Status::InvalidArgument("Blob column '" + name + "' must have members data and uri");
+    }
+    LeafItems& items = items_[leaf];
+    for (int64_t i = 0; i < column.length; ++i) {
+      const int64_t c = column.offset + i;
+      const std::string where = "Blob column '" + name + "' row " + std::to_string(i);
+      if (column.IsNull(i)) {
+        if (!path.nullable[0]) return Status::InvalidArgument(where + " is null");
+        items.codes.push_back(NullCode(0));
+        items.values.AppendNullSlot();
+      } else {
+        std::string packed;
+        const bool has_data = data->IsValid(c);
+        const bool has_uri = uri->IsValid(c);
+        if (has_data == has_uri) {
+          return Status::InvalidArgument(where + (has_data ? " has both data and uri"
+                                                           : " has neither data nor uri; use a "
+                                                             "null for a null blob"));
+        }
+        if (has_data) {
+          const std::string_view bytes = data->GetView(c);
+          uint64_t offset = 0;
+          if (!bytes.empty()) {
+            LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(bytes));
+            offset = loc.first;
+          }
+          packed = PackBlobV2Descriptor(BlobKind::kInline, offset, bytes.size(), 0, {});
+        } else {
+          const std::string_view target = uri->GetView(c);
+          if (target.empty()) return Status::InvalidArgument(where + " has an empty uri");
+          const bool has_range =
+              position != nullptr && size != nullptr && position->IsValid(c) && size->IsValid(c);
+          packed = PackBlobV2Descriptor(BlobKind::kExternal,
+                                        has_range ? position->GetValues<uint64_t>(1)[c] : 0,
+                                        has_range ? size->GetValues<uint64_t>(1)[c] : 0, 0, target);
+        }
+        items.codes.push_back(0);
+        auto& v = items.values;
+        v.data.insert(v.data.end(), packed.begin(), packed.end());
+        v.offsets.push_back(static_cast<int64_t>(v.data.size()));
+        v.max_value_bytes = std::max<int64_t>(v.max_value_bytes, packed.size());
+        ++v.num_values;
+      }
+      ++items.num_rows;
+      if (PendingBytes(items) >= options_.max_page_bytes ||
+          (options_.max_page_rows > 0 && items.num_rows >= options_.max_page_rows)) {
+        LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
+      }
+    }
+    return Status::OK();
+  }
+
   Status FlushPage(size_t leaf) {
     Status st = WritePage(leaf, items_[leaf]);
     items_[leaf].Clear();
@@ -232,7 +320,10 @@ class FileWriterImpl final : public FileWriter {
   /// dictionary column can address, as pages of half the rows each.
   Status WritePage(size_t leaf, const LeafItems& items) {
     const LeafPath& path = paths_[leaf];
-    auto encoded = EncodePage(path, items);
+    auto encoded =
+        path.blob_encoding != 0
+            ? EncodeFullZip(path, items, ComputePageLevels(path, items), BlobV2DescriptorEncoding())
+            : EncodePage(path, items);
     if (!encoded.ok() && encoded.status().IsInvalidArgument() && path.leaf_type->is_dictionary() &&
         items.num_rows > 1) {
       DecodedItems all;
@@ -297,10 +388,35 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::
   if (options.max_page_bytes <= 0) {
     return Status::InvalidArgument("max_page_bytes must be positive");
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto paths, BuildLeafPaths(schema));
+  std::vector<LeafPath> paths;
+  std::vector<int> top_index;
+  for (size_t i = 0; i < schema.fields().size(); ++i) {
+    const LanceField& field = schema.fields()[i];
+    switch (BlobEncodingOf(field)) {
+      case BlobEncoding::kLegacy:
+        return Status::InvalidArgument(
+            "Legacy blob column '" + field.name +
+            "' (field metadata lance-encoding:blob) is not supported in Lance file version 2.2; "
+            "declare it as a blob v2 column (lancedb.blob(), extension lance.blob.v2)");
+      case BlobEncoding::kV2: {
+        LANCEDB_ASSIGN_OR_RETURN(auto leaf, BlobLeafPath(field, BlobEncoding::kV2));
+        paths.push_back(std::move(leaf));
+        top_index.push_back(static_cast<int>(i));
+        break;
+      }
+      case BlobEncoding::kNone: {
+        LANCEDB_ASSIGN_OR_RETURN(auto leaves, BuildLeafPaths(LanceSchema({field}, {})));
+        for (auto& leaf : leaves) {
+          paths.push_back(std::move(leaf));
+          top_index.push_back(static_cast<int>(i));
+        }
+        break;
+      }
+    }
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto out, fs->OpenOutputStream(path));
   auto writer = std::make_unique<FileWriterImpl>(std::move(out), std::move(path), std::move(schema),
-                                                 options, std::move(paths));
+                                                 options, std::move(paths), std::move(top_index));
   LANCEDB_RETURN_NOT_OK(writer->Init());
   return std::unique_ptr<FileWriter>(std::move(writer));
 }

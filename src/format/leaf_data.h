@@ -37,6 +37,8 @@ struct LeafPath {
   array::DataTypePtr leaf_type;
   /// Number of list steps (the highest repetition level).
   int max_rep = 0;
+  /// For the descriptor leaf of a blob column: its BlobEncoding (format/blob.h); 0 otherwise.
+  uint8_t blob_encoding = 0;
 
   int depth() const { return static_cast<int>(steps.size()); }
   /// Layer number of the step at `depth` (0 = leaf).

@@ -42,6 +42,11 @@ PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items);
 /// Bytes of a full-zip control word for these level widths (0, 1, 2 or 4).
 int FullZipControlWordBytes(uint32_t bits_rep, uint32_t bits_def);
 
+/// Encode a full-zip page of `items` with values compressed as `value` (lance-format.md §2.3).
+Result<EncodedPage> EncodeFullZip(const LeafPath& path, const LeafItems& items,
+                                  const PageLevels& levels,
+                                  const lance::encodings21::CompressiveEncoding& value);
+
 /// Encode one page. REQUIRES: items.num_rows > 0.
 Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items);
 

@@ -11,6 +11,7 @@
 #include "expr/evaluator.h"
 #include "expr/parser.h"
 #include "expr/prune.h"
+#include "format/blob.h"
 #include "index/scalar_index_manager.h"
 #include "query/plan_internal.h"
 #include "table/dataset_impl.h"
@@ -336,12 +337,15 @@ Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& reque
   std::vector<array::FieldPtr> fields;
   // A column passed through unchanged keeps its field: nullability and metadata included.
   std::vector<array::FieldPtr> passthrough(outputs.size());
+  // Blob columns are read (and passed through) as their descriptors.
+  LANCEDB_ASSIGN_OR_RETURN(auto read_schema,
+                           format::BlobReadSchema(dataset->manifest().schema(), false));
   if (request.select == SelectKind::kAll) {
-    passthrough = schema.fields();
+    passthrough = read_schema->fields();
   } else if (request.select == SelectKind::kColumns) {
     for (size_t i = 0; i < outputs.size(); ++i) {
-      int index = schema.GetFieldIndex(outputs[i].second);
-      if (index >= 0) passthrough[i] = schema.field(index);
+      int index = read_schema->GetFieldIndex(outputs[i].second);
+      if (index >= 0) passthrough[i] = read_schema->field(index);
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

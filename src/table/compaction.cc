@@ -157,6 +157,7 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
                            MakeDataset(ds->fs(), ds->path(), manifest, ManifestNaming::kV2));
   ScanOptions scan;
   scan.batch_size = o.max_rows_per_group;
+  scan.materialize_blobs = true;  // rewrite blob payloads, not their descriptors
   LANCEDB_ASSIGN_OR_RETURN(auto reader, view->Scan(scan));
   WriteParams params;
   params.max_rows_per_file = o.target_rows_per_fragment;

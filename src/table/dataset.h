@@ -63,6 +63,8 @@ struct ScanOptions {
   /// Append a `_rowaddr` column (uint64 row address: fragment id << 32 | offset in the
   /// fragment), after `_rowid`.
   bool with_row_address = false;
+  /// Read blob columns as their payloads instead of their descriptors (format/blob.h).
+  bool materialize_blobs = false;
 };
 
 class Dataset {
@@ -97,8 +99,10 @@ class Dataset {
   /// Read the rows at `row_addresses` ((fragment_id << 32) | offset), in the order given
   /// (duplicates allowed), projected to `columns` (empty means all). Deleted rows are returned
   /// like any other row. InvalidArgument for an address outside this version.
+  /// Blob columns come back as descriptors, or with `materialize_blobs` as their payloads.
   Result<array::RecordBatchPtr> Take(const std::vector<uint64_t>& row_addresses,
-                                     const std::vector<std::string>& columns = {}) const;
+                                     const std::vector<std::string>& columns = {},
+                                     bool materialize_blobs = false) const;
   /// Every version of the dataset, oldest first.
   Result<std::vector<VersionInfo>> ListVersions() const;
   /// The newest version number on storage.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "format/blob.h"
 #include "format/file_reader.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
@@ -48,7 +49,8 @@ class ScanReader : public array::RecordBatchReader {
  public:
   ScanReader(io::FileSystemPtr fs, std::string root, ManifestPtr manifest,
              std::vector<format::LanceField> fields, array::SchemaPtr schema, bool with_row_id,
-             bool with_row_address, int64_t batch_size, format::RangePredicate may_match)
+             bool with_row_address, int64_t batch_size, format::RangePredicate may_match,
+             bool materialize_blobs)
       : fs_(std::move(fs)),
         root_(std::move(root)),
         manifest_(std::move(manifest)),
@@ -57,7 +59,8 @@ class ScanReader : public array::RecordBatchReader {
         with_row_id_(with_row_id),
         with_row_address_(with_row_address),
         batch_size_(std::max<int64_t>(batch_size, 1)),
-        may_match_(std::move(may_match)) {}
+        may_match_(std::move(may_match)),
+        read_options_{materialize_blobs} {}
 
   array::SchemaPtr schema() const override { return schema_; }
 
@@ -153,7 +156,7 @@ class ScanReader : public array::RecordBatchReader {
     const auto& file = frag.files(f);
     LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest_->proto(), root_, file));
     int64_t size = file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
-    LANCEDB_ASSIGN_OR_RETURN(readers_[f], format::FileReader::Open(fs_, path, size));
+    LANCEDB_ASSIGN_OR_RETURN(readers_[f], format::FileReader::Open(fs_, path, size, read_options_));
     return Status::OK();
   }
 
@@ -248,6 +251,7 @@ class ScanReader : public array::RecordBatchReader {
   bool with_row_address_;
   int64_t batch_size_;
   format::RangePredicate may_match_;
+  format::FileReadOptions read_options_;
 
   size_t frag_index_ = 0;
   bool loaded_ = false;
@@ -268,7 +272,8 @@ Result<std::unique_ptr<array::RecordBatchReader>> Dataset::Scan(const ScanOption
   if (!options.columns.empty()) {
     LANCEDB_ASSIGN_OR_RETURN(projected, lance_schema.Project(options.columns));
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto arrow, projected.ToArrow());
+  LANCEDB_ASSIGN_OR_RETURN(auto arrow,
+                           format::BlobReadSchema(projected, options.materialize_blobs));
   std::vector<array::FieldPtr> out_fields = arrow->fields();
   if (options.with_row_id) {
     out_fields.push_back(array::field("_rowid", array::uint64(), /*nullable=*/false));
@@ -279,7 +284,8 @@ Result<std::unique_ptr<array::RecordBatchReader>> Dataset::Scan(const ScanOption
   auto schema = array::schema(std::move(out_fields), arrow->metadata());
   return std::unique_ptr<array::RecordBatchReader>(std::make_unique<ScanReader>(
       impl_->fs, impl_->path, impl_->manifest, projected.fields(), std::move(schema),
-      options.with_row_id, options.with_row_address, options.batch_size, options.may_match));
+      options.with_row_id, options.with_row_address, options.batch_size, options.may_match,
+      options.materialize_blobs));
 }
 
 }  // namespace lancedb::table

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "format/blob.h"
 #include "format/file_reader.h"
 #include "table/dataset_impl.h"
 
@@ -19,7 +20,8 @@ namespace {
 Result<std::vector<array::ArrayPtr>> TakeFromFragment(
     const io::FileSystemPtr& fs, const std::string& root, const pb::Manifest& manifest,
     const pb::DataFragment& frag, const std::vector<format::LanceField>& fields,
-    const array::Schema& schema, const std::vector<int64_t>& offsets) {
+    const array::Schema& schema, const std::vector<int64_t>& offsets,
+    format::FileReadOptions read_options) {
   std::vector<int> holders = FieldHolders(frag, fields);
   std::vector<array::ArrayPtr> columns(fields.size());
   for (int f = 0; f < frag.files_size(); ++f) {
@@ -35,7 +37,7 @@ Result<std::vector<array::ArrayPtr>> TakeFromFragment(
     const auto& file = frag.files(f);
     LANCEDB_ASSIGN_OR_RETURN(auto path, DataFilePath(manifest, root, file));
     int64_t size = file.file_size_bytes() > 0 ? static_cast<int64_t>(file.file_size_bytes()) : -1;
-    LANCEDB_ASSIGN_OR_RETURN(auto reader, format::FileReader::Open(fs, path, size));
+    LANCEDB_ASSIGN_OR_RETURN(auto reader, format::FileReader::Open(fs, path, size, read_options));
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Take(ids, offsets));
     for (size_t j = 0; j < outputs.size(); ++j) {
       columns[outputs[j]] = batch->column(static_cast<int>(j));
@@ -53,13 +55,14 @@ Result<std::vector<array::ArrayPtr>> TakeFromFragment(
 }  // namespace
 
 Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_addresses,
-                                            const std::vector<std::string>& columns) const {
+                                            const std::vector<std::string>& columns,
+                                            bool materialize_blobs) const {
   const auto& manifest = impl_->manifest->proto();
   format::LanceSchema projected = impl_->manifest->schema();
   if (!columns.empty()) {
     LANCEDB_ASSIGN_OR_RETURN(projected, projected.Project(columns));
   }
-  LANCEDB_ASSIGN_OR_RETURN(auto schema, projected.ToArrow());
+  LANCEDB_ASSIGN_OR_RETURN(auto schema, format::BlobReadSchema(projected, materialize_blobs));
   std::map<uint64_t, const pb::DataFragment*> fragments;
   for (const auto& frag : manifest.fragments()) fragments[frag.id()] = &frag;
   // fragment id -> sorted unique offsets
@@ -82,9 +85,10 @@ Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_add
   for (auto& [frag_id, offsets] : wanted) {
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-    LANCEDB_ASSIGN_OR_RETURN(auto cols,
-                             TakeFromFragment(impl_->fs, impl_->path, manifest, *fragments[frag_id],
-                                              projected.fields(), *schema, offsets));
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto cols,
+        TakeFromFragment(impl_->fs, impl_->path, manifest, *fragments[frag_id], projected.fields(),
+                         *schema, offsets, format::FileReadOptions{materialize_blobs}));
     LANCEDB_ASSIGN_OR_RETURN(
         auto part,
         array::RecordBatch::Make(schema, std::move(cols), static_cast<int64_t>(offsets.size())));
