@@ -274,3 +274,18 @@ def test_legacy_blob_tables_are_not_compacted_yet(tmp_path):
         ours.optimize()
     assert ours.version == version
     assert ours.to_pandas(blob_mode="bytes")["b"].tolist() == PAYLOADS[1:]
+
+
+def test_update_and_vector_search_keep_blobs(db):
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("v", pa.list_(pa.float32(), 2)),
+                        lancedb_cpp.blob("img")])
+    t = db.create_table("t", schema=schema)
+    t.add(pa.table({"id": pa.array([1, 2], pa.int64()),
+                    "v": pa.array([[0, 0], [1, 1]], pa.list_(pa.float32(), 2)),
+                    "img": pa.array([b"a", BIG], pa.large_binary())}))
+    t.update(where="id = 1", values={"id": 10})
+    got = t.to_pandas(blob_mode="bytes").sort_values("id")
+    assert got["id"].tolist() == [2, 10] and got["img"].tolist() == [BIG, b"a"]
+    hits = t.search([1.0, 1.0]).limit(1).with_row_id(True).to_arrow()
+    assert hits["id"].to_pylist() == [2]
+    assert t.fetch_blobs("img", hits).to_pylist() == [BIG]
