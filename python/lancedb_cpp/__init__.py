@@ -32,7 +32,7 @@ from .namespace import (
 )
 from .query import LanceEmptyQueryBuilder, LanceQueryBuilder, LanceTakeQueryBuilder
 from .remote import RemoteDBConnection
-from .schema import BlobType, blob, vector
+from .schema import blob, vector
 from .sql import AsyncQuery as AsyncSqlQuery
 from .sql import Query as SqlQuery
 from .sql import QueryDescription
@@ -211,3 +211,13 @@ def connect(
         read_consistency_interval=read_consistency_interval,
         storage_options=storage_options,
     )
+
+
+def __getattr__(name: str):
+    # BlobType is the class registered for lance.blob.v2: pylance's when it is installed (as in
+    # LanceDB), resolved on first use so that importing lancedb_cpp does not import pylance.
+    if name == "BlobType":
+        from .schema import resolve_blob_type
+
+        return resolve_blob_type()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

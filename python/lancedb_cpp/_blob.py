@@ -204,6 +204,19 @@ def strip_row_ids(tbl: pa.Table) -> pa.Table:
     return tbl
 
 
+_V2_DESCRIPTOR = ["kind", "position", "size", "blob_id", "blob_uri"]
+_V1_DESCRIPTOR = ["position", "size"]
+
+
+def looks_like_descriptor(t: pa.DataType, v2_only: bool) -> bool:
+    """Whether `t` has the shape of a blob descriptor (v2, or with `v2_only` False also
+    legacy)."""
+    if not pa.types.is_struct(t):
+        return False
+    names = [f.name for f in t if f.name != ROW_ID_FIELD_NAME]
+    return names == _V2_DESCRIPTOR or (not v2_only and names == _V1_DESCRIPTOR)
+
+
 def blob_columns_in(tbl: pa.Table, table_schema: pa.Schema) -> List[str]:
     """The blob columns (either kind) of the table that `tbl` carries as descriptors."""
     return [

@@ -270,27 +270,28 @@ class LanceQueryBuilder:
         descriptors; unless the query chose with_row_id, a blob v2 descriptor carries its
         row's id in ``_lance_row_id`` (for ``Table.fetch_blobs``), as in LanceDB."""
         _check_timeout("to_arrow", timeout)
-        v2 = self._blob_columns(v2_only=True)
-        if not v2 or self._with_row_id_arg is not None:
-            return self.to_batches().read_all()
+        tbl = self.to_batches().read_all()
+        if self._with_row_id_arg is not None:
+            return tbl
+        v2 = self._blob_columns(tbl, v2_only=True)
+        if not v2:
+            return tbl
         from ._blob import stash_row_ids
 
         return stash_row_ids(self._with_row_ids(), v2)
 
-    def _blob_columns(self, v2_only: bool) -> List[str]:
-        """The blob columns of the table this query returns."""
-        from .schema import blob_v2_column_paths, is_blob_like_field
+    def _blob_columns(self, tbl: pa.Table, v2_only: bool) -> List[str]:
+        """The columns of result `tbl` that are blob columns of the table (looked up only when
+        `tbl` has columns shaped as blob descriptors, so that other queries cost nothing)."""
+        from ._blob import looks_like_descriptor
+        from .schema import is_blob_like_field, is_blob_v2_field
 
+        shaped = [f.name for f in tbl.schema if looks_like_descriptor(f.type, v2_only)]
+        if not shaped:
+            return []
         schema = self._table.schema
-        if v2_only:
-            names = blob_v2_column_paths(schema)
-        else:
-            names = [f.name for f in schema if is_blob_like_field(f)]
-        if not names or self._columns is None:
-            return names
-        chosen = self._columns.values() if isinstance(self._columns, dict) else self._columns
-        chosen = {c if isinstance(c, str) else c[1] for c in chosen}
-        return [n for n in names if n in chosen]
+        is_blob = is_blob_v2_field if v2_only else is_blob_like_field
+        return [n for n in shaped if n in schema.names and is_blob(schema.field(n))]
 
     def _with_row_ids(self) -> pa.Table:
         """Run the query with ``_rowid`` added."""
@@ -320,11 +321,13 @@ class LanceQueryBuilder:
         blob), "bytes" the payloads, "descriptions" the descriptors."""
         _check_blob_mode(blob_mode)
         _check_timeout("to_pandas", timeout)
-        if not self._blob_columns(v2_only=False):
-            return arrow_to_pandas(self.to_arrow(), flatten, blob_mode, **kwargs)
+        tbl = self.to_batches().read_all()
+        if not self._blob_columns(tbl, v2_only=False):
+            return arrow_to_pandas(tbl, flatten, blob_mode, **kwargs)
         from ._blob import result_to_pandas
 
-        tbl = self._with_row_ids()
+        if "_rowid" not in tbl.column_names:
+            tbl = self._with_row_ids()
         row_ids = tbl["_rowid"].to_pylist()
         if not self._with_row_id:
             tbl = tbl.drop_columns(["_rowid"])

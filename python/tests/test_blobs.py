@@ -40,6 +40,7 @@ def test_blob_field_is_lancedbs():
     assert ours.type.storage_type == theirs.type.storage_type
     assert ours.nullable and not lancedb_cpp.blob("x", nullable=False).nullable
     assert type(ours.type) is type(theirs.type)  # pylance's class, as LanceDB insists
+    assert lancedb_cpp.BlobType is lancedb.BlobType
 
 
 def test_descriptors_and_fetch_match_lancedb(both):

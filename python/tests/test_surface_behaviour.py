@@ -216,7 +216,6 @@ def test_top_level_names(tmp_path):
     assert lancedb_cpp.vector(3) == lancedb.vector(3)
     assert lancedb_cpp.sanitize_uri(tmp_path) == lancedb.sanitize_uri(tmp_path)
     assert lancedb_cpp.Job[int] is lancedb_cpp.Job  # generic in LanceDB: subscriptable
-    with pytest.raises(NotImplementedError, match="blob columns"):
-        lancedb_cpp.blob("payload")
+    assert lancedb_cpp.blob("payload") == lancedb.blob("payload")
     with pytest.raises(NotImplementedError, match="sessions"):
         lancedb_cpp.Session()

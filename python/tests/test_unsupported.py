@@ -68,7 +68,6 @@ def test_legacy_create_index_passes_num_bits_to_ivf_rq(table):
 
 @pytest.mark.parametrize("kwargs, name", [
     ({"write_parallelism": 4}, "write_parallelism"),
-    ({"allow_external_blob_outside_bases": True}, "allow_external_blob_outside_bases"),
 ])
 def test_add_rejects(table, kwargs, name):
     with pytest.raises(NotImplementedError, match=rf"add\({name}="):

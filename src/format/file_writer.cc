@@ -239,61 +239,40 @@ class FileWriterImpl final : public FileWriter {
     return out_->Write(table.data(), static_cast<int64_t>(table.size()));
   }
 
-  /// Append the rows of a blob v2 column (its storage struct): each payload is written now as a
-  /// file buffer and the row keeps an inline descriptor of it; a URI keeps an external one.
-  Status AppendBlobs(size_t leaf, const array::ArrayData& column) {
-    const LeafPath& path = paths_[leaf];
-    const std::string& name = schema_.fields()[top_index_[leaf]].name;
+  /// The members of a blob v2 storage struct (position and size may be absent).
+  struct BlobMembers {
     const array::ArrayData* data = nullptr;
     const array::ArrayData* uri = nullptr;
     const array::ArrayData* position = nullptr;
     const array::ArrayData* size = nullptr;
+  };
+
+  /// Append the rows of a blob v2 column (its storage struct): each payload is written now as a
+  /// file buffer and the row keeps an inline descriptor of it; a URI keeps an external one.
+  Status AppendBlobs(size_t leaf, const array::ArrayData& column) {
+    const std::string& name = schema_.fields()[top_index_[leaf]].name;
+    BlobMembers m;
     const auto& members = column.type->fields();
-    for (size_t m = 0; m < members.size(); ++m) {
-      const std::string& member = members[m]->name();
-      const array::ArrayData* child = column.children[m].get();
-      if (member == "data") data = child;
-      if (member == "uri") uri = child;
-      if (member == "position") position = child;
-      if (member == "size") size = child;
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::string& member = members[i]->name();
+      const array::ArrayData* child = column.children[i].get();
+      if (member == "data") m.data = child;
+      if (member == "uri") m.uri = child;
+      if (member == "position") m.position = child;
+      if (member == "size") m.size = child;
     }
-    if (data == nullptr || uri == nullptr) {
+    if (m.data == nullptr || m.uri == nullptr) {
       return Status::InvalidArgument("Blob column '" + name + "' must have members data and uri");
     }
     LeafItems& items = items_[leaf];
     for (int64_t i = 0; i < column.length; ++i) {
-      const int64_t c = column.offset + i;
       const std::string where = "Blob column '" + name + "' row " + std::to_string(i);
       if (column.IsNull(i)) {
-        if (!path.nullable[0]) return Status::InvalidArgument(where + " is null");
+        if (!paths_[leaf].nullable[0]) return Status::InvalidArgument(where + " is null");
         items.codes.push_back(NullCode(0));
         items.values.AppendNullSlot();
       } else {
-        std::string packed;
-        const bool has_data = data->IsValid(c);
-        const bool has_uri = uri->IsValid(c);
-        if (has_data == has_uri) {
-          return Status::InvalidArgument(where + (has_data ? " has both data and uri"
-                                                           : " has neither data nor uri; use a "
-                                                             "null for a null blob"));
-        }
-        if (has_data) {
-          const std::string_view bytes = data->GetView(c);
-          uint64_t offset = 0;
-          if (!bytes.empty()) {
-            LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(bytes));
-            offset = loc.first;
-          }
-          packed = PackBlobV2Descriptor(BlobKind::kInline, offset, bytes.size(), 0, {});
-        } else {
-          const std::string_view target = uri->GetView(c);
-          if (target.empty()) return Status::InvalidArgument(where + " has an empty uri");
-          const bool has_range =
-              position != nullptr && size != nullptr && position->IsValid(c) && size->IsValid(c);
-          packed = PackBlobV2Descriptor(BlobKind::kExternal,
-                                        has_range ? position->GetValues<uint64_t>(1)[c] : 0,
-                                        has_range ? size->GetValues<uint64_t>(1)[c] : 0, 0, target);
-        }
+        LANCEDB_ASSIGN_OR_RETURN(std::string packed, DescribeBlob(m, column.offset + i, where));
         items.codes.push_back(0);
         auto& v = items.values;
         v.data.insert(v.data.end(), packed.begin(), packed.end());
@@ -308,6 +287,32 @@ class FileWriterImpl final : public FileWriter {
       }
     }
     return Status::OK();
+  }
+
+  /// The packed descriptor of storage row `c` (valid), writing its payload to the file.
+  Result<std::string> DescribeBlob(const BlobMembers& m, int64_t c, const std::string& where) {
+    const bool has_data = m.data->IsValid(c);
+    if (has_data == m.uri->IsValid(c)) {
+      return Status::InvalidArgument(where + (has_data ? " has both data and uri"
+                                                       : " has neither data nor uri; use a null "
+                                                         "for a null blob"));
+    }
+    if (has_data) {
+      const std::string_view bytes = m.data->GetView(c);
+      uint64_t offset = 0;
+      if (!bytes.empty()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(bytes));
+        offset = loc.first;
+      }
+      return PackBlobV2Descriptor(BlobKind::kInline, offset, bytes.size(), 0, {});
+    }
+    const std::string_view target = m.uri->GetView(c);
+    if (target.empty()) return Status::InvalidArgument(where + " has an empty uri");
+    const bool ranged =
+        m.position != nullptr && m.size != nullptr && m.position->IsValid(c) && m.size->IsValid(c);
+    return PackBlobV2Descriptor(BlobKind::kExternal,
+                                ranged ? m.position->GetValues<uint64_t>(1)[c] : 0,
+                                ranged ? m.size->GetValues<uint64_t>(1)[c] : 0, 0, target);
   }
 
   Status FlushPage(size_t leaf) {
