@@ -42,8 +42,6 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.table.Table.add_columns": "computed columns (issue 16)",
     "lancedb.namespace.connect_namespace_async": "namespaces (issue 15)",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
-    # Being fixed now (remove as each lands).
-    "lancedb.query.LanceVectorQueryBuilder": "cosine distance of identical vectors is 1e-8, not 0",
 }
 
 
