@@ -792,10 +792,6 @@ class Table(IndexMixin):
         """Start building an index; a Job (``create_index`` builds it before returning)."""
 
     @not_yet(nyi.PREWARM)
-    def prewarm_index(self, name: str) -> None:
-        """Load an index into the cache."""
-
-    @not_yet(nyi.PREWARM)
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
         """Load column data into the cache."""
 

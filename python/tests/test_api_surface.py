@@ -343,7 +343,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("get_lsm_stats", (), {}),
             ("get_lsm_write_spec", (), {}),
             ("prewarm_data", (), {}),
-            ("prewarm_index", ("id_idx",), {}),
             ("refresh_column", ("id",), {}),
             ("refresh_column_async", ("id",), {}),
             ("set_lsm_write_spec", (None,), {}),
