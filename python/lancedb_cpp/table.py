@@ -286,15 +286,17 @@ class Table(IndexMixin):
         """The location of the table's Lance dataset."""
         return self._inner.uri
 
+    _namespace: tuple = ()  # set by the connection for a table of a child namespace
+
     @property
     def namespace(self) -> List[str]:
-        """The table's namespace path: always the root namespace, ``[]``."""
-        return []
+        """The table's namespace path (``[]``: the root namespace)."""
+        return list(self._namespace)
 
     @property
     def id(self) -> str:
-        """The table's identifier (its name: tables live in the root namespace)."""
-        return self.name
+        """The table's identifier: its namespace path and name joined with ``$``."""
+        return "$".join([*self._namespace, self.name])
 
     @property
     def schema(self) -> pa.Schema:
