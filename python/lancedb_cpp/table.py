@@ -185,7 +185,6 @@ class Table(IndexMixin):
             return
         reject_unsupported(
             "LanceTable",
-            namespace_path=(namespace_path or None, None),
             location=(location, None),
             namespace_client=(namespace_client, None),
             managed_versioning=(managed_versioning, None),
@@ -193,9 +192,13 @@ class Table(IndexMixin):
             route_pushdown_to_rust=(route_pushdown_to_rust, False),
         )
         opened = connection.open_table(
-            name, storage_options=storage_options, index_cache_size=index_cache_size
+            name,
+            namespace_path=namespace_path,
+            storage_options=storage_options,
+            index_cache_size=index_cache_size,
         )
         self._inner = opened._inner
+        self._namespace = opened._namespace
 
     @classmethod
     def open(

@@ -397,3 +397,15 @@ def test_a_namespaced_table_pickles_for_another_process(root):
     permutation = Permutation.identity(table)
     restored = pickle.loads(pickle.dumps(permutation))
     assert restored.num_rows == 2
+
+
+def test_lance_table_opens_a_namespaced_table(root):
+    db = lancedb_cpp.connect_namespace("dir", {"root": root})
+    db.create_namespace(["a"])
+    db.create_table("t", _data(0), namespace_path=["a"])
+    table = lancedb_cpp.table.LanceTable(db, "t", namespace_path=["a"])
+    assert (table.id, table.count_rows()) == ("a$t", 2)
+    opened = lancedb_cpp.table.LanceTable.open(db, "t", namespace_path=["a"])
+    assert opened.namespace == ["a"]
+    with pytest.raises(ValueError, match="was not found"):
+        lancedb_cpp.table.LanceTable(db, "t")  # not in the root namespace
