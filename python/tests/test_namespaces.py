@@ -409,3 +409,32 @@ def test_lance_table_opens_a_namespaced_table(root):
     assert opened.namespace == ["a"]
     with pytest.raises(ValueError, match="was not found"):
         lancedb_cpp.table.LanceTable(db, "t")  # not in the root namespace
+
+
+def test_a_change_that_lost_a_race_is_applied_again(root):
+    """The manifest is committed only on top of the version a change read: a writer that
+    committed in between is kept, and the change is read and applied again."""
+    from lancedb_cpp._namespace_dir import DirectoryCatalog
+
+    db = lancedb_cpp.connect_namespace("dir", {"root": root})
+    db.create_namespace(["first"])
+    catalog = DirectoryCatalog(db._inner)
+    calls = []
+
+    def change(snap):
+        calls.append(snap.version)
+        if len(calls) == 1:  # another writer commits after this snapshot was read
+            lancedb_cpp.connect_namespace("dir", {"root": root}).create_namespace(["rival"])
+        row = {k: None for k in snap.schema.names}
+        row.update(object_id="mine", object_type="namespace")
+        snap.rows["mine"] = row
+        return "done", True
+
+    assert catalog.mutate(change) == "done"
+    assert calls[1] == calls[0] + 1, "applied again on the rival's version"
+    assert db.list_namespaces().namespaces == ["first", "mine", "rival"]
+    assert lancedb.connect_namespace("dir", {"root": root}).list_namespaces().namespaces == [
+        "first",
+        "mine",
+        "rival",
+    ]
