@@ -79,6 +79,10 @@ struct AddOptions {
   std::function<void(const WriteProgress&)> progress;
   /// Rows the input holds, when the caller knows (reported as WriteProgress::total_rows).
   std::optional<uint64_t> total_rows;
+  /// kOverwrite only: commit only as the version after this one (read-modify-write of a whole
+  /// table); CommitConflict (retryable) when the table is at another version or another writer
+  /// commits first. InvalidArgument with kAppend.
+  std::optional<uint64_t> expected_version;
 };
 
 struct TableVersion {

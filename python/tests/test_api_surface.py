@@ -306,11 +306,8 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("cancel_job", ("job",), {}),
             ("create_function_async", (None,), {}),
             ("create_materialized_view", ("view", "t"), {}),
-            ("create_namespace", (["ns"],), {}),
-            ("describe_namespace", (["ns"],), {}),
             ("describe_query", ("query-id",), {}),
             ("drop_function", ("f",), {"version": "1"}),
-            ("drop_namespace", (["ns"],), {}),
             ("drop_table_async", ("t",), {}),
             ("execute_query", ("SELECT 1",), {}),
             ("execute_query_async", ("SELECT 1",), {}),
@@ -318,15 +315,12 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("list_functions", (), {}),
             ("list_jobs", (), {}),
             ("list_materialized_views", (), {}),
-            ("list_namespaces", (), {}),
             ("namespace_client", (), {}),
             ("open_job", ("job",), {}),
             ("open_materialized_view", ("view",), {}),
         ]
     },
     "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
-    "db.DBConnection.namespace_exists": (_C, "namespace_exists", (["ns"],), {}),
-    "db.DBConnection.table_exists": (_C, "table_exists", (["t"],), {}),
     # tables, sync and async
     **{
         f"{cls}.{name}": (kind, name, args, kwargs)
@@ -353,8 +347,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
     # views, modules
     "materialized_view.MaterializedView.refresh": ("view", "refresh", (), {}),
     "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
-    "namespace.connect_namespace": ("namespace", "connect_namespace", ("dir", {}), {}),
-    "namespace.connect_namespace_async": ("namespace", "connect_namespace_async", ("dir", {}), {}),
     "schema.blob": ("schema", "blob", ("payload",), {}),
 }
 

@@ -40,7 +40,6 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.table.AsyncTable.refresh_column_async": "computed columns and jobs (issue 16)",
     "lancedb.table.Table.refresh_column_async": "computed columns and jobs (issue 16)",
     "lancedb.table.Table.add_columns": "computed columns (issue 16)",
-    "lancedb.namespace.connect_namespace_async": "namespaces (issue 15)",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
 }
 

@@ -108,9 +108,11 @@ class LocalTable : public Table {
 
  private:
   Status CheckWritable() const;
-  /// Append or overwrite on the newest version with `params`.
+  /// Append or overwrite on the newest version with `params` (on `expected_version` only, when
+  /// set: AddOptions::expected_version).
   Result<AddResult> AddWith(array::RecordBatchReader* reader, AddMode mode,
-                            const table::WriteParams& params);
+                            table::WriteParams params,
+                            std::optional<uint64_t> expected_version = {});
   /// One execution of Update on the newest version.
   Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
                                   const std::vector<std::pair<std::string, std::string>>& updates);
