@@ -314,7 +314,16 @@ def refresh_view(conn: Any, name: str, full: bool = False,
     metadata = {k.decode(): v.decode() for k, v in (view_schema.metadata or {}).items()}
     last = metadata.get(SOURCE_VERSION_KEY)
     last = None if last is None else int(last)
-    source = conn._inner.open_table(definition.source_table, source_version)
+    try:
+        source = conn._inner.open_table(definition.source_table, source_version)
+    except ValueError as e:
+        if source_version is None:
+            raise
+        # LanceDB raises RuntimeError for a source version that does not exist.
+        raise RuntimeError(
+            f"Cannot refresh materialized view '{name}' to version {source_version} of "
+            f"'{definition.source_table}': {e}"
+        ) from None
     target = source.version()
     if not full and last is not None and target == last:
         return RefreshMaterializedViewResult("no_op", 0, target, read_version)

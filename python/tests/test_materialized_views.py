@@ -348,8 +348,10 @@ def test_refresh_to_missing_source_version_writes_nothing(tmp_path):
     db.create_table("s", _rows(0, 4))
     view = db.create_materialized_view("x", "s")
     before = view.table.version
-    with pytest.raises(ValueError, match="999"):
+    with pytest.raises(RuntimeError, match="999"):  # as LanceDB
         view.refresh(source_version=999)
+    with pytest.raises(OverflowError):
+        view.refresh(source_version=-1)
     assert view.table.version == before and view.table.count_rows() == 0
 
 
