@@ -115,6 +115,10 @@ struct RowChanges {
   /// Overwrite or DataReplacement in between, a version no longer on storage, or `to` older
   /// than `from`. The lists are then empty.
   std::string rebuild_reason;
+  /// Commit times of the two versions, nanoseconds since the epoch (a table dropped and
+  /// created again reuses version numbers, never their commit times).
+  int64_t from_timestamp_nanos = 0;
+  int64_t to_timestamp_nanos = 0;
 };
 
 class Table : public std::enable_shared_from_this<Table> {

@@ -33,6 +33,8 @@ import pyarrow as pa
 
 DEFINITION_META_KEY = b"mv.definition"
 SOURCE_VERSION_KEY = "mv.source_version"
+SOURCE_TS_KEY = "mv.source_version_ts"
+VIEW_VERSION_KEY = "mv.view_version"
 SOURCE_ROW_ID = "__source_row_id"
 MAX_LIMIT = 2**63 - 1
 
@@ -277,11 +279,27 @@ def _view_rows(view: Any) -> Tuple[np.ndarray, np.ndarray]:
     return ids, addresses
 
 
-def _source_timestamp_ns(source: Any, version: int) -> int:
-    for v, micros, _ in source.list_versions():
-        if v == version:
-            return int(micros) * 1000
-    return 0
+def _check_source(source: Any, definition: MaterializedViewDefinition) -> None:
+    """ValueError when the source lost stable row ids or a column the view reads."""
+    from . import _native
+
+    version = source.version()
+    try:
+        _native.changed_rows(source, version, version)
+    except ValueError as e:
+        if "has no stable row ids" not in str(e):
+            raise
+        raise ValueError(
+            f"Invalid input, source table '{definition.source_table}' does not have stable row "
+            "ids; it is not the table this view was declared over"
+        ) from None
+    names = pa.schema(source.schema()).names
+    for column in definition.inputs:
+        if column not in names:
+            raise ValueError(
+                f"Schema Error: source column '{column}' read by the view no longer exists "
+                f"(dropped or renamed in '{definition.source_table}')"
+            )
 
 
 def _inputs_changed(conn: Any, definition: MaterializedViewDefinition, old: int,
@@ -325,21 +343,28 @@ def refresh_view(conn: Any, name: str, full: bool = False,
             f"'{definition.source_table}': {e}"
         ) from None
     target = source.version()
-    if not full and last is not None and target == last:
-        return RefreshMaterializedViewResult("no_op", 0, target, read_version)
-
-    rebuild = full or last is None or target < last
+    _check_source(source, definition)
+    # The watermark speaks only for the view state its refresh left behind (any other commit
+    # on the view since, an index build included, is drift) and for the source incarnation
+    # whose commit time it recorded (a source dropped and created again reuses versions).
+    intact = metadata.get(VIEW_VERSION_KEY) == str(read_version)
     changes = None
-    if not rebuild:
-        source_schema = pa.schema(source.schema())
-        if _inputs_changed(conn, definition, last, source_schema):
-            rebuild = True
-        else:
-            inserted, updated, deleted, reason = _native.changed_rows(source, last, target)
-            changes = tuple(np.frombuffer(b, dtype=np.uint64) for b in (inserted, updated, deleted))
-            rebuild = bool(reason) or (
-                definition.limit is not None and (len(changes[1]) or len(changes[2]))
-            )
+    if intact and last is not None and last <= target:
+        try:
+            diff = _native.changed_rows(source, last, target)
+        except ValueError:
+            diff = None  # the watermark version is gone
+        if diff is not None and metadata.get(SOURCE_TS_KEY) == str(diff[4]):
+            if not full and last == target:
+                return RefreshMaterializedViewResult("no_op", 0, target, read_version)
+            if not diff[3]:
+                changes = tuple(np.frombuffer(b, dtype=np.uint64) for b in diff[:3])
+    rebuild = (
+        full
+        or changes is None
+        or _inputs_changed(conn, definition, last, pa.schema(source.schema()))
+        or (definition.limit is not None and (len(changes[1]) or len(changes[2])))
+    )
     data_schema = pa.schema([f for f in view_schema])
     view_ids, view_addresses = _view_rows(view)
     if rebuild:
@@ -360,8 +385,8 @@ def refresh_view(conn: Any, name: str, full: bool = False,
             rows = _evaluate(source, definition, data_schema, row_ids=recompute)
     metadata.update({
         SOURCE_VERSION_KEY: str(target),
-        "mv.source_version_ts": str(_source_timestamp_ns(source, target)),
-        "mv.view_version": str(read_version + 1),
+        SOURCE_TS_KEY: str(_native.changed_rows(source, target, target)[5]),
+        VIEW_VERSION_KEY: str(read_version + 1),
         "mv.refreshed_at_ms": str(int(time.time() * 1000)),
     })
     try:

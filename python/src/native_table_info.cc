@@ -105,12 +105,13 @@ nb::bytes PackIds(const std::vector<uint64_t>& ids) {
   return nb::bytes(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
 }
 
-/// (inserted, updated, deleted, rebuild_reason); the id lists as packed u64 bytes.
-std::tuple<nb::bytes, nb::bytes, nb::bytes, std::string> ChangedRowsPy(const Table& table,
-                                                                       uint64_t from_version,
-                                                                       uint64_t to_version) {
+/// (inserted, updated, deleted, rebuild_reason, from_timestamp_nanos, to_timestamp_nanos); the
+/// id lists as packed u64 bytes.
+std::tuple<nb::bytes, nb::bytes, nb::bytes, std::string, int64_t, int64_t> ChangedRowsPy(
+    const Table& table, uint64_t from_version, uint64_t to_version) {
   RowChanges c = CallWithoutGil([&] { return table.ChangedRows(from_version, to_version); });
-  return {PackIds(c.inserted), PackIds(c.updated), PackIds(c.deleted), c.rebuild_reason};
+  return {PackIds(c.inserted), PackIds(c.updated),     PackIds(c.deleted),
+          c.rebuild_reason,    c.from_timestamp_nanos, c.to_timestamp_nanos};
 }
 
 uint64_t ReplaceRowsPy(Table& table, uint64_t read_version, nb::bytes row_addresses,
@@ -147,8 +148,9 @@ void RegisterTableInfo(nb::module_& m) {
         "Add rows from an Arrow stream, reporting progress to callback(dict); the new version.");
   m.def("changed_rows", &ChangedRowsPy, nb::arg("table"), nb::arg("from_version"),
         nb::arg("to_version"),
-        "Stable row ids inserted, updated and deleted between two versions (packed u64 bytes) "
-        "and the reason they cannot be diffed ('' when they can).");
+        "Stable row ids inserted, updated and deleted between two versions (packed u64 bytes), "
+        "the reason they cannot be diffed ('' when they can) and the versions' commit times "
+        "(ns).");
   m.def("replace_rows", &ReplaceRowsPy, nb::arg("table"), nb::arg("read_version"),
         nb::arg("row_addresses"), nb::arg("new_rows"), nb::arg("schema_metadata").none(),
         "Delete rows (packed u64 row addresses), append new rows and set the schema metadata in "

@@ -7,6 +7,7 @@
 
 #include "array/c_bridge.h"
 #include "db/table_impl.h"
+#include "table/manifest.h"
 #include "table/merge_rows.h"
 #include "table/row_changes.h"
 
@@ -26,6 +27,12 @@ Result<uint64_t> Table::ReplaceRows(
 }
 
 namespace db {
+namespace {
+int64_t TimestampNanos(const table::Dataset& ds) {
+  const auto& ts = ds.manifest().proto().timestamp();
+  return ts.seconds() * 1000000000 + ts.nanos();
+}
+}  // namespace
 
 Result<RowChanges> LocalTable::ChangedRows(uint64_t from_version, uint64_t to_version) const {
   table::DatasetPtr current = Current();
@@ -39,6 +46,8 @@ Result<RowChanges> LocalTable::ChangedRows(uint64_t from_version, uint64_t to_ve
   out.updated = std::move(diff.updated);
   out.deleted = std::move(diff.deleted);
   out.rebuild_reason = std::move(diff.rebuild_reason);
+  out.from_timestamp_nanos = TimestampNanos(*from);
+  out.to_timestamp_nanos = TimestampNanos(*to);
   return out;
 }
 
