@@ -4,6 +4,7 @@
 #include "table/row_changes.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -33,14 +34,18 @@ bool SameSequence(const pb::DataFragment& a, const pb::DataFragment& b) {
              b.external_last_updated_at_versions().SerializeAsString();
 }
 
-/// Whether `frag` holds the same rows in the same state in both versions (then it is skipped).
-bool Unchanged(const pb::DataFragment& frag,
-               const std::map<uint64_t, const pb::DataFragment*>& other) {
+/// The fragment of `other` that holds the same rows as `frag` at the same offsets, each last
+/// written by the same version (deletions may differ), or nullptr. Data files may differ: a
+/// column added to the fragment changes no row's content.
+const pb::DataFragment* Aligned(const pb::DataFragment& frag,
+                                const std::map<uint64_t, const pb::DataFragment*>& other) {
   auto it = other.find(frag.id());
-  if (it == other.end()) return false;
+  if (it == other.end()) return nullptr;
   const pb::DataFragment& o = *it->second;
-  return o.physical_rows() == frag.physical_rows() && SameDataFiles(frag, o) &&
-         SameDeletionFile(frag, o) && SameSequence(frag, o);
+  const bool aligned = o.physical_rows() == frag.physical_rows() && SameSequence(frag, o) &&
+                       (frag.has_inline_last_updated_at_versions() ||
+                        frag.has_external_last_updated_at_versions() || SameDataFiles(frag, o));
+  return aligned ? &o : nullptr;
 }
 
 /// Append the live rows of `frag` to `out`.
@@ -59,13 +64,58 @@ Status CollectLiveRows(const Dataset& ds, const pb::DataFragment& frag, std::vec
   return Status::OK();
 }
 
-/// The live rows of the fragments of `ds` that are not unchanged in `other`, sorted by id.
-Result<std::vector<LiveRow>> ChangedFragmentRows(
-    const Dataset& ds, const std::map<uint64_t, const pb::DataFragment*>& other) {
+/// Append the rows of `before` (a fragment of `from`) that `after` (its aligned copy in `to`)
+/// deleted; rows live in both are unchanged and skipped.
+Status CollectNewlyDeleted(const Dataset& from, const pb::DataFragment& before, const Dataset& to,
+                           const pb::DataFragment& after, std::vector<LiveRow>* out) {
+  if (SameDeletionFile(before, after)) return Status::OK();
+  io::FileSystem& fs = *from.fs();
+  LANCEDB_ASSIGN_OR_RETURN(auto was,
+                           ReadDeletions(fs, from.path(), from.manifest().proto(), before));
+  LANCEDB_ASSIGN_OR_RETURN(auto now, ReadDeletions(fs, to.path(), to.manifest().proto(), after));
+  std::vector<uint32_t> gone;
+  std::set_difference(now.begin(), now.end(), was.begin(), was.end(), std::back_inserter(gone));
+  if (gone.empty()) return Status::OK();
+  LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(fs, from.path(), before));
+  LANCEDB_ASSIGN_OR_RETURN(auto versions, FragmentRowVersions(fs, from.path(), before, false));
+  const bool has_versions = versions.size() == ids.size();
+  for (uint32_t offset : gone) {
+    if (offset >= ids.size()) {
+      return Status::Corruption("Deletion of offset " + std::to_string(offset) +
+                                " outside fragment " + std::to_string(before.id()));
+    }
+    out->push_back({ids[offset], has_versions ? versions[offset] : kNoVersion, before.id()});
+  }
+  return Status::OK();
+}
+
+/// The rows of `from` that may have changed (live in `from`, not known to be live and
+/// unchanged in `to`), sorted by id. Rows of fragments aligned in both versions count only
+/// when `to` deleted them.
+Result<std::vector<LiveRow>> RowsBefore(
+    const Dataset& from, const Dataset& to,
+    const std::map<uint64_t, const pb::DataFragment*>& to_frags) {
   std::vector<LiveRow> rows;
-  for (const auto& frag : ds.manifest().proto().fragments()) {
-    if (Unchanged(frag, other)) continue;
-    LANCEDB_RETURN_NOT_OK(CollectLiveRows(ds, frag, &rows));
+  for (const auto& frag : from.manifest().proto().fragments()) {
+    if (const pb::DataFragment* after = Aligned(frag, to_frags)) {
+      LANCEDB_RETURN_NOT_OK(CollectNewlyDeleted(from, frag, to, *after, &rows));
+    } else {
+      LANCEDB_RETURN_NOT_OK(CollectLiveRows(from, frag, &rows));
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const LiveRow& a, const LiveRow& b) { return a.id < b.id; });
+  return rows;
+}
+
+/// The live rows of the fragments of `to` that are not aligned with one of `from`, sorted by
+/// id (a row live in an aligned fragment was live and the same in `from`).
+Result<std::vector<LiveRow>> RowsAfter(
+    const Dataset& to, const std::map<uint64_t, const pb::DataFragment*>& from_frags) {
+  std::vector<LiveRow> rows;
+  for (const auto& frag : to.manifest().proto().fragments()) {
+    if (Aligned(frag, from_frags) != nullptr) continue;
+    LANCEDB_RETURN_NOT_OK(CollectLiveRows(to, frag, &rows));
   }
   std::sort(rows.begin(), rows.end(),
             [](const LiveRow& a, const LiveRow& b) { return a.id < b.id; });
@@ -122,8 +172,8 @@ Result<RowChanges> DiffRows(const Dataset& from, const Dataset& to) {
   std::map<uint64_t, const pb::DataFragment*> from_frags, to_frags;
   for (const auto& f : from.manifest().proto().fragments()) from_frags[f.id()] = &f;
   for (const auto& f : to.manifest().proto().fragments()) to_frags[f.id()] = &f;
-  LANCEDB_ASSIGN_OR_RETURN(auto before, ChangedFragmentRows(from, to_frags));
-  LANCEDB_ASSIGN_OR_RETURN(auto after, ChangedFragmentRows(to, from_frags));
+  LANCEDB_ASSIGN_OR_RETURN(auto before, RowsBefore(from, to, to_frags));
+  LANCEDB_ASSIGN_OR_RETURN(auto after, RowsAfter(to, from_frags));
   size_t i = 0, j = 0;
   while (i < before.size() || j < after.size()) {
     if (j == after.size() || (i < before.size() && before[i].id < after[j].id)) {

@@ -3,13 +3,15 @@
 //
 // Row-level change detection between two versions of a table with stable row ids
 // (lance-format.md §3). A row is identified by its stable id; its content is identified by the
-// version that last wrote it (the fragment's last-updated-at sequence), so two versions are
-// diffed by comparing the live (id, last-updated-at) pairs of the fragments that differ
-// between them. Compaction moves rows without changing either, and index or schema-only
-// operations touch no row, so none of them shows up as a change. Operations that rewrite
-// history (Restore, Overwrite, DataReplacement) cannot be diffed row by row: they are reported
-// as a rebuild reason instead.
-// Thread-safety: stateless.
+// version that last wrote it (the fragment's last-updated-at sequence). A fragment present in
+// both versions with the same row-id and last-updated-at sequences holds the same rows at the
+// same offsets: only the rows its newer deletion file removed can have changed. The rows of
+// every other fragment are matched by id across the two versions and compared by
+// last-updated-at version, so the cost follows what changed, not the table's size. Compaction moves
+// rows without changing either, and index or schema-only operations touch no row, so none of them
+// shows up as a change. Operations that rewrite history (Restore, Overwrite, DataReplacement)
+// cannot be diffed row by row: they are reported as a rebuild reason instead. Thread-safety:
+// stateless.
 
 #pragma once
 
