@@ -424,3 +424,19 @@ def test_views_refresh_across_engines(tmp_path):
         assert view.refresh().mode == "incremental"
         assert theirs.refresh().mode == "no_op"
         assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
+
+
+def test_view_without_stable_row_ids_of_its_own(tmp_path):
+    """Only the source needs stable row ids; the view table may have plain row addresses."""
+    db = lancedb_cpp.connect(str(tmp_path))
+    source = db.create_table("s", _rows(0, 30), storage_options=STABLE)
+    view = db.create_materialized_view("v", "s", select=["id", "v"], where="v >= 20")
+    assert view.refresh().mode == "rebuild"
+    source.update(where="id < 10", values={"v": 21})
+    source.delete("id > 25")
+    source.add(_rows(30, 5))
+    result = view.refresh()
+    assert result.mode == "incremental"
+    assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
+    assert view.refresh(full=True).mode == "rebuild"
+    assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
