@@ -10,6 +10,7 @@
 
 #include "table/compaction.h"
 #include "table/merge_rows.h"
+#include "table/stable_row_ids.h"
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
@@ -138,6 +139,28 @@ TEST(DiffRows, NeedsStableRowIds) {
   ASSERT_FALSE(diff.ok());
   EXPECT_TRUE(diff.status().IsInvalidArgument());
   EXPECT_NE(diff.status().message().find("has no stable row ids"), std::string::npos);
+}
+
+TEST(RowIdsToAddresses, ResolvesRangeFragmentsWithoutDecoding) {
+  auto fs = io::MemoryFileSystem();
+  auto v1 = Create(fs, MemPath("ids_to_addresses"));
+  auto rows = TestReader(10, 5);
+  auto v2 = v1->Append(rows.get());  // fragment 1: ids [10, 15)
+  ASSERT_TRUE(v2.ok());
+  int64_t n = 0;
+  auto moved = TestReader(100, 1);
+  auto v3 = (*v2)->UpdateRows({3}, moved.get(), &n);  // id 3 moves to fragment 2
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  auto v4 = (*v3)->DeleteRows({(uint64_t{1} << 32) | 2}, &n);  // id 12 deleted
+  ASSERT_TRUE(v4.ok()) << v4.status().ToString();
+  auto got = RowIdsToAddresses(**v4, {14, 3, 0, 11});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, (Ids{(uint64_t{1} << 32) | 4, uint64_t{2} << 32, 0, (uint64_t{1} << 32) | 1}));
+  for (uint64_t gone : {12, 15}) {
+    auto missing = RowIdsToAddresses(**v4, {gone});
+    ASSERT_FALSE(missing.ok());
+    EXPECT_TRUE(missing.status().IsInvalidArgument());
+  }
 }
 
 TEST(MergeRowsGuarded, SetsMetadataAndRefusesToRebase) {
