@@ -92,6 +92,8 @@ struct ScanRequest {
   std::vector<std::string> columns;
   /// Append the `_rowid` column (uint64).
   bool with_row_id = false;
+  /// Append the `_rowaddr` column (uint64 row address), after `_rowid`.
+  bool with_row_address = false;
   /// Rows per batch.
   int64_t batch_size = 8192;
 };

@@ -272,7 +272,7 @@ def _evaluate(source: Any, definition: MaterializedViewDefinition, schema: pa.Sc
 
 def _view_rows(view: Any) -> Tuple[np.ndarray, np.ndarray]:
     """(source row ids, row addresses) of every row of the view's current version."""
-    stream = view.query(columns=[SOURCE_ROW_ID], with_row_address=True, max_batch_length=65536)
+    stream = view.scan([SOURCE_ROW_ID], batch_size=65536, with_row_address=True)
     table = pa.table(pa.RecordBatchReader.from_stream(stream).read_all())
     ids = table.column(SOURCE_ROW_ID).to_numpy().astype(np.uint64, copy=False)
     addresses = table.column("_rowaddr").to_numpy().astype(np.uint64, copy=False)
