@@ -9,24 +9,25 @@ LanceDB writes it) and, once refreshed, the source version it reflects (``mv.sou
 ``mv.source_version_ts``, ``mv.view_version``, ``mv.refreshed_at_ms``).
 
 A refresh reads the source at the target version and commits, in one commit on exactly the
-view version it started from, the rows to remove, the rows to add and the new metadata
-(``Table.replace_rows``); a concurrent refresh that committed first makes it fail with
-CommitConflictError and write nothing. The first refresh (and ``full=True``) rebuilds. Later
-ones are incremental: the engine lists the source rows inserted, updated and deleted since
-``mv.source_version`` (stable row ids and per-row last-updated versions; compaction and
-column additions change no row), and only those are recomputed. A view with a ``limit`` is
-rebuilt when source rows were updated or deleted; history rewrites (restore, overwrite), a
-target older than the view's source version and a changed input column also rebuild."""
+view version it started from, the rows to remove, the rows to add and the new metadata (the
+engine's ``Table::ReplaceRows``); a concurrent refresh that committed first makes it fail
+with CommitConflictError and write nothing. The first refresh (and ``full=True``) rebuilds.
+Later ones are incremental: the engine lists the source rows inserted, updated and deleted
+since ``mv.source_version`` (``Table::ChangedRows``: stable row ids and per-row last-updated
+versions; compaction and column additions change no row), and only those are recomputed. A
+view with a ``limit`` is rebuilt when source rows were updated or deleted; history rewrites
+(restore, overwrite), a target older than the view's source version, a changed input column,
+a recreated source and drift (another commit on the view since its last refresh) also
+rebuild, as in LanceDB."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
-
 import re
 import time
 import uuid
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -119,7 +120,12 @@ class RefreshMaterializedViewResult:
 
 # Creation -----------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"'(?:[^']|'')*'|`((?:[^`]|``)+)`|\"((?:[^\"]|\"\")+)\"|([A-Za-z_][A-Za-z0-9_]*)")
+_TOKEN = re.compile(
+    r"'(?:[^']|'')*'"  # a string literal (skipped)
+    r"|`((?:[^`]|``)+)`"  # a backtick-quoted identifier
+    r'|"((?:[^"]|"")+)"'  # a double-quoted identifier
+    r"|([A-Za-z_][A-Za-z0-9_]*)"  # a bare identifier
+)
 
 
 def _referenced_columns(expression: str, columns: List[str]) -> List[str]:

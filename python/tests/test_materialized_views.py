@@ -440,3 +440,19 @@ def test_view_without_stable_row_ids_of_its_own(tmp_path):
     assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
     assert view.refresh(full=True).mode == "rebuild"
     assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
+
+
+def test_definition_inputs_as_lancedb(tmp_path):
+    cases = [
+        dict(select=[("t", "concat(s, 'v')")]),
+        dict(select={"a": "`id` + 1"}, where="s = 'id'"),
+        dict(select=["s"], where="v > 3 AND id < 10"),
+        dict(),
+    ]
+    for i, kwargs in enumerate(cases):
+        got = []
+        for name, module in (("real", lancedb), ("ours", lancedb_cpp)):
+            db = _connect(module, tmp_path / f"{name}{i}")
+            db.create_table("s", _rows(0, 3))
+            got.append(db.create_materialized_view("v", "s", **kwargs).definition.__dict__)
+        assert got[1] == got[0], kwargs
