@@ -333,7 +333,8 @@ def refresh_view(conn: Any, name: str, full: bool = False,
         raise OverflowError(f"source_version must be non-negative, got {source_version}")
     view = conn._inner.open_table(name, None)
     read_version = view.version()
-    view_schema = pa.schema(view.schema())
+    snapshot = conn._inner.open_table(name, read_version)  # reads; `view` writes
+    view_schema = pa.schema(snapshot.schema())
     definition = _definition(view_schema, name)
     metadata = {k.decode(): v.decode() for k, v in (view_schema.metadata or {}).items()}
     last = metadata.get(SOURCE_VERSION_KEY)
@@ -349,6 +350,8 @@ def refresh_view(conn: Any, name: str, full: bool = False,
             f"'{definition.source_table}': {e}"
         ) from None
     target = source.version()
+    if source_version is None:  # every read below sees this version, whatever commits next
+        source = conn._inner.open_table(definition.source_table, target)
     _check_source(source, definition)
     # The watermark speaks only for the view state its refresh left behind (any other commit
     # on the view since, an index build included, is drift) and for the source incarnation
@@ -372,7 +375,7 @@ def refresh_view(conn: Any, name: str, full: bool = False,
         or (definition.limit is not None and (len(changes[1]) or len(changes[2])))
     )
     data_schema = pa.schema([f for f in view_schema])
-    view_ids, view_addresses = _view_rows(view)
+    view_ids, view_addresses = _view_rows(snapshot)
     if rebuild:
         mode = "rebuild"
         removed = view_addresses

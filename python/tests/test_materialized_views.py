@@ -456,3 +456,17 @@ def test_definition_inputs_as_lancedb(tmp_path):
             db.create_table("s", _rows(0, 3))
             got.append(db.create_materialized_view("v", "s", **kwargs).definition.__dict__)
         assert got[1] == got[0], kwargs
+
+
+def test_refresh_with_strong_read_consistency(tmp_path):
+    from datetime import timedelta
+
+    db = lancedb_cpp.connect(str(tmp_path), storage_options=STABLE,
+                             read_consistency_interval=timedelta(0))  # fmt: skip
+    source = db.create_table("s", _rows(0, 20))
+    view = db.create_materialized_view("v", "s", where="v > 10")
+    assert view.refresh().mode == "rebuild"
+    source.update(where="id < 4", values={"v": 40})
+    source.add(_rows(20, 4))
+    assert view.refresh().mode == "incremental"
+    assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
