@@ -96,6 +96,8 @@ struct ScanRequest {
   std::vector<std::string> columns;
   /// Append the `_rowid` column (uint64).
   bool with_row_id = false;
+  /// Append the `_rowaddr` column (uint64 row address), after `_rowid`.
+  bool with_row_address = false;
   /// Rows per batch.
   int64_t batch_size = 8192;
 };
@@ -107,6 +109,22 @@ struct TagInfo {
   uint64_t version = 0;
   /// Size in bytes of the tagged version's manifest.
   uint64_t manifest_size = 0;
+};
+
+/// Result of Table::ChangedRows: stable row ids (`_rowid` on a table with stable row ids), each
+/// list sorted ascending.
+struct RowChanges {
+  std::vector<uint64_t> inserted;  ///< live in the newer version only
+  std::vector<uint64_t> updated;   ///< live in both, rewritten in between
+  std::vector<uint64_t> deleted;   ///< live in the older version only
+  /// Non-empty (naming the cause) when the lists cannot describe the difference: a Restore,
+  /// Overwrite or DataReplacement in between, a version no longer on storage, or `to` older
+  /// than `from`. The lists are then empty.
+  std::string rebuild_reason;
+  /// Commit times of the two versions, nanoseconds since the epoch (a table dropped and
+  /// created again reuses version numbers, never their commit times).
+  int64_t from_timestamp_nanos = 0;
+  int64_t to_timestamp_nanos = 0;
 };
 
 class Table : public std::enable_shared_from_this<Table> {
@@ -308,6 +326,20 @@ class Table : public std::enable_shared_from_this<Table> {
   /// it (a dry run only checks). Conflicts are reported in the result, never as an error, and
   /// commit nothing. InvalidArgument / NotFound for a bad or unknown branch name.
   virtual Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run = false);
+
+  // Incremental maintenance (materialized views) ------------------------------------------
+
+  /// The rows inserted, updated and deleted between versions `from_version` and `to_version`
+  /// of this table (its branch). Compaction, index and schema-only changes are no row changes.
+  /// InvalidArgument when the table has no stable row ids; NotFound for a missing version.
+  virtual Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const;
+  /// In one commit on top of version `read_version`, which must still be the newest: delete
+  /// the rows at `row_addresses` (`_rowaddr` values of that version), append `new_rows` (the
+  /// table's schema) and, when given, replace the schema metadata. CommitConflict, with nothing
+  /// written, when another writer committed after `read_version`. Returns the new version.
+  virtual Result<uint64_t> ReplaceRows(
+      uint64_t read_version, const std::vector<uint64_t>& row_addresses, ArrowArrayStream* new_rows,
+      const std::optional<std::vector<std::pair<std::string, std::string>>>& schema_metadata);
 };
 
 }  // namespace lancedb

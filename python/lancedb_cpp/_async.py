@@ -298,19 +298,28 @@ class AsyncConnection(_Closable):
     async def drop_table_async(self, name: str, *, namespace_path: Optional[List[str]] = None):
         """See the sync method of the same name."""
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     async def create_materialized_view(self, name: str, source: str, *, select: Any = None,
                                        where: Optional[str] = None,
                                        limit: Optional[int] = None):
         """See the sync method of the same name."""
+        from .materialized_view import AsyncMaterializedView
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        view = await _to_thread(
+            self._conn().create_materialized_view, name, source, select=select, where=where,
+            limit=limit,
+        )
+        return AsyncMaterializedView(AsyncTable(view.table))
+
     async def open_materialized_view(self, name: str):
         """See the sync method of the same name."""
+        from .materialized_view import AsyncMaterializedView
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        view = await _to_thread(self._conn().open_materialized_view, name)
+        return AsyncMaterializedView(AsyncTable(view.table))
+
     async def list_materialized_views(self):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().list_materialized_views)
 
     @not_yet(nyi.JOBS)
     async def open_job(self, job_id: str):

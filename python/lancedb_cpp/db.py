@@ -488,7 +488,6 @@ class DBConnection:
     def namespace_client(self) -> Any:
         """The namespace client of this connection."""
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     def create_materialized_view(
         self,
         name: str,
@@ -498,15 +497,54 @@ class DBConnection:
         where: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> MaterializedView:
-        """Create a materialized view of table `source`."""
+        """Define a materialized view named ``name`` over the table ``source``.
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        The view is created empty, with the query recorded in its schema metadata;
+        ``view.refresh()`` computes the rows. The view is a normal table: it can be queried,
+        indexed and searched, and it appears in ``table_names``. The source table must have
+        stable row ids (create it with the ``new_table_enable_stable_row_ids`` storage option).
+
+        `select`: column names, ``(alias, SQL expression)`` pairs or a dict of the same
+        (default: every source column, expanded now). `where`: SQL predicate on source rows.
+        `limit`: at most this many rows, in materialization order (<= 2**63 - 1). Invalid
+        input raises before anything is written.
+
+        Examples
+        --------
+        >>> import lancedb
+        >>> db = lancedb.connect(
+        ...     "./.lancedb",
+        ...     storage_options={"new_table_enable_stable_row_ids": "true"},
+        ... )
+        >>> data = [{"name": "ada", "age": 36}, {"name": "kid", "age": 7}]
+        >>> table = db.create_table("people", data)
+        >>> view = db.create_materialized_view(
+        ...     "adults",
+        ...     "people",
+        ...     select=["name", ("shout", "upper(name)")],
+        ...     where="age >= 18",
+        ... )
+        >>> result = view.refresh()
+        >>> result.rows_written
+        1
+        """
+        from .materialized_view import create_view
+
+        return MaterializedView(create_view(self, name, source, select, where, limit))
+
     def open_materialized_view(self, name: str) -> MaterializedView:
-        """Open a materialized view."""
+        """Open the materialized view named ``name``; ValueError when the table does not
+        exist or is not a materialized view."""
+        view = MaterializedView(self.open_table(name))
+        view.definition  # noqa: B018 - raises for a table that is no view
+        return view
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     def list_materialized_views(self) -> List[str]:
-        """The names of the materialized views."""
+        """The names of the materialized views in this database (found by reading every
+        table's schema)."""
+        from .materialized_view import view_names
+
+        return view_names(self)
 
     @not_yet(nyi.FUNCTIONS)
     def create_function(self, definition: UdfDefinition) -> FunctionVersion:

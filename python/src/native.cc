@@ -187,11 +187,12 @@ uint64_t AddPy(Table& table, nb::handle data, const std::string& mode,
 }
 
 std::unique_ptr<StreamExport> ScanPy(const Table& table, std::vector<std::string> columns,
-                                     bool with_row_id, int64_t batch_size) {
+                                     bool with_row_id, int64_t batch_size, bool with_row_address) {
   if (batch_size <= 0) throw nb::value_error("batch_size must be positive");
   ScanRequest request;
   request.columns = std::move(columns);
   request.with_row_id = with_row_id;
+  request.with_row_address = with_row_address;
   request.batch_size = batch_size;
   ArrowArrayStream out{};
   WithoutGil([&] { return table.Scan(request, &out); });
@@ -418,7 +419,7 @@ NB_MODULE(_native, m) {
            "(overwrite only), commit only as the version after it.")
       .def("scan", &ScanPy, nb::arg("columns") = std::vector<std::string>{},
            nb::arg("with_row_id") = false, nb::arg("batch_size") = 8192,
-           "Stream the rows of the current version.")
+           nb::arg("with_row_address") = false, "Stream the rows of the current version.")
       .def("list_versions", &ListVersionsPy,
            "Every version as (version, timestamp in microseconds, metadata pairs).")
       .def(

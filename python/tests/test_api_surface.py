@@ -305,7 +305,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         for name, args, kwargs in [
             ("cancel_job", ("job",), {}),
             ("create_function_async", (None,), {}),
-            ("create_materialized_view", ("view", "t"), {}),
             ("describe_query", ("query-id",), {}),
             ("drop_function", ("f",), {"version": "1"}),
             ("drop_table_async", ("t",), {}),
@@ -314,10 +313,8 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("get_function", ("f",), {"version": "1"}),
             ("list_functions", (), {}),
             ("list_jobs", (), {}),
-            ("list_materialized_views", (), {}),
             ("namespace_client", (), {}),
             ("open_job", ("job",), {}),
-            ("open_materialized_view", ("view",), {}),
         ]
     },
     "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
@@ -345,8 +342,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         ]
     },
     # views, modules
-    "materialized_view.MaterializedView.refresh": ("view", "refresh", (), {}),
-    "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
     "schema.blob": ("schema", "blob", ("payload",), {}),
 }
 
@@ -354,7 +349,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
 @pytest.fixture(scope="module")
 def stub_targets(tmp_path_factory):
     from lancedb_cpp._async import AsyncConnection, AsyncTable
-    from lancedb_cpp.materialized_view import AsyncMaterializedView, MaterializedView
 
     conn = lancedb_cpp.connect(str(tmp_path_factory.mktemp("stubs")))
     table = conn.create_table("t", pa.table({"id": [1, 2], "text": ["a b", "c"]}))
@@ -364,8 +358,6 @@ def stub_targets(tmp_path_factory):
         "aconn": AsyncConnection(conn),
         _T: table,
         _A: atable,
-        "view": MaterializedView(table),
-        "aview": AsyncMaterializedView(atable),
         "namespace": importlib.import_module("lancedb_cpp.namespace"),
         "schema": importlib.import_module("lancedb_cpp.schema"),
     }

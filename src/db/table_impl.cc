@@ -156,6 +156,7 @@ Status LocalTable::Scan(const ScanRequest& request, ArrowArrayStream* out) const
   table::ScanOptions options;
   options.columns = request.columns;
   options.with_row_id = request.with_row_id;
+  options.with_row_address = request.with_row_address;
   options.batch_size = request.batch_size;
   LANCEDB_ASSIGN_OR_RETURN(auto reader, ds->Scan(options));
   return array::ExportRecordBatchReader(std::move(reader), out);

@@ -100,6 +100,11 @@ class LocalTable : public Table {
   Status DeleteBranch(const std::string& name) override;
   Result<BranchDiff> DiffBranch(const std::string& from_branch) const override;
   Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run) override;
+  Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const override;
+  Result<uint64_t> ReplaceRows(
+      uint64_t read_version, const std::vector<uint64_t>& row_addresses, ArrowArrayStream* new_rows,
+      const std::optional<std::vector<std::pair<std::string, std::string>>>& schema_metadata)
+      override;
 
   /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
   Result<AddResult> AddReader(array::RecordBatchReader* reader, const AddOptions& options);
