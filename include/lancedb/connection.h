@@ -97,6 +97,27 @@ class Connection {
   /// Delete a table and all its versions. NotFound when missing.
   virtual Status DropTable(const std::string& name) = 0;
   virtual Status DropAllTables() = 0;
+
+  // Tables at a chosen location. A directory namespace (LanceDB's `connect_namespace("dir")`)
+  // keeps a table's dataset in a directory of its choosing under the database root, such as
+  // `a1b2c3d4_ns$table`, rather than in `<name>.lance`. `location` is that directory: one path
+  // component relative to the root (InvalidArgument for an empty one, `.`, `..`, or one with a
+  // `/`, `\` or NUL). `name` is what Table::name() reports. Otherwise these behave as
+  // CreateTable, CreateEmptyTable, OpenTable and DropTable. NotSupported by default.
+
+  virtual Result<std::shared_ptr<Table>> CreateTableAt(
+      const std::string& location, const std::string& name, ArrowArrayStream* data,
+      CreateTableMode mode = CreateTableMode::kCreate,
+      const std::map<std::string, std::string>& storage_options = {});
+  virtual Result<std::shared_ptr<Table>> CreateEmptyTableAt(
+      const std::string& location, const std::string& name, ArrowSchema* schema,
+      CreateTableMode mode = CreateTableMode::kCreate,
+      const std::map<std::string, std::string>& storage_options = {});
+  virtual Result<std::shared_ptr<Table>> OpenTableAt(const std::string& location,
+                                                     const std::string& name,
+                                                     std::optional<uint64_t> version = {});
+  /// Delete the dataset directory `location`. NotFound when missing.
+  virtual Status DropTableAt(const std::string& location);
 };
 
 /// Connect to the database at `uri`: a local directory (created on first write) or

@@ -79,6 +79,10 @@ struct AddOptions {
   std::function<void(const WriteProgress&)> progress;
   /// Rows the input holds, when the caller knows (reported as WriteProgress::total_rows).
   std::optional<uint64_t> total_rows;
+  /// kOverwrite only: commit only as the version after this one (read-modify-write of a whole
+  /// table); CommitConflict (retryable) when the table is at another version or another writer
+  /// commits first. InvalidArgument with kAppend.
+  std::optional<uint64_t> expected_version;
 };
 
 struct TableVersion {
@@ -92,6 +96,8 @@ struct ScanRequest {
   std::vector<std::string> columns;
   /// Append the `_rowid` column (uint64).
   bool with_row_id = false;
+  /// Append the `_rowaddr` column (uint64 row address), after `_rowid`.
+  bool with_row_address = false;
   /// Rows per batch.
   int64_t batch_size = 8192;
 };
@@ -103,6 +109,22 @@ struct TagInfo {
   uint64_t version = 0;
   /// Size in bytes of the tagged version's manifest.
   uint64_t manifest_size = 0;
+};
+
+/// Result of Table::ChangedRows: stable row ids (`_rowid` on a table with stable row ids), each
+/// list sorted ascending.
+struct RowChanges {
+  std::vector<uint64_t> inserted;  ///< live in the newer version only
+  std::vector<uint64_t> updated;   ///< live in both, rewritten in between
+  std::vector<uint64_t> deleted;   ///< live in the older version only
+  /// Non-empty (naming the cause) when the lists cannot describe the difference: a Restore,
+  /// Overwrite or DataReplacement in between, a version no longer on storage, or `to` older
+  /// than `from`. The lists are then empty.
+  std::string rebuild_reason;
+  /// Commit times of the two versions, nanoseconds since the epoch (a table dropped and
+  /// created again reuses version numbers, never their commit times).
+  int64_t from_timestamp_nanos = 0;
+  int64_t to_timestamp_nanos = 0;
 };
 
 class Table : public std::enable_shared_from_this<Table> {
@@ -193,6 +215,9 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<std::vector<IndexInfo>> ListIndices() const = 0;
   /// Statistics of index `name`; NotFound when there is none.
   virtual Result<IndexStatistics> IndexStats(const std::string& name) const = 0;
+  /// Load index `name` into the caches searches use, so that the first query does not pay
+  /// for opening it (LanceDB's prewarm_index). NotFound when there is none.
+  virtual Status PrewarmIndex(const std::string& name) const;
   /// Remove index `name`; NotFound when there is none.
   virtual Status DropIndex(const std::string& name) = 0;
   /// Wait until the indices `names` cover every row. Indices build synchronously here, so this
@@ -307,6 +332,20 @@ class Table : public std::enable_shared_from_this<Table> {
   /// it (a dry run only checks). Conflicts are reported in the result, never as an error, and
   /// commit nothing. InvalidArgument / NotFound for a bad or unknown branch name.
   virtual Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run = false);
+
+  // Incremental maintenance (materialized views) ------------------------------------------
+
+  /// The rows inserted, updated and deleted between versions `from_version` and `to_version`
+  /// of this table (its branch). Compaction, index and schema-only changes are no row changes.
+  /// InvalidArgument when the table has no stable row ids; NotFound for a missing version.
+  virtual Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const;
+  /// In one commit on top of version `read_version`, which must still be the newest: delete
+  /// the rows at `row_addresses` (`_rowaddr` values of that version), append `new_rows` (the
+  /// table's schema) and, when given, replace the schema metadata. CommitConflict, with nothing
+  /// written, when another writer committed after `read_version`. Returns the new version.
+  virtual Result<uint64_t> ReplaceRows(
+      uint64_t read_version, const std::vector<uint64_t>& row_addresses, ArrowArrayStream* new_rows,
+      const std::optional<std::vector<std::pair<std::string, std::string>>>& schema_metadata);
 };
 
 }  // namespace lancedb

@@ -31,7 +31,7 @@ from . import _not_yet as nyi
 from ._not_yet import not_yet
 from ._unsupported import reject_unsupported
 from ._vector import LanceVectorQueryBuilder
-from .db import DBConnection, ListTablesResponse, _check_namespace
+from .db import DBConnection, ListTablesResponse
 from .table import Table
 
 _to_thread = asyncio.to_thread
@@ -134,26 +134,26 @@ class AsyncConnection(_Closable):
         """How often tables check for other writers' versions (None: never)."""
         return self._conn().read_consistency_interval
 
-    # Namespaces (not supported) ----------------------------------------------------------------
+    # Namespaces -------------------------------------------------------------------------------
 
-    @not_yet(nyi.NAMESPACES)
     async def list_namespaces(self, namespace_path: Optional[List[str]] = None,
                               page_token: Optional[str] = None, limit: Optional[int] = None):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().list_namespaces, namespace_path, page_token, limit)
 
-    @not_yet(nyi.NAMESPACES)
     async def create_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
                                properties: Optional[Dict[str, str]] = None):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().create_namespace, namespace_path, mode, properties)
 
-    @not_yet(nyi.NAMESPACES)
     async def drop_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
                              behavior: Optional[str] = None):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().drop_namespace, namespace_path, mode, behavior)
 
-    @not_yet(nyi.NAMESPACES)
     async def describe_namespace(self, namespace_path: List[str]):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().describe_namespace, namespace_path)
 
     @not_yet(nyi.NAMESPACES)
     async def namespace_client(self):
@@ -177,12 +177,13 @@ class AsyncConnection(_Closable):
         start_after: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> Iterable[str]:
-        """Sorted table names after `start_after`, at most `limit` (None: all)."""
+        """Sorted table names (of namespace `namespace_path`) after `start_after`, at most
+        `limit` (None: all)."""
         conn = self._conn()
-        _check_namespace(namespace_path)
         if limit is not None and limit <= 0:
             return []
-        return await _to_thread(conn._inner.table_names, start_after or "", limit or 0)
+        page = await _to_thread(conn.list_tables, namespace_path, start_after, limit)
+        return page.tables
 
     async def create_table(
         self,
@@ -297,19 +298,28 @@ class AsyncConnection(_Closable):
     async def drop_table_async(self, name: str, *, namespace_path: Optional[List[str]] = None):
         """See the sync method of the same name."""
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     async def create_materialized_view(self, name: str, source: str, *, select: Any = None,
                                        where: Optional[str] = None,
                                        limit: Optional[int] = None):
         """See the sync method of the same name."""
+        from .materialized_view import AsyncMaterializedView
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        view = await _to_thread(
+            self._conn().create_materialized_view, name, source, select=select, where=where,
+            limit=limit,
+        )
+        return AsyncMaterializedView(AsyncTable(view.table))
+
     async def open_materialized_view(self, name: str):
         """See the sync method of the same name."""
+        from .materialized_view import AsyncMaterializedView
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        view = await _to_thread(self._conn().open_materialized_view, name)
+        return AsyncMaterializedView(AsyncTable(view.table))
+
     async def list_materialized_views(self):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().list_materialized_views)
 
     @not_yet(nyi.JOBS)
     async def open_job(self, job_id: str):
@@ -560,9 +570,9 @@ class AsyncTable(_Closable):
         """Remove an index."""
         await self._run(self._t().drop_index, name)
 
-    @not_yet(nyi.PREWARM)
     async def prewarm_index(self, name: str) -> None:
         """See the sync method of the same name."""
+        await self._run(self._t().prewarm_index, name)
 
     @not_yet(nyi.PREWARM)
     async def prewarm_data(self, columns: Optional[List[str]] = None) -> None:

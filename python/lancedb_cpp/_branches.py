@@ -44,6 +44,7 @@ def _wrap(table: "Table", inner: Any, version: Optional[int]) -> "Table":
     from .table import Table
 
     handle = Table(table._conn, table.name, _inner=inner)
+    handle._namespace = table._namespace
     if version is not None:
         handle._pinned = version
     return handle

@@ -36,7 +36,8 @@ def table_to_pickle_state(table: Any) -> Dict[str, Any]:
     return {
         "kind": "local",
         "name": table.name,
-        "uri": connection.uri,
+        "namespace": list(getattr(table, "namespace", [])),
+        "uri": connection._inner.uri,  # the database root (also of a namespace connection)
         "storage_options": getattr(connection, "storage_options", None),
     }
 
@@ -50,5 +51,5 @@ def table_from_pickle_state(state: Dict[str, Any]) -> Any:
         return memory_table(state["name"], state["data"])
     if kind == "local":
         db = connect(state["uri"], storage_options=state["storage_options"])
-        return db.open_table(state["name"])
+        return db.open_table(state["name"], namespace_path=state.get("namespace") or None)
     raise ValueError(f"Unknown table pickle state kind: {kind}")

@@ -13,6 +13,15 @@ from typing import Any, Dict, Iterator, List, Optional
 from . import _data, _native
 from . import _not_yet as nyi
 from ._not_yet import not_yet
+from ._namespace_dir import (
+    CreateNamespaceResponse,
+    DescribeNamespaceResponse,
+    DirectoryCatalog,
+    DropNamespaceResponse,
+    ListNamespacesResponse,
+    check_name,
+    check_path,
+)
 from ._unsupported import reject_unsupported
 from .common import data_to_reader, sanitize_uri, validate_schema  # noqa: F401 (as LanceDB)
 from .embeddings import EmbeddingFunctionRegistry  # noqa: F401 (as LanceDB)
@@ -49,9 +58,11 @@ class ListTablesResponse:
     page_token: Optional[str] = None
 
 
-def _check_namespace(namespace_path: Optional[List[str]]) -> None:
+def _check_namespace(namespace_path: Optional[List[str]], what: str = "this operation") -> None:
     if namespace_path:
-        raise NotImplementedError("namespaces other than the root namespace are not supported")
+        raise NotImplementedError(
+            f"{what} supports only the root namespace (namespace_path=[]), got {namespace_path!r}"
+        )
 
 
 def _storage_options(options: Optional[Dict[str, Any]]) -> Dict[str, str]:
@@ -66,8 +77,13 @@ def _storage_options(options: Optional[Dict[str, Any]]) -> Dict[str, str]:
 
 
 class DBConnection:
-    """A database: a directory (or ``memory://``) holding one Lance dataset per table.
-    Safe to share between threads."""
+    """A database: a directory (or ``memory://``) holding one Lance dataset per table, and
+    child namespaces of tables (LanceDB's directory namespace, see _namespace_dir.py). Safe to
+    share between threads."""
+
+    # Whether tables of the root namespace are recorded in the namespace manifest too (as
+    # LanceDB's connect_namespace("dir") does; its connect() only lists the directory).
+    _registers_root_tables = False
 
     def __init__(
         self,
@@ -140,6 +156,15 @@ class DBConnection:
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(uri={self._uri!r})"
 
+    @property
+    def _catalog(self) -> DirectoryCatalog:
+        return DirectoryCatalog(self._inner)
+
+    def _wrap(self, name: str, inner: Any, path: List[str]) -> Table:
+        table = Table(self, name, _inner=inner)
+        table._namespace = tuple(path)
+        return table
+
     # Listing --------------------------------------------------------------------------------
 
     def table_names(
@@ -155,9 +180,11 @@ class DBConnection:
             DeprecationWarning,
             stacklevel=2,
         )
-        _check_namespace(namespace_path)
+        path = check_path(namespace_path)
         if limit is not None and limit <= 0:
             return []  # as LanceDB
+        if path or self._registers_root_tables:
+            return self.list_tables(path, page_token, limit or None).tables
         return self._inner.table_names(page_token or "", limit or 0)
 
     def list_tables(
@@ -166,10 +193,18 @@ class DBConnection:
         page_token: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> ListTablesResponse:
-        """One page of sorted table names, with the token of the next page."""
-        _check_namespace(namespace_path)
+        """One page of the sorted table names of a namespace (None or ``[]``: the root), with
+        the token of the next page: the last name of this page, None when there are no more.
+        Walking the pages visits every table once. NamespaceNotFoundError for a missing
+        namespace."""
+        path = check_path(namespace_path)
         if limit is not None and limit <= 0:
             return ListTablesResponse(tables=[], page_token=None)  # as LanceDB
+        if path or self._registers_root_tables:
+            # A root table is listed from its `.lance` directory and from the manifest.
+            extra = self._inner.table_names("", 0) if not path else ()
+            tables, token = self._catalog.list_tables(path, page_token, limit, extra)
+            return ListTablesResponse(tables=tables, page_token=token)
         tables, token = self._inner.list_tables(page_token or "", limit)
         return ListTablesResponse(tables=tables, page_token=token or None)
 
@@ -215,8 +250,11 @@ class DBConnection:
         this table; their ``new_table_*`` keys (``new_table_enable_stable_row_ids``,
         ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``) set how a
         new table is created and are not passed on to storage. `data_storage_version` and
-        `enable_v2_manifest_paths` are LanceDB's older spellings of the last two."""
-        _check_namespace(namespace_path)
+        `enable_v2_manifest_paths` are LanceDB's older spellings of the last two.
+        With `namespace_path`, the table goes in that namespace (which must exist)."""
+        path = check_path(namespace_path)
+        if path:
+            check_name(name, "table")
         if mode not in ("create", "overwrite"):
             raise ValueError(f"mode must be 'create' or 'overwrite', got {mode!r}")
         if data is None and schema is None:
@@ -252,14 +290,30 @@ class DBConnection:
             options["new_table_enable_v2_manifest_paths"] = (
                 "true" if enable_v2_manifest_paths else "false"
             )
-        if data is None:
-            inner = self._inner.create_empty_table(name, target, native_mode, options)
+        if path:
+            self._catalog.require_namespace(self._catalog.snapshot(), path)
+        reader = None
+        if data is not None:
+            reader = _data.sanitize(data, target, on_bad_vectors, fill_value, metadata=metadata)
+
+        def write(location: Optional[str], write_mode: str) -> Any:
+            if location is None:  # the root namespace: <name>.lance
+                if reader is None:
+                    return self._inner.create_empty_table(name, target, write_mode, options)
+                return self._inner.create_table(name, reader, write_mode, options)
+            if reader is None:
+                return self._inner.create_empty_table_at(
+                    location, name, target, write_mode, options
+                )
+            return self._inner.create_table_at(location, name, reader, write_mode, options)
+
+        if path:
+            inner = self._catalog.create_table(path, name, native_mode, write)
         else:
-            reader = _data.sanitize(
-                data, target, on_bad_vectors, fill_value, metadata=metadata
-            )
-            inner = self._inner.create_table(name, reader, native_mode, options)
-        return Table(self, name, _inner=inner)
+            inner = write(None, native_mode)
+            if self._registers_root_tables:
+                self._catalog.register_table([], name, f"{name}.lance")
+        return self._wrap(name, inner, path)
 
     def open_table(
         self,
@@ -273,13 +327,29 @@ class DBConnection:
     ) -> Table:
         """Open a table at its latest version, or read-only at `version`; with `branch`, on
         that branch ("main" or "" for main). Not supported (NotImplementedError unless None):
-        `storage_options` (a table is opened with its connection's) and `index_cache_size`."""
-        _check_namespace(namespace_path)
+        `storage_options` (a table is opened with its connection's) and `index_cache_size`.
+        With `namespace_path`, the table of that namespace (TableNotFoundError, a ValueError,
+        when it has none of that name)."""
+        path = check_path(namespace_path)
         reject_unsupported(
             "open_table",
             storage_options=(storage_options or None, None),
             index_cache_size=(index_cache_size, None),
         )
+        if path:
+            if branch is not None:
+                raise NotImplementedError("open_table(branch=...) supports only the root namespace")
+            table = self._wrap(name, self._catalog.open_table(path, name, version), path)
+            if version is not None:
+                table._pinned = int(version)
+            return table
+        if branch is None and self._registers_root_tables:
+            row = self._catalog.table_row([], name)
+            if row is not None and row["location"] != f"{name}.lance":
+                table = self._wrap(name, self._catalog.open_table([], name, version), [])
+                if version is not None:
+                    table._pinned = int(version)
+                return table
         if branch is not None:
             from . import _branches
 
@@ -302,17 +372,29 @@ class DBConnection:
     def drop_table(
         self, name: str, namespace_path: Optional[List[str]] = None, ignore_missing: bool = False
     ) -> None:
-        """Delete a table and all its versions."""
-        _check_namespace(namespace_path)
+        """Delete a table (of the namespace `namespace_path`) and all its versions; ValueError
+        when it does not exist, unless `ignore_missing`."""
+        path = check_path(namespace_path)
+        if path:
+            check_name(name, "table")
+            if not self._catalog.drop_table(path, name) and not ignore_missing:
+                raise ValueError(f"Table '{name}' was not found")
+            return
+        registered = self._registers_root_tables and self._catalog.drop_table([], name)
         try:
             self._inner.drop_table(name)
         except ValueError:
-            if not ignore_missing:
+            if not (ignore_missing or registered):
                 raise
 
     def drop_all_tables(self, namespace_path: Optional[List[str]] = None) -> None:
-        """Delete every table."""
-        _check_namespace(namespace_path)
+        """Delete every table (of the namespace `namespace_path`)."""
+        path = check_path(namespace_path)
+        if path or self._registers_root_tables:
+            for name in self.list_tables(path).tables:
+                self.drop_table(name, path, ignore_missing=True)
+            if path:
+                return
         self._inner.drop_all_tables()
 
     def drop_database(self) -> None:
@@ -336,7 +418,7 @@ class DBConnection:
         (``is_shallow=False``) copies them. Writes to either never change the other."""
         from . import _branches
 
-        _check_namespace(target_namespace_path)
+        _check_namespace(target_namespace_path, "clone_table")
         return _branches.clone_table(
             self, target_table_name, source_uri, source_version, source_tag, is_shallow
         )
@@ -347,50 +429,65 @@ class DBConnection:
     def drop_table_async(self, name: str, namespace_path: Optional[List[str]] = None) -> Job:
         """Start dropping a table; a Job."""
 
-    @not_yet(nyi.NAMESPACES)
+    # Namespaces -----------------------------------------------------------------------------
+
     def list_namespaces(
         self,
         namespace_path: Optional[List[str]] = None,
         page_token: Optional[str] = None,
         limit: Optional[int] = None,
-    ) -> Any:
-        """The child namespaces of a namespace."""
+    ) -> ListNamespacesResponse:
+        """One page of the sorted names of the child namespaces of `namespace_path` (None or
+        ``[]``: the root), with the token of the next page (the last name of this page; None
+        when there are no more). NamespaceNotFoundError for a missing namespace."""
+        return self._catalog.list_namespaces(check_path(namespace_path), page_token, limit)
 
-    @not_yet(nyi.NAMESPACES)
     def create_namespace(
         self,
         namespace_path: List[str],
         mode: Optional[str] = None,
         properties: Optional[Dict[str, str]] = None,
-    ) -> Any:
-        """Create a namespace."""
+    ) -> CreateNamespaceResponse:
+        """Create the namespace `namespace_path` (its parent must exist) with `properties`.
+        `mode` (any case): "create" (the default: NamespaceAlreadyExistsError when it exists),
+        "exist_ok" (keep the existing one) or "overwrite" (replace its properties)."""
+        return self._catalog.create_namespace(check_path(namespace_path), mode, properties)
 
-    @not_yet(nyi.NAMESPACES)
     def drop_namespace(
         self,
         namespace_path: List[str],
         mode: Optional[str] = None,
         behavior: Optional[str] = None,
-    ) -> Any:
-        """Drop a namespace."""
+    ) -> DropNamespaceResponse:
+        """Drop the namespace `namespace_path`. `mode` (any case): "fail" (the default:
+        NamespaceNotFoundError when missing) or "skip". `behavior`: "restrict" (the default:
+        NamespaceNotEmptyError, and nothing dropped, when it holds tables or namespaces) or
+        "cascade" (drop them too)."""
+        return self._catalog.drop_namespace(check_path(namespace_path), mode, behavior)
 
-    @not_yet(nyi.NAMESPACES)
-    def describe_namespace(self, namespace_path: List[str]) -> Any:
-        """Describe a namespace."""
+    def describe_namespace(self, namespace_path: List[str]) -> DescribeNamespaceResponse:
+        """The properties of namespace `namespace_path` (NamespaceNotFoundError when missing)."""
+        return self._catalog.describe_namespace(check_path(namespace_path))
 
-    @not_yet(nyi.NAMESPACES)
     def namespace_exists(self, namespace_id: List[str]) -> bool:
-        """Whether a namespace exists."""
+        """Whether the namespace `namespace_id` exists (the root always does)."""
+        return self._catalog.namespace_exists(check_path(namespace_id))
 
-    @not_yet(nyi.NAMESPACES)
     def table_exists(self, table_id: List[str]) -> bool:
-        """Whether a table exists, by namespace id."""
+        """Whether the table `table_id` (its namespace path followed by its name) exists."""
+        ident = check_path(table_id, "table")
+        if not ident:
+            raise ValueError("table_id must name a table: [*namespace_path, table_name]")
+        try:
+            self.open_table(ident[-1], namespace_path=ident[:-1])
+            return True
+        except ValueError:
+            return False
 
     @not_yet(nyi.NAMESPACES)
     def namespace_client(self) -> Any:
         """The namespace client of this connection."""
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     def create_materialized_view(
         self,
         name: str,
@@ -400,15 +497,54 @@ class DBConnection:
         where: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> MaterializedView:
-        """Create a materialized view of table `source`."""
+        """Define a materialized view named ``name`` over the table ``source``.
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
+        The view is created empty, with the query recorded in its schema metadata;
+        ``view.refresh()`` computes the rows. The view is a normal table: it can be queried,
+        indexed and searched, and it appears in ``table_names``. The source table must have
+        stable row ids (create it with the ``new_table_enable_stable_row_ids`` storage option).
+
+        `select`: column names, ``(alias, SQL expression)`` pairs or a dict of the same
+        (default: every source column, expanded now). `where`: SQL predicate on source rows.
+        `limit`: at most this many rows, in materialization order (<= 2**63 - 1). Invalid
+        input raises before anything is written.
+
+        Examples
+        --------
+        >>> import lancedb
+        >>> db = lancedb.connect(
+        ...     "./.lancedb",
+        ...     storage_options={"new_table_enable_stable_row_ids": "true"},
+        ... )
+        >>> data = [{"name": "ada", "age": 36}, {"name": "kid", "age": 7}]
+        >>> table = db.create_table("people", data)
+        >>> view = db.create_materialized_view(
+        ...     "adults",
+        ...     "people",
+        ...     select=["name", ("shout", "upper(name)")],
+        ...     where="age >= 18",
+        ... )
+        >>> result = view.refresh()
+        >>> result.rows_written
+        1
+        """
+        from .materialized_view import create_view
+
+        return MaterializedView(create_view(self, name, source, select, where, limit))
+
     def open_materialized_view(self, name: str) -> MaterializedView:
-        """Open a materialized view."""
+        """Open the materialized view named ``name``; ValueError when the table does not
+        exist or is not a materialized view."""
+        view = MaterializedView(self.open_table(name))
+        view.definition  # noqa: B018 - raises for a table that is no view
+        return view
 
-    @not_yet(nyi.MATERIALIZED_VIEWS)
     def list_materialized_views(self) -> List[str]:
-        """The names of the materialized views."""
+        """The names of the materialized views in this database (found by reading every
+        table's schema)."""
+        from .materialized_view import view_names
+
+        return view_names(self)
 
     @not_yet(nyi.FUNCTIONS)
     def create_function(self, definition: UdfDefinition) -> FunctionVersion:

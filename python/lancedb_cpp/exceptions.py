@@ -45,3 +45,30 @@ class JobCancelledError(RuntimeError):
 
 class JobNotFoundError(ValueError):
     """No job has the requested id."""
+
+
+class NamespaceNotFoundError(RuntimeError):
+    """No namespace has the given path (LanceDB raises a RuntimeError, or lance_namespace's
+    error of this name)."""
+
+    code = 1
+
+
+class NamespaceAlreadyExistsError(RuntimeError):
+    """A namespace with the given path already exists."""
+
+    code = 2
+
+
+class NamespaceNotEmptyError(RuntimeError):
+    """The namespace holds tables or namespaces: drop them first, or drop it with
+    ``behavior="cascade"``."""
+
+    code = 3
+
+
+class TableNotFoundError(ValueError):
+    """No table of the namespace has the given name (a ValueError, as LanceDB's
+    "Table ... was not found")."""
+
+    code = 4

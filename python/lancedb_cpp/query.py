@@ -7,12 +7,14 @@ and the query models ``ColumnOrdering``, ``FullTextSearchQuery`` and ``Query``
 
 A builder is a value: each method records an option and returns the builder; ``to_arrow``,
 ``to_batches`` and friends run it. Results come back from the engine as an Arrow stream
-imported zero-copy into pyarrow. Queries run to completion: a `timeout` other than None raises
-NotImplementedError.
+imported zero-copy into pyarrow. A `timeout` (a ``timedelta``) bounds a query as LanceDB's does:
+the time is checked as each batch of results is produced, and a query past it raises
+LanceDB's ``RuntimeError("... Query timeout after N ms")``.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
@@ -30,8 +32,48 @@ _BLOB_MODES = ("lazy", "bytes", "descriptions")
 _DEFAULT_BATCH = 1024
 
 
-def _check_timeout(function: str, timeout: Optional[timedelta]) -> None:
-    reject_unsupported(function, timeout=(timeout, None))
+class _Deadline:
+    """A query's ``timeout``: started when the query starts, checked as each batch of results
+    is produced (a search computes its top-k before its first batch, so it is checked once
+    that is done). Past it: LanceDB's RuntimeError."""
+
+    def __init__(self, timeout: Optional[timedelta]):
+        if timeout is not None:
+            if not isinstance(timeout, timedelta):
+                raise TypeError(
+                    f"argument 'timeout': '{type(timeout).__name__}' object is not an "
+                    "instance of 'timedelta'"
+                )
+            if timeout < timedelta(0):
+                raise ValueError("It is not possible to convert a negative timedelta to a Rust Duration")
+        self._timeout = timeout
+        self._start = time.monotonic()
+
+    def check(self) -> None:
+        if self._timeout is None:
+            return
+        if time.monotonic() - self._start > self._timeout.total_seconds():
+            ms = int(self._timeout / timedelta(milliseconds=1))
+            raise RuntimeError(
+                f"lance error: Query Execution error: Execution error: Query timeout after {ms} ms"
+            )
+
+    def bound(self, reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+        """`reader`, checking the deadline after each batch (itself when there is none)."""
+        self.check()
+        if self._timeout is None:
+            return reader
+
+        def batches():
+            for batch in reader:
+                self.check()
+                yield batch
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
+def _deadline(timeout: Optional[timedelta]) -> _Deadline:
+    return _Deadline(timeout)
 
 
 def _combine_where(old: Optional[str], new: str) -> str:
@@ -262,15 +304,14 @@ class LanceQueryBuilder:
     ) -> pa.RecordBatchReader:
         """Run the query and stream the results as a pyarrow RecordBatchReader of batches of
         at most `batch_size` rows (None or 0: 1024)."""
-        _check_timeout("to_batches", timeout)
-        return self._table._execute(self._request(batch_size))
+        deadline = _deadline(timeout)
+        return deadline.bound(self._table._execute(self._request(batch_size)))
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query and return the results as a pyarrow Table. Blob columns hold
         descriptors; unless the query chose with_row_id, a blob v2 descriptor carries its
         row's id in ``_lance_row_id`` (for ``Table.fetch_blobs``), as in LanceDB."""
-        _check_timeout("to_arrow", timeout)
-        tbl = self.to_batches().read_all()
+        tbl = self.to_batches(timeout=timeout).read_all()
         if self._with_row_id_arg is not None:
             return tbl
         v2 = self._blob_columns(tbl, v2_only=True)
@@ -278,7 +319,7 @@ class LanceQueryBuilder:
             return tbl
         from ._blob import stash_row_ids
 
-        return stash_row_ids(self._with_row_ids(), v2)
+        return stash_row_ids(self._with_row_ids(timeout), v2)
 
     def _blob_columns(self, tbl: pa.Table, v2_only: bool) -> List[str]:
         """The columns of result `tbl` that are blob columns of the table (looked up only when
@@ -293,19 +334,18 @@ class LanceQueryBuilder:
         is_blob = is_blob_v2_field if v2_only else is_blob_like_field
         return [n for n in shaped if n in schema.names and is_blob(schema.field(n))]
 
-    def _with_row_ids(self) -> pa.Table:
+    def _with_row_ids(self, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query with ``_rowid`` added."""
         saved = self._with_row_id
         self._with_row_id = True
         try:
-            return self.to_batches().read_all()
+            return self.to_batches(timeout=timeout).read_all()
         finally:
             self._with_row_id = saved
 
     def to_list(self, *, timeout: Optional[timedelta] = None) -> List[dict]:
         """Run the query and return a list of dicts, one per row."""
-        _check_timeout("to_list", timeout)
-        return self.to_arrow().to_pylist()
+        return self.to_arrow(timeout=timeout).to_pylist()
 
     def to_pandas(
         self,
@@ -320,14 +360,13 @@ class LanceQueryBuilder:
         `blob_mode` sets what blob columns hold: "lazy" BlobFile handles (None for a null
         blob), "bytes" the payloads, "descriptions" the descriptors."""
         _check_blob_mode(blob_mode)
-        _check_timeout("to_pandas", timeout)
-        tbl = self.to_batches().read_all()
+        tbl = self.to_batches(timeout=timeout).read_all()
         if not self._blob_columns(tbl, v2_only=False):
             return arrow_to_pandas(tbl, flatten, blob_mode, **kwargs)
         from ._blob import result_to_pandas
 
         if "_rowid" not in tbl.column_names:
-            tbl = self._with_row_ids()
+            tbl = self._with_row_ids(timeout)
         row_ids = tbl["_rowid"].to_pylist()
         if not self._with_row_id:
             tbl = tbl.drop_columns(["_rowid"])
@@ -339,10 +378,9 @@ class LanceQueryBuilder:
 
     def to_polars(self, *, timeout: Optional[timedelta] = None) -> "pl.DataFrame":
         """Run the query and return a polars DataFrame (requires polars)."""
-        _check_timeout("to_polars", timeout)
         import polars as pl
 
-        return pl.from_arrow(self.to_arrow())
+        return pl.from_arrow(self.to_arrow(timeout=timeout))
 
     def output_schema(self) -> pa.Schema:
         """The schema the query returns, without running it."""
@@ -353,8 +391,7 @@ class LanceQueryBuilder:
         model). Columns the model lacks, such as ``_distance``, are ignored unless the model
         forbids extra fields; a model field the results lack fails validation unless it has a
         default."""
-        _check_timeout("to_pydantic", timeout)
-        return [model(**row) for row in self.to_list()]
+        return [model(**row) for row in self.to_list(timeout=timeout)]
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
         """The plan of the query as text, as LanceDB prints it: the reads, the scalar index

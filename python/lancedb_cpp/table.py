@@ -184,7 +184,6 @@ class Table(IndexMixin):
             return
         reject_unsupported(
             "LanceTable",
-            namespace_path=(namespace_path or None, None),
             location=(location, None),
             namespace_client=(namespace_client, None),
             managed_versioning=(managed_versioning, None),
@@ -192,9 +191,13 @@ class Table(IndexMixin):
             route_pushdown_to_rust=(route_pushdown_to_rust, False),
         )
         opened = connection.open_table(
-            name, storage_options=storage_options, index_cache_size=index_cache_size
+            name,
+            namespace_path=namespace_path,
+            storage_options=storage_options,
+            index_cache_size=index_cache_size,
         )
         self._inner = opened._inner
+        self._namespace = opened._namespace
 
     @classmethod
     def open(
@@ -285,15 +288,17 @@ class Table(IndexMixin):
         """The location of the table's Lance dataset."""
         return self._inner.uri
 
+    _namespace: tuple = ()  # set by the connection for a table of a child namespace
+
     @property
     def namespace(self) -> List[str]:
-        """The table's namespace path: always the root namespace, ``[]``."""
-        return []
+        """The table's namespace path (``[]``: the root namespace)."""
+        return list(self._namespace)
 
     @property
     def id(self) -> str:
-        """The table's identifier (its name: tables live in the root namespace)."""
-        return self.name
+        """The table's identifier: its namespace path and name joined with ``$``."""
+        return "$".join([*self._namespace, self.name])
 
     @property
     def schema(self) -> pa.Schema:
@@ -822,10 +827,6 @@ class Table(IndexMixin):
         train: bool = True,
     ) -> Job:
         """Start building an index; a Job (``create_index`` builds it before returning)."""
-
-    @not_yet(nyi.PREWARM)
-    def prewarm_index(self, name: str) -> None:
-        """Load an index into the cache."""
 
     @not_yet(nyi.PREWARM)
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:

@@ -144,6 +144,25 @@ std::shared_ptr<Table> CreateTablePy(Connection& conn, const std::string& name, 
   return WithoutGil([&] { return conn.CreateTable(name, &stream, m, storage_options); });
 }
 
+std::shared_ptr<Table> CreateTableAtPy(Connection& conn, const std::string& location,
+                                       const std::string& name, nb::handle data,
+                                       const std::string& mode,
+                                       const std::map<std::string, std::string>& storage_options) {
+  CreateTableMode m = ParseCreateMode(mode);
+  ArrowArrayStream stream = TakeStream(data);
+  return WithoutGil(
+      [&] { return conn.CreateTableAt(location, name, &stream, m, storage_options); });
+}
+
+std::shared_ptr<Table> CreateEmptyTableAtPy(
+    Connection& conn, const std::string& location, const std::string& name, nb::handle schema,
+    const std::string& mode, const std::map<std::string, std::string>& storage_options) {
+  CreateTableMode m = ParseCreateMode(mode);
+  ArrowSchema c_schema = TakeSchema(schema);
+  return WithoutGil(
+      [&] { return conn.CreateEmptyTableAt(location, name, &c_schema, m, storage_options); });
+}
+
 std::shared_ptr<Table> CreateEmptyTablePy(
     Connection& conn, const std::string& name, nb::handle schema, const std::string& mode,
     const std::map<std::string, std::string>& storage_options) {
@@ -158,18 +177,22 @@ std::unique_ptr<SchemaExport> SchemaPy(const Table& table) {
   return std::make_unique<SchemaExport>(out);
 }
 
-uint64_t AddPy(Table& table, nb::handle data, const std::string& mode) {
-  AddMode m = ParseAddMode(mode);
+uint64_t AddPy(Table& table, nb::handle data, const std::string& mode,
+               std::optional<uint64_t> expected_version) {
+  AddOptions options;
+  options.mode = ParseAddMode(mode);
+  options.expected_version = expected_version;
   ArrowArrayStream stream = TakeStream(data);
-  return WithoutGil([&] { return table.Add(&stream, m); }).version;
+  return WithoutGil([&] { return table.Add(&stream, options); }).version;
 }
 
 std::unique_ptr<StreamExport> ScanPy(const Table& table, std::vector<std::string> columns,
-                                     bool with_row_id, int64_t batch_size) {
+                                     bool with_row_id, int64_t batch_size, bool with_row_address) {
   if (batch_size <= 0) throw nb::value_error("batch_size must be positive");
   ScanRequest request;
   request.columns = std::move(columns);
   request.with_row_id = with_row_id;
+  request.with_row_address = with_row_address;
   request.batch_size = batch_size;
   ArrowArrayStream out{};
   WithoutGil([&] { return table.Scan(request, &out); });
@@ -318,7 +341,29 @@ NB_MODULE(_native, m) {
             WithoutGil([&] { return c.DropTable(name); });
           },
           nb::arg("name"))
-      .def("drop_all_tables", [](Connection& c) { WithoutGil([&] { return c.DropAllTables(); }); });
+      .def("drop_all_tables", [](Connection& c) { WithoutGil([&] { return c.DropAllTables(); }); })
+      .def("create_table_at", &CreateTableAtPy, nb::arg("location"), nb::arg("name"),
+           nb::arg("data"), nb::arg("mode") = "create",
+           nb::arg("storage_options") = std::map<std::string, std::string>{},
+           "Create a table whose dataset is the directory `location` under the root.")
+      .def("create_empty_table_at", &CreateEmptyTableAtPy, nb::arg("location"), nb::arg("name"),
+           nb::arg("schema"), nb::arg("mode") = "create",
+           nb::arg("storage_options") = std::map<std::string, std::string>{},
+           "Create an empty table whose dataset is the directory `location` under the root.")
+      .def(
+          "open_table_at",
+          [](Connection& c, const std::string& location, const std::string& name,
+             std::optional<uint64_t> version) {
+            return WithoutGil([&] { return c.OpenTableAt(location, name, version); });
+          },
+          nb::arg("location"), nb::arg("name"), nb::arg("version") = nb::none(),
+          "Open the table whose dataset is the directory `location` under the root.")
+      .def(
+          "drop_table_at",
+          [](Connection& c, const std::string& location) {
+            WithoutGil([&] { return c.DropTableAt(location); });
+          },
+          nb::arg("location"), "Delete the table directory `location` under the root.");
 
   nb::class_<Table>(m, "Table", "A handle on one table; safe to share between threads.")
       .def_prop_ro("name", &Table::name)
@@ -376,10 +421,12 @@ NB_MODULE(_native, m) {
           nb::arg("where").none(), nb::arg("updates"),
           "Set columns to SQL expressions in matching rows; return (rows_updated, version).")
       .def("add", &AddPy, nb::arg("data"), nb::arg("mode") = "append",
-           "Add rows from an Arrow stream; return the new version.")
+           nb::arg("expected_version") = nb::none(),
+           "Add rows from an Arrow stream; return the new version. With expected_version "
+           "(overwrite only), commit only as the version after it.")
       .def("scan", &ScanPy, nb::arg("columns") = std::vector<std::string>{},
            nb::arg("with_row_id") = false, nb::arg("batch_size") = 8192,
-           "Stream the rows of the current version.")
+           nb::arg("with_row_address") = false, "Stream the rows of the current version.")
       .def("fetch_blobs", &FetchBlobsPy, nb::arg("column"), nb::arg("row_ids"),
            "Stream the payloads of a blob v2 column at these row ids (one large_binary column).")
       .def("list_versions", &ListVersionsPy,

@@ -7,12 +7,19 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "arrow_capsule.h"
 #include "lancedb/lancedb.h"
@@ -93,6 +100,34 @@ uint64_t AddWithProgressPy(Table& table, nb::handle data, const std::string& mod
   return CallWithoutGil([&] { return table.Add(&stream, options); }).version;
 }
 
+/// Little-endian u64s packed as bytes (numpy.frombuffer reads them without a copy per item).
+nb::bytes PackIds(const std::vector<uint64_t>& ids) {
+  return nb::bytes(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
+}
+
+/// (inserted, updated, deleted, rebuild_reason, from_timestamp_nanos, to_timestamp_nanos); the
+/// id lists as packed u64 bytes.
+std::tuple<nb::bytes, nb::bytes, nb::bytes, std::string, int64_t, int64_t> ChangedRowsPy(
+    const Table& table, uint64_t from_version, uint64_t to_version) {
+  RowChanges c = CallWithoutGil([&] { return table.ChangedRows(from_version, to_version); });
+  return {PackIds(c.inserted), PackIds(c.updated),     PackIds(c.deleted),
+          c.rebuild_reason,    c.from_timestamp_nanos, c.to_timestamp_nanos};
+}
+
+uint64_t ReplaceRowsPy(Table& table, uint64_t read_version, nb::bytes row_addresses,
+                       nb::handle new_rows,
+                       std::optional<std::vector<std::pair<std::string, std::string>>> metadata) {
+  if (row_addresses.size() % sizeof(uint64_t) != 0) {
+    throw nb::value_error("row_addresses must hold packed u64 values");
+  }
+  std::vector<uint64_t> addresses(row_addresses.size() / sizeof(uint64_t));
+  if (!addresses.empty())
+    std::memcpy(addresses.data(), row_addresses.c_str(), row_addresses.size());
+  ArrowArrayStream stream = TakeStream(new_rows);
+  return CallWithoutGil(
+      [&] { return table.ReplaceRows(read_version, addresses, &stream, metadata); });
+}
+
 }  // namespace
 
 void RegisterTableInfo(nb::module_& m) {
@@ -111,6 +146,15 @@ void RegisterTableInfo(nb::module_& m) {
   m.def("add_with_progress", &AddWithProgressPy, nb::arg("table"), nb::arg("data"), nb::arg("mode"),
         nb::arg("total_rows").none(), nb::arg("callback"),
         "Add rows from an Arrow stream, reporting progress to callback(dict); the new version.");
+  m.def("changed_rows", &ChangedRowsPy, nb::arg("table"), nb::arg("from_version"),
+        nb::arg("to_version"),
+        "Stable row ids inserted, updated and deleted between two versions (packed u64 bytes), "
+        "the reason they cannot be diffed ('' when they can) and the versions' commit times "
+        "(ns).");
+  m.def("replace_rows", &ReplaceRowsPy, nb::arg("table"), nb::arg("read_version"),
+        nb::arg("row_addresses"), nb::arg("new_rows"), nb::arg("schema_metadata").none(),
+        "Delete rows (packed u64 row addresses), append new rows and set the schema metadata in "
+        "one commit on exactly read_version + 1; the new version.");
 }
 
 }  // namespace lancedb::python

@@ -305,28 +305,19 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         for name, args, kwargs in [
             ("cancel_job", ("job",), {}),
             ("create_function_async", (None,), {}),
-            ("create_materialized_view", ("view", "t"), {}),
-            ("create_namespace", (["ns"],), {}),
-            ("describe_namespace", (["ns"],), {}),
             ("describe_query", ("query-id",), {}),
             ("drop_function", ("f",), {"version": "1"}),
-            ("drop_namespace", (["ns"],), {}),
             ("drop_table_async", ("t",), {}),
             ("execute_query", ("SELECT 1",), {}),
             ("execute_query_async", ("SELECT 1",), {}),
             ("get_function", ("f",), {"version": "1"}),
             ("list_functions", (), {}),
             ("list_jobs", (), {}),
-            ("list_materialized_views", (), {}),
-            ("list_namespaces", (), {}),
             ("namespace_client", (), {}),
             ("open_job", ("job",), {}),
-            ("open_materialized_view", ("view",), {}),
         ]
     },
     "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
-    "db.DBConnection.namespace_exists": (_C, "namespace_exists", (["ns"],), {}),
-    "db.DBConnection.table_exists": (_C, "table_exists", (["t"],), {}),
     # tables, sync and async
     **{
         f"{cls}.{name}": (kind, name, args, kwargs)
@@ -340,7 +331,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("get_lsm_stats", (), {}),
             ("get_lsm_write_spec", (), {}),
             ("prewarm_data", (), {}),
-            ("prewarm_index", ("id_idx",), {}),
             ("refresh_column", ("id",), {}),
             ("refresh_column_async", ("id",), {}),
             ("set_lsm_write_spec", (None,), {}),
@@ -359,7 +349,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
 @pytest.fixture(scope="module")
 def stub_targets(tmp_path_factory):
     from lancedb_cpp._async import AsyncConnection, AsyncTable
-    from lancedb_cpp.materialized_view import AsyncMaterializedView, MaterializedView
 
     conn = lancedb_cpp.connect(str(tmp_path_factory.mktemp("stubs")))
     table = conn.create_table("t", pa.table({"id": [1, 2], "text": ["a b", "c"]}))
@@ -369,8 +358,6 @@ def stub_targets(tmp_path_factory):
         "aconn": AsyncConnection(conn),
         _T: table,
         _A: atable,
-        "view": MaterializedView(table),
-        "aview": AsyncMaterializedView(atable),
         "namespace": importlib.import_module("lancedb_cpp.namespace"),
         "schema": importlib.import_module("lancedb_cpp.schema"),
     }

@@ -83,8 +83,8 @@ def test_remote_config_values_and_unsupported_modules():
         assert list(inspect.signature(ours).parameters) == list(inspect.signature(real).parameters)
     assert remote.ClientConfig() == remote.ClientConfig(retry_config=remote.RetryConfig())
     assert [f.value for f in remote.OAuthFlowType] == [f.value for f in real_remote.OAuthFlowType]
-    with pytest.raises(NotImplementedError, match="namespaces"):
-        namespace.connect_namespace("dir", {})
+    with pytest.raises(NotImplementedError, match="rest"):
+        namespace.connect_namespace("rest", {"uri": "http://localhost:4099"})
 
 
 def test_to_lance_manifest_naming_and_rename(tmp_path):

@@ -69,7 +69,7 @@ class LocalConnection : public Connection {
     // Take ownership first: the stream is released on every path, errors included.
     LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
-    return CreateFromReader(name, reader.get(), mode, storage_options);
+    return CreateFromReader(name, TablePath(name), reader.get(), mode, storage_options);
   }
 
   Result<std::shared_ptr<Table>> CreateEmptyTable(
@@ -81,13 +81,48 @@ class LocalConnection : public Connection {
     LANCEDB_ASSIGN_OR_RETURN(auto imported, array::ImportSchema(schema));
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
     auto reader = array::MakeVectorReader(imported, {});
-    return CreateFromReader(name, reader.get(), mode, storage_options);
+    return CreateFromReader(name, TablePath(name), reader.get(), mode, storage_options);
+  }
+
+  Result<std::shared_ptr<Table>> CreateTableAt(
+      const std::string& location, const std::string& name, ArrowArrayStream* data,
+      CreateTableMode mode, const std::map<std::string, std::string>& storage_options) override {
+    if (data == nullptr || data->release == nullptr) {
+      return Status::InvalidArgument("CreateTableAt requires a valid ArrowArrayStream");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
+    LANCEDB_ASSIGN_OR_RETURN(auto path, LocationPath(location));
+    return CreateFromReader(name, path, reader.get(), mode, storage_options);
+  }
+
+  Result<std::shared_ptr<Table>> CreateEmptyTableAt(
+      const std::string& location, const std::string& name, ArrowSchema* schema,
+      CreateTableMode mode, const std::map<std::string, std::string>& storage_options) override {
+    if (schema == nullptr || schema->release == nullptr) {
+      return Status::InvalidArgument("CreateEmptyTableAt requires a valid ArrowSchema");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto imported, array::ImportSchema(schema));
+    LANCEDB_ASSIGN_OR_RETURN(auto path, LocationPath(location));
+    auto reader = array::MakeVectorReader(imported, {});
+    return CreateFromReader(name, path, reader.get(), mode, storage_options);
+  }
+
+  Result<std::shared_ptr<Table>> OpenTableAt(const std::string& location, const std::string& name,
+                                             std::optional<uint64_t> version) override {
+    LANCEDB_ASSIGN_OR_RETURN(auto path, LocationPath(location));
+    return OpenPath(name, path, version);
+  }
+
+  Status DropTableAt(const std::string& location) override {
+    LANCEDB_ASSIGN_OR_RETURN(auto path, LocationPath(location));
+    LANCEDB_ASSIGN_OR_RETURN(bool exists, fs_->Exists(path));
+    if (!exists) return Status::NotFound("No table directory '" + location + "'");
+    return fs_->DeleteDirRecursive(path);
   }
 
   Result<std::shared_ptr<Table>> CreateFromReader(
-      const std::string& name, array::RecordBatchReader* reader, CreateTableMode mode,
-      const std::map<std::string, std::string>& table_options) {
-    std::string path = TablePath(name);
+      const std::string& name, const std::string& path, array::RecordBatchReader* reader,
+      CreateTableMode mode, const std::map<std::string, std::string>& table_options) {
     auto existing = table::Dataset::Open(fs_, path);
     if (existing.ok()) {
       if (mode == CreateTableMode::kCreate) {
@@ -126,7 +161,12 @@ class LocalConnection : public Connection {
   Result<std::shared_ptr<Table>> OpenTable(const std::string& name,
                                            std::optional<uint64_t> version) override {
     LANCEDB_RETURN_NOT_OK(ValidateTableName(name));
-    auto ds = table::Dataset::Open(fs_, TablePath(name), version);
+    return OpenPath(name, TablePath(name), version);
+  }
+
+  Result<std::shared_ptr<Table>> OpenPath(const std::string& name, const std::string& path,
+                                          std::optional<uint64_t> version) {
+    auto ds = table::Dataset::Open(fs_, path, version);
     if (!ds.ok()) {
       if (ds.status().IsNotFound() && !version) {
         return Status::NotFound("Table '" + name + "' was not found");
@@ -230,6 +270,15 @@ class LocalConnection : public Connection {
     return io::JoinPath(root_, name + std::string(kTableSuffix));
   }
 
+  Result<std::string> LocationPath(const std::string& location) const {
+    if (location.empty() || location == "." || location == ".." ||
+        location.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos) {
+      return Status::InvalidArgument("Invalid table location '" + location +
+                                     "': it must be one directory name under the database root");
+    }
+    return io::JoinPath(root_, location);
+  }
+
   std::shared_ptr<Table> Wrap(const std::string& name, table::DatasetPtr ds,
                               std::optional<uint64_t> version) {
     return std::make_shared<LocalTable>(name, std::move(ds), options_.read_consistency_interval,
@@ -253,6 +302,29 @@ Result<std::shared_ptr<Table>> Connection::OpenBranch(const std::string&, const 
 Result<std::shared_ptr<Table>> Connection::CloneTable(const std::string&, const std::string&,
                                                       const CloneTableOptions&) {
   return Status::NotSupported("clone_table is not supported by this connection");
+}
+
+Result<std::shared_ptr<Table>> Connection::CreateTableAt(
+    const std::string&, const std::string&, ArrowArrayStream* data, CreateTableMode,
+    const std::map<std::string, std::string>&) {
+  if (data != nullptr && data->release != nullptr) data->release(data);
+  return Status::NotSupported("Tables at a location are not supported by this connection");
+}
+
+Result<std::shared_ptr<Table>> Connection::CreateEmptyTableAt(
+    const std::string&, const std::string&, ArrowSchema* schema, CreateTableMode,
+    const std::map<std::string, std::string>&) {
+  if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+  return Status::NotSupported("Tables at a location are not supported by this connection");
+}
+
+Result<std::shared_ptr<Table>> Connection::OpenTableAt(const std::string&, const std::string&,
+                                                       std::optional<uint64_t>) {
+  return Status::NotSupported("Tables at a location are not supported by this connection");
+}
+
+Status Connection::DropTableAt(const std::string&) {
+  return Status::NotSupported("Tables at a location are not supported by this connection");
 }
 
 Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options) {

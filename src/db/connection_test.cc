@@ -207,6 +207,72 @@ TEST_P(ConnectionTest, InvalidTableNamesAreRejected) {
   EXPECT_TRUE(db_->TableNames()->empty());
 }
 
+TEST_P(ConnectionTest, TablesAtALocationLiveInThatDirectory) {
+  auto s = Stream({MakeBatch(0, 4)});
+  auto t = db_->CreateTableAt("0a1b2c3d_ns$items", "items", &s);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->name(), "items");
+  EXPECT_NE((*t)->uri().find("0a1b2c3d_ns$items"), std::string::npos);
+  // Not a `<name>.lance` directory: the root listing does not show it.
+  EXPECT_TRUE(db_->TableNames()->empty());
+  auto again = Stream({MakeBatch(0, 1)});
+  auto dup = db_->CreateTableAt("0a1b2c3d_ns$items", "items", &again);
+  ASSERT_FALSE(dup.ok());
+  EXPECT_TRUE(dup.status().IsAlreadyExists());
+  auto opened = db_->OpenTableAt("0a1b2c3d_ns$items", "items");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(Ids(**opened), (std::vector<int64_t>{0, 1, 2, 3}));
+  ArrowSchema schema;
+  ASSERT_TRUE(la::ExportSchema(*TestSchema(), &schema).ok());
+  auto empty = db_->CreateEmptyTableAt("ffff0000_empty", "empty", &schema);
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(*(*empty)->CountRows(), 0);
+  ASSERT_TRUE(db_->DropTableAt("0a1b2c3d_ns$items").ok());
+  EXPECT_TRUE(db_->OpenTableAt("0a1b2c3d_ns$items", "items").status().IsNotFound());
+  EXPECT_TRUE(db_->DropTableAt("0a1b2c3d_ns$items").IsNotFound());
+  ASSERT_TRUE(db_->DropTableAt("ffff0000_empty").ok());
+}
+
+TEST_P(ConnectionTest, LocationsOutsideTheRootAreRejected) {
+  for (const std::string& location :
+       std::vector<std::string>{"", ".", "..", "a/b", "../x", "a\\b", std::string("a\0b", 3)}) {
+    auto s = Stream({MakeBatch(0, 1)});
+    auto t = db_->CreateTableAt(location, "t", &s);
+    ASSERT_FALSE(t.ok()) << location;
+    EXPECT_TRUE(t.status().IsInvalidArgument()) << location;
+    EXPECT_EQ(s.release, nullptr) << "the stream must be consumed even when the call fails";
+    EXPECT_TRUE(db_->OpenTableAt(location, "t").status().IsInvalidArgument()) << location;
+    EXPECT_TRUE(db_->DropTableAt(location).IsInvalidArgument()) << location;
+  }
+  if (!dir_.empty()) {
+    EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a rejected location wrote nothing";
+  }
+}
+
+TEST_P(ConnectionTest, OverwriteAtAnExpectedVersion) {
+  auto t = Create("items", 3);
+  auto other = *db_->OpenTable("items");
+  AddOptions options;
+  options.mode = AddMode::kOverwrite;
+  options.expected_version = 1;
+  auto s = Stream({MakeBatch(10, 2)});
+  auto r = t->Add(&s, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 2u);
+  // A writer that read version 1 has lost: nothing changes.
+  auto s2 = Stream({MakeBatch(20, 2)});
+  auto stale = other->Add(&s2, options);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_TRUE(stale.status().IsCommitConflict()) << stale.status().ToString();
+  EXPECT_TRUE(stale.status().IsRetryable());
+  EXPECT_EQ(Ids(*t), (std::vector<int64_t>{10, 11}));
+  EXPECT_EQ(*t->version(), 2u);
+  AddOptions append;
+  append.expected_version = 2;
+  auto s3 = Stream({MakeBatch(30, 1)});
+  EXPECT_TRUE(t->Add(&s3, append).status().IsInvalidArgument());
+}
+
 TEST_P(ConnectionTest, ListTablesPagesVisitEveryTableOnce) {
   std::vector<std::string> created;
   for (int i = 0; i < 7; ++i) {

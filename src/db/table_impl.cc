@@ -111,22 +111,36 @@ Result<AddResult> LocalTable::Add(ArrowArrayStream* data, const AddOptions& opti
 
 Result<AddResult> LocalTable::AddReader(array::RecordBatchReader* reader,
                                         const AddOptions& options) {
-  if (!options.progress) return AddWith(reader, options.mode, table::WriteParams());
+  if (options.expected_version && options.mode != AddMode::kOverwrite) {
+    return Status::InvalidArgument("expected_version applies to overwrites only");
+  }
+  if (!options.progress) {
+    return AddWith(reader, options.mode, table::WriteParams(), options.expected_version);
+  }
   WriteProgressTracker tracker(options);
   ProgressReader counted(reader, &tracker);
   table::WriteParams params;
   params.on_file_written = [&tracker](int64_t bytes) {
     tracker.FileWritten(static_cast<uint64_t>(bytes));
   };
-  auto result = AddWith(&counted, options.mode, params);
+  auto result = AddWith(&counted, options.mode, params, options.expected_version);
   tracker.Finish();  // also after a failure, as LanceDB
   return result;
 }
 
 Result<AddResult> LocalTable::AddWith(array::RecordBatchReader* reader, AddMode mode,
-                                      const table::WriteParams& params) {
+                                      table::WriteParams params,
+                                      std::optional<uint64_t> expected_version) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  if (expected_version) {
+    if (latest->version() != *expected_version) {
+      return Status::RetryableCommitConflict(
+          "Table '" + name_ + "' is at version " + std::to_string(latest->version()) +
+          ", not the expected version " + std::to_string(*expected_version));
+    }
+    params.fail_if_rebased = true;
+  }
   table::DatasetPtr written;
   if (mode == AddMode::kAppend) {
     LANCEDB_ASSIGN_OR_RETURN(written, latest->Append(reader, params));
@@ -142,6 +156,7 @@ Status LocalTable::Scan(const ScanRequest& request, ArrowArrayStream* out) const
   table::ScanOptions options;
   options.columns = request.columns;
   options.with_row_id = request.with_row_id;
+  options.with_row_address = request.with_row_address;
   options.batch_size = request.batch_size;
   LANCEDB_ASSIGN_OR_RETURN(auto reader, ds->Scan(options));
   return array::ExportRecordBatchReader(std::move(reader), out);

@@ -57,6 +57,7 @@ class LocalTable : public Table {
       std::string_view query, const std::optional<std::string>& column,
       const std::optional<std::string>& index_name) const override;
   Result<IndexStatistics> IndexStats(const std::string& name) const override;
+  Status PrewarmIndex(const std::string& name) const override;
   Status DropIndex(const std::string& name) override;
   Status WaitForIndex(const std::vector<std::string>& names,
                       std::chrono::milliseconds timeout) const override;
@@ -101,6 +102,11 @@ class LocalTable : public Table {
   Status DeleteBranch(const std::string& name) override;
   Result<BranchDiff> DiffBranch(const std::string& from_branch) const override;
   Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run) override;
+  Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const override;
+  Result<uint64_t> ReplaceRows(
+      uint64_t read_version, const std::vector<uint64_t>& row_addresses, ArrowArrayStream* new_rows,
+      const std::optional<std::vector<std::pair<std::string, std::string>>>& schema_metadata)
+      override;
 
   /// Add batches from the in-memory column layer (used by the C++ bridge and Python).
   Result<AddResult> AddReader(array::RecordBatchReader* reader, const AddOptions& options);
@@ -109,9 +115,11 @@ class LocalTable : public Table {
 
  private:
   Status CheckWritable() const;
-  /// Append or overwrite on the newest version with `params`.
+  /// Append or overwrite on the newest version with `params` (on `expected_version` only, when
+  /// set: AddOptions::expected_version).
   Result<AddResult> AddWith(array::RecordBatchReader* reader, AddMode mode,
-                            const table::WriteParams& params);
+                            table::WriteParams params,
+                            std::optional<uint64_t> expected_version = {});
   /// One execution of Update on the newest version.
   Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
                                   const std::vector<std::pair<std::string, std::string>>& updates);

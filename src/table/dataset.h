@@ -47,6 +47,10 @@ struct WriteParams {
   bool enable_v2_manifest_paths = true;
   /// Called after each new data file is complete, with its size in bytes (write progress).
   std::function<void(int64_t file_size_bytes)> on_file_written;
+  /// Overwrite only: commit exactly on top of the version the write started from; when another
+  /// writer committed after it, fail with a retryable CommitConflict instead of rebasing (for
+  /// read-modify-write of a whole table, such as a directory namespace's `__manifest`).
+  bool fail_if_rebased = false;
 };
 
 struct ScanOptions {

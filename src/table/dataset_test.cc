@@ -188,6 +188,35 @@ TEST(Dataset, OverwriteReplacesContentAndSchema) {
   EXPECT_EQ(ScanIds(*v1), Range(0, 30));
 }
 
+TEST(Dataset, OverwriteThatMustNotRebaseFailsAfterAConcurrentCommit) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("overwrite-no-rebase");
+  auto v1 = Create(fs, path, 10);
+  ASSERT_NE(v1, nullptr);
+  auto appended = TestReader(100, 5);
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(appended.get()));
+  EXPECT_EQ(v2->version(), 2u);
+  // An overwrite computed from version 1 may not land on top of version 2.
+  WriteParams strict;
+  strict.fail_if_rebased = true;
+  auto stale = TestReader(0, 3);
+  auto failed = v1->Overwrite(stale.get(), strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(failed.status().IsCommitConflict()) << failed.status().ToString();
+  EXPECT_TRUE(failed.status().IsRetryable());
+  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(fs, path));
+  EXPECT_EQ(latest->version(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto count, latest->CountRows());
+  EXPECT_EQ(count, 15);
+  // From the newest version it commits; without the flag a stale overwrite rebases.
+  auto fresh = TestReader(0, 3);
+  ASSERT_OK_AND_ASSIGN(auto v3, latest->Overwrite(fresh.get(), strict));
+  EXPECT_EQ(v3->version(), 3u);
+  auto rebased = TestReader(0, 4);
+  ASSERT_OK_AND_ASSIGN(auto v4, v1->Overwrite(rebased.get()));
+  EXPECT_EQ(v4->version(), 4u);
+}
+
 TEST(Dataset, VersionsAndRestore) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("restore");

@@ -42,6 +42,7 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
   }
   OverwriteOperation op(fragments.MoveValueUnsafe(), std::move(schema), base == nullptr);
   op.set_enable_stable_row_ids(base == nullptr && params.enable_stable_row_ids);
+  op.set_fail_if_rebased(params.fail_if_rebased);
   op.data_files = std::move(written);
   return CommitOperation(fs, path, std::move(base), naming, &op,
                          CommitOptions{params.commit_timeout});

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "table/dataset_impl.h"
 #include "table/operations.h"
@@ -53,6 +54,33 @@ class MergeRowsOperation : public Operation {
   uint64_t num_new_rows_;
 };
 
+/// Wraps an operation: sets the schema metadata and, when asked, refuses to rebase.
+class GuardedOperation : public Operation {
+ public:
+  GuardedOperation(Operation* inner, const MergeRowsOptions& options)
+      : inner_(inner), options_(options) {}
+  std::string_view name() const override { return inner_->name(); }
+  bool supports_stable_row_ids() const override { return inner_->supports_stable_row_ids(); }
+
+  Status Build(CommitAttempt* a) override {
+    if (options_.fail_if_moved && a->read && a->base && a->base->version() != a->read->version()) {
+      return Status::CommitConflict(std::string(inner_->name()) + " of version " +
+                                    std::to_string(a->read->version()) +
+                                    " conflicts with a concurrent write that committed version " +
+                                    std::to_string(a->base->version()));
+    }
+    LANCEDB_RETURN_NOT_OK(inner_->Build(a));
+    if (options_.schema_metadata) {
+      MetadataToProto(*options_.schema_metadata, a->manifest.mutable_schema_metadata());
+    }
+    return Status::OK();
+  }
+
+ private:
+  Operation* inner_;
+  const MergeRowsOptions& options_;
+};
+
 /// The stable ids and created-at versions of the rows at `addresses` (versions empty when a
 /// fragment records none).
 Status LookUpStableIds(const Dataset& ds, const std::vector<uint64_t>& addresses,
@@ -87,9 +115,11 @@ Status LookUpStableIds(const Dataset& ds, const std::vector<uint64_t>& addresses
 }  // namespace
 
 Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& changes,
-                             array::RecordBatchReader* new_rows, int64_t* num_removed) {
+                             array::RecordBatchReader* new_rows, int64_t* num_removed,
+                             const MergeRowsOptions& options) {
   if (num_removed) *num_removed = 0;
-  if (!UsesStableRowIds(*dataset)) {
+  const bool stable = UsesStableRowIds(*dataset);
+  if (!stable && !options.schema_metadata && !options.fail_if_moved) {
     std::vector<uint64_t> all = changes.replaced;
     all.insert(all.end(), changes.removed.begin(), changes.removed.end());
     int64_t replaced = 0;
@@ -135,7 +165,9 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
     return Status::InvalidArgument("A merge cannot replace or remove a row twice");
   }
   std::vector<uint64_t> kept_ids, kept_created;
-  LANCEDB_RETURN_NOT_OK(LookUpStableIds(*dataset, changes.replaced, &kept_ids, &kept_created));
+  if (stable) {
+    LANCEDB_RETURN_NOT_OK(LookUpStableIds(*dataset, changes.replaced, &kept_ids, &kept_created));
+  }
   std::vector<std::string> written;
   auto fragments = WriteFragments(dataset->fs(), dataset->path(), manifest.schema(), new_rows,
                                   WriteParams{}, &written);
@@ -154,11 +186,22 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
                                    " rows needs at least as many new rows, got " +
                                    std::to_string(num_new_rows));
   }
-  MergeRowsOperation op(std::move(deletions), fragments.MoveValueUnsafe(), std::move(kept_ids),
-                        std::move(kept_created), num_new_rows);
+  std::unique_ptr<MergeRowsOperation> merge;
+  std::unique_ptr<UpdateOperation> update;
+  Operation* inner = nullptr;
+  if (stable) {
+    merge = std::make_unique<MergeRowsOperation>(std::move(deletions), fragments.MoveValueUnsafe(),
+                                                 std::move(kept_ids), std::move(kept_created),
+                                                 num_new_rows);
+    inner = merge.get();
+  } else {
+    update = std::make_unique<UpdateOperation>(std::move(deletions), fragments.MoveValueUnsafe());
+    inner = update.get();
+  }
+  GuardedOperation op(inner, options);
   op.data_files = std::move(written);
   LANCEDB_ASSIGN_OR_RETURN(auto result, CommitOperation(dataset, &op));
-  if (num_removed) *num_removed = op.num_deleted();
+  if (num_removed) *num_removed = merge ? merge->num_deleted() : update->num_deleted();
   return result;
 }
 

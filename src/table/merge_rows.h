@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "array/array.h"
@@ -28,6 +29,15 @@ struct MergeChanges {
   std::vector<uint64_t> removed;
 };
 
+/// How MergeRows commits.
+struct MergeRowsOptions {
+  /// Replace the table's schema metadata with this, in the same commit.
+  std::optional<array::KeyValueMetadata> schema_metadata;
+  /// Fail with a (non-retryable) CommitConflict instead of rebasing when another writer
+  /// committed a version after `dataset`: the commit lands on exactly the next version.
+  bool fail_if_moved = false;
+};
+
 /// Commit `changes` and `new_rows` (the replacement rows first, then the inserted rows; the
 /// table's schema) on top of `dataset` as one Update. InvalidArgument when an address is not
 /// in this version, when it is given twice, or when `new_rows` holds fewer rows than
@@ -35,6 +45,7 @@ struct MergeChanges {
 /// files written are deleted) on error. Returns the new snapshot; `num_removed` (optional)
 /// receives the number of old rows deleted (replaced or removed).
 Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& changes,
-                             array::RecordBatchReader* new_rows, int64_t* num_removed = nullptr);
+                             array::RecordBatchReader* new_rows, int64_t* num_removed = nullptr,
+                             const MergeRowsOptions& options = {});
 
 }  // namespace lancedb::table

@@ -55,6 +55,11 @@ Status AppendOperation::Build(CommitAttempt* a) {
 }
 
 Status OverwriteOperation::Build(CommitAttempt* a) {
+  if (fail_if_rebased_ && a->read != nullptr && a->base != a->read) {
+    return Status::RetryableCommitConflict(
+        "Overwrite read version " + std::to_string(a->read->version()) +
+        ", but another writer committed after it; read the table again and retry");
+  }
   pb::Manifest& m = a->manifest;
   // A table with stable row ids keeps them (and its id counter) across an overwrite.
   const bool stable = UsesStableRowIds(m) || (a->base == nullptr && enable_stable_row_ids_);

@@ -43,6 +43,8 @@ class OverwriteOperation : public Operation {
   bool supports_stable_row_ids() const override { return true; }
   /// Turn on stable row ids (creation only; a table that has them keeps them anyway).
   void set_enable_stable_row_ids(bool enable) { enable_stable_row_ids_ = enable; }
+  /// Fail with a retryable conflict instead of committing over a version newer than the read.
+  void set_fail_if_rebased(bool fail) { fail_if_rebased_ = fail; }
   Status Build(CommitAttempt* attempt) override;
 
  private:
@@ -50,6 +52,7 @@ class OverwriteOperation : public Operation {
   format::LanceSchema schema_;
   bool create_only_;
   bool enable_stable_row_ids_ = false;
+  bool fail_if_rebased_ = false;
 };
 
 /// Mark row offsets deleted, per fragment. Each attempt writes the union of the base's deletion

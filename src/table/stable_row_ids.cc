@@ -3,7 +3,10 @@
 
 #include "table/stable_row_ids.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "table/deletion.h"
 #include "table/manifest.h"
@@ -15,14 +18,64 @@ bool UsesStableRowIds(const Dataset& dataset) {
   return (dataset.manifest().proto().reader_feature_flags() & kFlagStableRowIds) != 0;
 }
 
+namespace {
+
+/// [start, end) when the fragment's ids are one inline Range segment covering all its rows.
+std::optional<std::pair<uint64_t, uint64_t>> SingleRange(const pb::DataFragment& frag) {
+  if (!frag.has_inline_row_ids()) return std::nullopt;
+  pb::RowIdSequence sequence;
+  if (!sequence.ParseFromString(frag.inline_row_ids())) return std::nullopt;
+  if (sequence.segments_size() != 1 || !sequence.segments(0).has_range()) return std::nullopt;
+  const auto& range = sequence.segments(0).range();
+  if (range.end() < range.start() || range.end() - range.start() != frag.physical_rows()) {
+    return std::nullopt;
+  }
+  return std::make_pair(range.start(), range.end());
+}
+
+/// Resolve the wanted ids of a fragment whose ids are the range [start, end): an id's offset
+/// is id - start, without decoding the sequence.
+Status ResolveInRange(const Dataset& dataset, const pb::DataFragment& frag,
+                      std::pair<uint64_t, uint64_t> range, const std::vector<uint64_t>& sorted,
+                      std::unordered_map<uint64_t, uint64_t>* wanted, size_t* found) {
+  auto first = std::lower_bound(sorted.begin(), sorted.end(), range.first);
+  auto last = std::lower_bound(first, sorted.end(), range.second);
+  if (first == last) return Status::OK();
+  std::vector<uint32_t> deleted;
+  if (frag.has_deletion_file()) {
+    LANCEDB_ASSIGN_OR_RETURN(
+        deleted, ReadDeletions(*dataset.fs(), dataset.path(), dataset.manifest().proto(), frag));
+  }
+  for (auto it = first; it != last; ++it) {
+    const auto offset = static_cast<uint32_t>(*it - range.first);
+    if (std::binary_search(deleted.begin(), deleted.end(), offset)) continue;
+    uint64_t& address = (*wanted)[*it];
+    if (address == UINT64_MAX) {
+      address = (frag.id() << 32) | offset;
+      ++*found;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<uint64_t>> RowIdsToAddresses(const Dataset& dataset,
                                                 const std::vector<uint64_t>& ids) {
   std::unordered_map<uint64_t, uint64_t> wanted;
   wanted.reserve(ids.size());
   for (uint64_t id : ids) wanted.emplace(id, UINT64_MAX);
+  std::vector<uint64_t> sorted;
+  sorted.reserve(wanted.size());
+  for (const auto& entry : wanted) sorted.push_back(entry.first);
+  std::sort(sorted.begin(), sorted.end());
   size_t found = 0;
   for (const auto& frag : dataset.manifest().proto().fragments()) {
     if (found == wanted.size()) break;
+    if (auto range = SingleRange(frag)) {
+      LANCEDB_RETURN_NOT_OK(ResolveInRange(dataset, frag, *range, sorted, &wanted, &found));
+      continue;
+    }
     LANCEDB_ASSIGN_OR_RETURN(auto frag_ids, FragmentRowIds(*dataset.fs(), dataset.path(), frag));
     // A deleted row's id may live on in a rewritten copy (update, compaction): skip it.
     std::vector<uint32_t> deleted;

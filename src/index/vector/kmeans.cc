@@ -247,7 +247,8 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     result.loss = loss;
     result.iterations = it + 1;
     UpdateCentroids(train, n, dim, k, assignment, params.distance_type, rng, result.centroids);
-    if (prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
+    // The first iteration has nothing to compare with (inf - loss <= tol * inf would stop it).
+    if (it > 0 && prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
     prev_loss = loss;
   }
   return result;

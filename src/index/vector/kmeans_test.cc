@@ -35,6 +35,32 @@ TEST(KMeans, FindsWellSeparatedClusters) {
   EXPECT_LT(km->loss / 4000, dim * 0.05 * 0.05 * 2);
 }
 
+TEST(KMeans, IteratesUntilTheLossStopsImproving) {
+  // Random initialisation on overlapping clusters needs several Lloyd iterations; the first
+  // iteration has no previous loss to compare with and must not end the training.
+  const size_t dim = 8;
+  auto data = testing::ClusteredData(6000, dim, 64, 1, 0.5f);
+  KMeansParams p;
+  p.num_clusters = 32;
+  p.seed = 3;
+  p.max_iterations = 1;
+  auto one = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->iterations, 1);
+  p.max_iterations = 50;
+  auto full = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_GT(full->iterations, 2);
+  EXPECT_LE(full->iterations, 50);
+  EXPECT_LT(full->loss, one->loss);
+  // tolerance 0: every iteration runs unless the loss stops changing at all.
+  p.max_iterations = 4;
+  p.tolerance = 0;
+  auto four = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(four.ok());
+  EXPECT_EQ(four->iterations, 4);
+}
+
 TEST(KMeans, SampleRateBoundsTrainingRows) {
   std::vector<int64_t> s = SampleRows(1000000, 1000, 5);
   EXPECT_EQ(s.size(), 1000u);

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+
+#include "table/row_changes.h"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <map>
+
+#include "table/deletion.h"
+#include "table/manifest.h"
+#include "table/row_ids.h"
+#include "table/stable_row_ids.h"
+
+namespace lancedb::table {
+namespace {
+
+constexpr uint64_t kNoVersion = std::numeric_limits<uint64_t>::max();
+
+/// One live row: its stable id, the version that last wrote it (kNoVersion when its fragment
+/// records none) and the fragment holding it.
+struct LiveRow {
+  uint64_t id;
+  uint64_t last_updated;
+  uint64_t fragment;
+};
+
+bool SameSequence(const pb::DataFragment& a, const pb::DataFragment& b) {
+  return a.inline_row_ids() == b.inline_row_ids() &&
+         a.external_row_ids().SerializeAsString() == b.external_row_ids().SerializeAsString() &&
+         a.inline_last_updated_at_versions() == b.inline_last_updated_at_versions() &&
+         a.external_last_updated_at_versions().SerializeAsString() ==
+             b.external_last_updated_at_versions().SerializeAsString();
+}
+
+/// The fragment of `other` that holds the same rows as `frag` at the same offsets, each last
+/// written by the same version (deletions may differ), or nullptr. Data files may differ: a
+/// column added to the fragment changes no row's content.
+const pb::DataFragment* Aligned(const pb::DataFragment& frag,
+                                const std::map<uint64_t, const pb::DataFragment*>& other) {
+  auto it = other.find(frag.id());
+  if (it == other.end()) return nullptr;
+  const pb::DataFragment& o = *it->second;
+  const bool aligned = o.physical_rows() == frag.physical_rows() && SameSequence(frag, o) &&
+                       (frag.has_inline_last_updated_at_versions() ||
+                        frag.has_external_last_updated_at_versions() || SameDataFiles(frag, o));
+  return aligned ? &o : nullptr;
+}
+
+/// Append the live rows of `frag` to `out`.
+Status CollectLiveRows(const Dataset& ds, const pb::DataFragment& frag, std::vector<LiveRow>* out) {
+  io::FileSystem& fs = *ds.fs();
+  LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(fs, ds.path(), frag));
+  LANCEDB_ASSIGN_OR_RETURN(auto versions, FragmentRowVersions(fs, ds.path(), frag, false));
+  LANCEDB_ASSIGN_OR_RETURN(auto deleted, ReadDeletions(fs, ds.path(), ds.manifest().proto(), frag));
+  const bool has_versions = versions.size() == ids.size();
+  size_t d = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    while (d < deleted.size() && deleted[d] < i) ++d;
+    if (d < deleted.size() && deleted[d] == i) continue;
+    out->push_back({ids[i], has_versions ? versions[i] : kNoVersion, frag.id()});
+  }
+  return Status::OK();
+}
+
+/// Append the rows of `before` (a fragment of `from`) that `after` (its aligned copy in `to`)
+/// deleted; rows live in both are unchanged and skipped.
+Status CollectNewlyDeleted(const Dataset& from, const pb::DataFragment& before, const Dataset& to,
+                           const pb::DataFragment& after, std::vector<LiveRow>* out) {
+  if (SameDeletionFile(before, after)) return Status::OK();
+  io::FileSystem& fs = *from.fs();
+  LANCEDB_ASSIGN_OR_RETURN(auto was,
+                           ReadDeletions(fs, from.path(), from.manifest().proto(), before));
+  LANCEDB_ASSIGN_OR_RETURN(auto now, ReadDeletions(fs, to.path(), to.manifest().proto(), after));
+  std::vector<uint32_t> gone;
+  std::set_difference(now.begin(), now.end(), was.begin(), was.end(), std::back_inserter(gone));
+  if (gone.empty()) return Status::OK();
+  LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(fs, from.path(), before));
+  LANCEDB_ASSIGN_OR_RETURN(auto versions, FragmentRowVersions(fs, from.path(), before, false));
+  const bool has_versions = versions.size() == ids.size();
+  for (uint32_t offset : gone) {
+    if (offset >= ids.size()) {
+      return Status::Corruption("Deletion of offset " + std::to_string(offset) +
+                                " outside fragment " + std::to_string(before.id()));
+    }
+    out->push_back({ids[offset], has_versions ? versions[offset] : kNoVersion, before.id()});
+  }
+  return Status::OK();
+}
+
+/// The rows of `from` that may have changed (live in `from`, not known to be live and
+/// unchanged in `to`), sorted by id. Rows of fragments aligned in both versions count only
+/// when `to` deleted them.
+Result<std::vector<LiveRow>> RowsBefore(
+    const Dataset& from, const Dataset& to,
+    const std::map<uint64_t, const pb::DataFragment*>& to_frags) {
+  std::vector<LiveRow> rows;
+  for (const auto& frag : from.manifest().proto().fragments()) {
+    if (const pb::DataFragment* after = Aligned(frag, to_frags)) {
+      LANCEDB_RETURN_NOT_OK(CollectNewlyDeleted(from, frag, to, *after, &rows));
+    } else {
+      LANCEDB_RETURN_NOT_OK(CollectLiveRows(from, frag, &rows));
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const LiveRow& a, const LiveRow& b) { return a.id < b.id; });
+  return rows;
+}
+
+/// The live rows of the fragments of `to` that are not aligned with one of `from`, sorted by
+/// id (a row live in an aligned fragment was live and the same in `from`).
+Result<std::vector<LiveRow>> RowsAfter(
+    const Dataset& to, const std::map<uint64_t, const pb::DataFragment*>& from_frags) {
+  std::vector<LiveRow> rows;
+  for (const auto& frag : to.manifest().proto().fragments()) {
+    if (Aligned(frag, from_frags) != nullptr) continue;
+    LANCEDB_RETURN_NOT_OK(CollectLiveRows(to, frag, &rows));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const LiveRow& a, const LiveRow& b) { return a.id < b.id; });
+  return rows;
+}
+
+/// Why the versions in (from, to] cannot be diffed row by row; empty when they can.
+Result<std::string> HistoryRebuildReason(const Dataset& from, const Dataset& to) {
+  if (to.version() < from.version()) {
+    return "version " + std::to_string(to.version()) + " is older than version " +
+           std::to_string(from.version());
+  }
+  io::FileSystem& fs = *to.fs();
+  LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, to.path()));
+  for (uint64_t v = from.version() + 1; v <= to.version(); ++v) {
+    if (!std::binary_search(listing.versions.begin(), listing.versions.end(), v)) {
+      return "version " + std::to_string(v) + " is no longer on storage";
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto txn,
+                             ReadVersionTransaction(fs, to.path(), v, listing.NamingOf(v)));
+    if (!txn.has_value()) return "version " + std::to_string(v) + " records no transaction";
+    if (txn->has_restore()) return "version " + std::to_string(v) + " is a Restore";
+    if (txn->has_overwrite()) return "version " + std::to_string(v) + " is an Overwrite";
+    if (txn->has_data_replacement()) {
+      return "version " + std::to_string(v) + " is a DataReplacement";
+    }
+  }
+  return std::string();
+}
+
+/// Whether a row live in both versions holds the same content in both.
+bool SameContent(const LiveRow& a, const LiveRow& b) {
+  if (a.last_updated != kNoVersion && b.last_updated != kNoVersion) {
+    return a.last_updated == b.last_updated;
+  }
+  // Without versions only a row that stayed in its fragment is known to be unchanged.
+  return a.last_updated == b.last_updated && a.fragment == b.fragment;
+}
+
+}  // namespace
+
+Result<RowChanges> DiffRows(const Dataset& from, const Dataset& to) {
+  if (from.path() != to.path()) {
+    return Status::InvalidArgument("Cannot diff versions of two datasets: '" + from.path() +
+                                   "' and '" + to.path() + "'");
+  }
+  if (!UsesStableRowIds(from) || !UsesStableRowIds(to)) {
+    return Status::InvalidArgument("Dataset '" + to.path() +
+                                   "' has no stable row ids; its changes cannot be tracked");
+  }
+  RowChanges changes;
+  LANCEDB_ASSIGN_OR_RETURN(changes.rebuild_reason, HistoryRebuildReason(from, to));
+  if (!changes.rebuild_reason.empty()) return changes;
+  std::map<uint64_t, const pb::DataFragment*> from_frags, to_frags;
+  for (const auto& f : from.manifest().proto().fragments()) from_frags[f.id()] = &f;
+  for (const auto& f : to.manifest().proto().fragments()) to_frags[f.id()] = &f;
+  LANCEDB_ASSIGN_OR_RETURN(auto before, RowsBefore(from, to, to_frags));
+  LANCEDB_ASSIGN_OR_RETURN(auto after, RowsAfter(to, from_frags));
+  size_t i = 0, j = 0;
+  while (i < before.size() || j < after.size()) {
+    if (j == after.size() || (i < before.size() && before[i].id < after[j].id)) {
+      changes.deleted.push_back(before[i++].id);
+    } else if (i == before.size() || after[j].id < before[i].id) {
+      changes.inserted.push_back(after[j++].id);
+    } else {
+      if (!SameContent(before[i], after[j])) changes.updated.push_back(after[j].id);
+      ++i;
+      ++j;
+    }
+  }
+  return changes;
+}
+
+}  // namespace lancedb::table
