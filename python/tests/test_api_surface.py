@@ -339,10 +339,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         ]
     },
     # views, modules
-    "materialized_view.MaterializedView.refresh": ("view", "refresh", (), {}),
-    "materialized_view.AsyncMaterializedView.refresh": ("aview", "refresh", (), {}),
-    "namespace.connect_namespace": ("namespace", "connect_namespace", ("dir", {}), {}),
-    "namespace.connect_namespace_async": ("namespace", "connect_namespace_async", ("dir", {}), {}),
 }
 
 
