@@ -37,9 +37,6 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.query.LanceQueryBuilder.explain_plan": "plan text is engine-specific",
     # Features of other issues, not built yet (their names raise NotImplementedError).
     "lancedb.db.LanceDBConnection.create_materialized_view": "materialized views (issue 16)",
-    "lancedb.table.AsyncTable.refresh_column_async": "computed columns and jobs (issue 16)",
-    "lancedb.table.Table.refresh_column_async": "computed columns and jobs (issue 16)",
-    "lancedb.table.Table.add_columns": "computed columns (issue 16)",
     "lancedb.namespace.connect_namespace_async": "namespaces (issue 15)",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
     # Being fixed now (remove as each lands).
