@@ -193,3 +193,56 @@ def test_async_table_variants(tmp_path):
         return (await t.to_arrow()).sort_by("x").to_pydict()
 
     assert asyncio.run(run()) == {"x": [1, 2, 3], "d": [2, 4, 6]}
+
+
+def test_update_of_an_input_makes_the_row_refreshed_again(tmp_path):
+    ours, theirs = _both(tmp_path, [{"x": 1, "y": 1}, {"x": 2, "y": 2}])
+    for t in (ours, theirs):
+        t.add_columns(computed={"d": "x * 2", "e": "d + 1"})
+        t.refresh_column("d")
+        t.refresh_column("e")
+        t.update(where="x = 1", values={"x": 10})
+    # Until the refresh LanceDB shows the stale values, lancedb_cpp NULL (unfilled).
+    assert _sorted(ours, "y") == {"x": [10, 2], "y": [1, 2], "d": [None, 4], "e": [None, 5]}
+    for column in ("d", "e"):
+        assert repr(ours.refresh_column(column)) == repr(theirs.refresh_column(column))
+    assert _sorted(ours, "y") == _sorted(theirs, "y") == {
+        "x": [10, 2], "y": [1, 2], "d": [20, 4], "e": [21, 5]
+    }  # fmt: skip
+    # Changing a column no expression reads keeps the values.
+    for t in (ours, theirs):
+        t.update(where="x = 2", values={"y": 20})
+    assert _sorted(ours, "y") == _sorted(theirs, "y")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda t: t.drop_columns(["x"]),
+        lambda t: t.drop_columns(["d"]),
+        lambda t: t.drop_columns(["d", "e"]),
+        lambda t: t.alter_columns({"path": "x", "rename": "z"}),
+        lambda t: t.alter_columns({"path": "x", "data_type": pa.int32()}),
+    ],
+)
+def test_inputs_of_computed_columns_cannot_be_dropped_renamed_or_retyped(tmp_path, change):
+    ours, theirs = _both(tmp_path, [{"x": 1, "y": 1}])
+    messages = []
+    for t in (ours, theirs):
+        t.add_columns(computed={"d": "x * 2", "e": "d + 1"})
+        with pytest.raises(ValueError, match="is read by computed column") as raised:
+            change(t)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert ours.version == theirs.version == 2
+
+
+def test_computed_columns_themselves_can_be_renamed_and_dropped(tmp_path):
+    t = lancedb_cpp.connect(str(tmp_path)).create_table("t", [{"x": 1}])
+    t.add_columns(computed={"d": "x * 2", "e": "d + 1"})
+    t.alter_columns({"path": "e", "rename": "f"})
+    t.refresh_column("d")
+    assert t.refresh_column("f").rows_filled == 1
+    t.drop_columns(["f"])
+    t.drop_columns(["d"])
+    assert t.schema.names == ["x"]

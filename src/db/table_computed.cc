@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "db/computed_columns.h"
 #include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/binder.h"
@@ -201,7 +202,53 @@ Result<table::DatasetPtr> RecordRefresh(const table::DatasetPtr& ds, const std::
                                       format::LanceSchema(std::move(fields), current.metadata()));
 }
 
+/// The top-level columns the expression of computed field `field` reads; empty for other
+/// fields or an expression that no longer binds.
+std::set<std::string> InputsOf(const array::Schema& schema, const array::Field& field) {
+  if (array::GetMetadata(field.metadata(), kComputedColumnKey) != "true") return {};
+  auto sql = array::GetMetadata(field.metadata(), kComputedColumnExpressionKey);
+  if (!sql) return {};
+  auto bound = expr::ParseAndBind(*sql, schema);
+  if (!bound.ok()) return {};
+  return bound->columns;
+}
+
 }  // namespace
+
+Result<std::set<int>> ComputedColumnsReading(const array::Schema& schema,
+                                             const std::set<std::string>& changed) {
+  std::set<std::string> stale = changed;
+  std::set<int> out;
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (int i = 0; i < schema.num_fields(); ++i) {
+      const auto& field = *schema.field(i);
+      if (out.count(i) || changed.count(field.name())) continue;
+      for (const auto& input : InputsOf(schema, field)) {
+        if (stale.count(input)) {
+          out.insert(i);
+          stale.insert(field.name());
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Status CheckNotReadByComputed(const array::Schema& schema, const std::string& column) {
+  for (const auto& field : schema.fields()) {
+    if (field->name() == column) continue;
+    if (InputsOf(schema, *field).count(column)) {
+      return Status::InvalidArgument("Invalid input, column '" + column +
+                                     "' is read by computed column '" + field->name() +
+                                     "'; drop that column first");
+    }
+  }
+  return Status::OK();
+}
 
 Result<AddColumnsResult> LocalTable::AddComputedColumns(
     const std::vector<std::pair<std::string, std::string>>& columns) {
