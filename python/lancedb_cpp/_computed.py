@@ -74,6 +74,29 @@ def add_computed_columns(table: "Table", transforms: Any, computed: Any) -> Any:
     return AddColumnsResult(version=version)
 
 
+def with_computed_columns(reader: Any, table_schema: Any) -> Any:
+    """`reader` (a pa.RecordBatchReader) with an all-NULL column appended for each computed
+    column of `table_schema` it lacks: rows written without their computed values are unfilled
+    (the next refresh fills them)."""
+    import pyarrow as pa
+
+    names = set(reader.schema.names)
+    missing = [
+        f for f in table_schema
+        if f.name not in names and (f.metadata or {}).get(b"computed_column") == b"true"
+    ]  # fmt: skip
+    if not missing:
+        return reader
+    schema = pa.schema(list(reader.schema) + missing, metadata=reader.schema.metadata)
+
+    def batches():
+        for batch in reader:
+            nulls = [pa.nulls(batch.num_rows, f.type) for f in missing]
+            yield pa.RecordBatch.from_arrays(list(batch.columns) + nulls, schema=schema)
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
+
+
 def _check_computed(table: "Table", column: str) -> None:
     """RuntimeError unless `column` is a computed column of `table` (what the engine says)."""
     if not isinstance(column, str):

@@ -246,3 +246,22 @@ def test_computed_columns_themselves_can_be_renamed_and_dropped(tmp_path):
     t.drop_columns(["f"])
     t.drop_columns(["d"])
     assert t.schema.names == ["x"]
+
+
+def test_writes_without_the_computed_columns_leave_them_unfilled(tmp_path):
+    data = pa.table({"id": [1, 2], "n": pa.array([1, 2], pa.int64())})
+    ours, theirs = _both(tmp_path, data)
+    for t in (ours, theirs):
+        t.add_columns(computed={"x": "id + 1"})
+        t.refresh_column("x")
+        t.merge_insert("id").when_not_matched_insert_all().execute(
+            pa.table({"id": [4], "n": [5]})
+        )
+        t.add(pa.table({"id": [9], "n": [5]}))
+        t.add([{"id": 10, "n": 5}])
+    assert _sorted(ours, "id") == _sorted(theirs, "id")
+    assert _sorted(ours, "id")["x"] == [2, 3, None, None, None]
+    assert repr(ours.refresh_column("x")) == repr(theirs.refresh_column("x"))
+    assert _sorted(ours, "id") == _sorted(theirs, "id")
+    with pytest.raises(ValueError, match="missing the field 'n'"):
+        ours.merge_insert("id").when_not_matched_insert_all().execute(pa.table({"id": [11]}))
