@@ -265,3 +265,32 @@ def test_writes_without_the_computed_columns_leave_them_unfilled(tmp_path):
     assert _sorted(ours, "id") == _sorted(theirs, "id")
     with pytest.raises(ValueError, match="missing the field 'n'"):
         ours.merge_insert("id").when_not_matched_insert_all().execute(pa.table({"id": [11]}))
+
+
+def test_refreshes_race_with_appends_and_updates(tmp_path):
+    import threading
+
+    db = lancedb_cpp.connect(str(tmp_path))
+    t = db.create_table("t", pa.table({"x": pa.array(range(100), pa.int64())}))
+    t.add_columns(computed={"d": "x * 2"})
+    other = lancedb_cpp.connect(str(tmp_path)).open_table("t")
+    errors = []
+
+    def write():
+        try:
+            for i in range(10):
+                other.add(pa.table({"x": pa.array([1000 + i], pa.int64())}))
+                other.update(where=f"x = {i}", values={"x": 500 + i})
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    results = [t.refresh_column("d") for _ in range(5)]
+    writer.join()
+    assert not errors
+    t.refresh_column("d")
+    rows = t.to_arrow().to_pydict()
+    assert len(rows["x"]) == 110
+    assert rows["d"] == [x * 2 for x in rows["x"]]
+    assert all(r.rows_filled >= 0 for r in results)
