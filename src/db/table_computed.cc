@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "db/computed_columns.h"
 #include "db/retry.h"
