@@ -24,13 +24,29 @@ if TYPE_CHECKING:
 __all__ = ["RefreshColumnResult"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RefreshColumnResult:
-    """What ``refresh_column`` did: rows given a value, and the table's version after it
-    (the version it read when no row needed a value)."""
+    """What ``refresh_column`` did: `rows_filled` rows given a value, and `version`, the
+    table's version after it (the version it read when no row needed a value). Shown as
+    LanceDB shows it (those two fields); it also carries the refresh job's counts:
+    `rows_failed` (rows whose expression failed, left unfilled), `rows_remaining` (rows a later
+    refresh evaluates again), `source_version` (the version read) and `published_version` (None
+    when nothing was committed)."""
 
     rows_filled: int
     version: int
+    rows_failed: int = 0
+    rows_remaining: int = 0
+    source_version: Optional[int] = None
+    published_version: Optional[int] = None
+
+    @property
+    def rows_assigned(self) -> int:
+        """The job result's name of `rows_filled`."""
+        return self.rows_filled
+
+    def __repr__(self) -> str:
+        return f"RefreshColumnResult(rows_filled={self.rows_filled}, version={self.version})"
 
 
 class _NoConnection:
@@ -134,6 +150,10 @@ def refresh_column(table: "Table", column: str) -> RefreshColumnResult:
     return RefreshColumnResult(
         rows_filled=result.rows_assigned,
         version=version if version is not None else result.source_version,
+        rows_failed=result.rows_failed,
+        rows_remaining=result.rows_remaining,
+        source_version=result.source_version,
+        published_version=version,
     )
 
 

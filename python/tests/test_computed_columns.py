@@ -89,7 +89,10 @@ def test_failing_row_is_counted_and_left_unfilled(tmp_path):
     assert (result.rows_assigned, result.rows_failed, result.rows_remaining) == (2, 2, 2)
     assert result.source_version == before and result.published_version == before + 2
     assert t.to_arrow()["q"].to_pylist() == [10, None, 2, None]
-    assert t.refresh_column("n") == lancedb_cpp._computed.RefreshColumnResult(3, before + 4)
+    sync = t.refresh_column("n")
+    assert repr(sync) == f"RefreshColumnResult(rows_filled=3, version={before + 4})"
+    assert (sync.rows_assigned, sync.rows_failed, sync.rows_remaining) == (3, 1, 1)
+    assert (sync.source_version, sync.published_version) == (before + 2, before + 4)
     assert t.to_arrow()["n"].to_pylist() == [2, None, 4, 5]
     # The failed rows are tried again (and fail again) by the next refresh.
     again = t.refresh_column_async("q").wait()
@@ -276,10 +279,19 @@ def test_refreshes_race_with_appends_and_updates(tmp_path):
     other = lancedb_cpp.connect(str(tmp_path)).open_table("t")
     errors = []
 
+    def append(i):
+        # An append does not rebase over the refresh's Merge commit (as over add_columns): it
+        # fails with a retryable CommitConflictError, and is run again.
+        while True:
+            try:
+                return other.add(pa.table({"x": pa.array([1000 + i], pa.int64())}))
+            except lancedb_cpp.exceptions.CommitConflictError as error:
+                assert error.retryable
+
     def write():
         try:
             for i in range(10):
-                other.add(pa.table({"x": pa.array([1000 + i], pa.int64())}))
+                append(i)
                 other.update(where=f"x = {i}", values={"x": 500 + i})
         except Exception as error:  # noqa: BLE001 - reported below
             errors.append(error)
