@@ -306,3 +306,15 @@ def test_refreshes_race_with_appends_and_updates(tmp_path):
     assert len(rows["x"]) == 110
     assert rows["d"] == [x * 2 for x in rows["x"]]
     assert all(r.rows_filled >= 0 for r in results)
+
+
+def test_merge_insert_updates_are_recomputed_by_the_next_refresh(tmp_path):
+    t = lancedb_cpp.connect(str(tmp_path)).create_table(
+        "t", pa.table({"id": [1, 2], "n": pa.array([1, 2], pa.int64())})
+    )
+    t.add_columns(computed={"x": "id + n"})
+    t.refresh_column("x")
+    t.merge_insert("id").when_matched_update_all().execute(pa.table({"id": [1], "n": [10]}))
+    assert _sorted(t, "id")["x"] == [None, 4]
+    assert t.refresh_column("x").rows_filled == 1
+    assert _sorted(t, "id") == {"id": [1, 2], "n": [10, 2], "x": [11, 4]}
