@@ -193,6 +193,9 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<std::vector<IndexInfo>> ListIndices() const = 0;
   /// Statistics of index `name`; NotFound when there is none.
   virtual Result<IndexStatistics> IndexStats(const std::string& name) const = 0;
+  /// Load index `name` into the caches searches use, so that the first query does not pay
+  /// for opening it (LanceDB's prewarm_index). NotFound when there is none.
+  virtual Status PrewarmIndex(const std::string& name) const;
   /// Remove index `name`; NotFound when there is none.
   virtual Status DropIndex(const std::string& name) = 0;
   /// Wait until the indices `names` cover every row. Indices build synchronously here, so this

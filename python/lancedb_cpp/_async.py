@@ -566,9 +566,9 @@ class AsyncTable(_Closable):
         """Remove an index."""
         await self._run(self._t().drop_index, name)
 
-    @not_yet(nyi.PREWARM)
     async def prewarm_index(self, name: str) -> None:
         """See the sync method of the same name."""
+        await self._run(self._t().prewarm_index, name)
 
     @not_yet(nyi.PREWARM)
     async def prewarm_data(self, columns: Optional[List[str]] = None) -> None:

@@ -29,8 +29,8 @@ from .query import (
     PhraseQuery,
     Query,
     _batch_length,
-    _check_timeout,
     _combine_where,
+    _deadline,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -198,12 +198,12 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query: the selected columns, then ``_score`` (and ``_rowid`` when asked)."""
-        _check_timeout("to_arrow", timeout)
+        deadline = _deadline(timeout)
         from . import _native
         from .table import _stream_to_reader
 
         stream = _native.fts_query(self._table._inner, **self._native_args())
-        results = _stream_to_reader(stream).read_all()
+        results = deadline.bound(_stream_to_reader(stream)).read_all()
         if self._reranker is not None:
             results = _hybrid.rerank_fts_results(self._reranker, self._query, results)
         return results
@@ -365,7 +365,7 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run both searches and fuse them: the rows with ``_relevance_score`` (float32),
         best first."""
-        _check_timeout("to_arrow", timeout)
+        deadline = _deadline(timeout)
         self._reject_unsupported()
         vq, fq, text_query = self._queries()
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -386,6 +386,7 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
         )
         if not self._with_row_id and "_rowid" in results.column_names:
             results = results.drop(["_rowid"])
+        deadline.check()
         return results
 
     def to_batches(

@@ -308,6 +308,11 @@ class IndexMixin:
         stats = _native.index_stats(self._inner, index_name)
         return None if stats is None else IndexStatistics(**stats)
 
+    def prewarm_index(self, name: str) -> None:
+        """Load index ``name`` into the caches searches use, so that the first query does not
+        pay for opening it (RuntimeError, as LanceDB, when there is no such index)."""
+        _native.prewarm_index(self._inner, name)
+
     def drop_index(self, name: str) -> None:
         """Remove an index (ValueError when there is none of that name)."""
         self._check_writable()

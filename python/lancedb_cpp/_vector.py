@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 import numpy as np
 import pyarrow as pa
 
-from .query import LanceQueryBuilder, Query, _batch_length, _check_timeout, _combine_where
+from .query import LanceQueryBuilder, Query, _batch_length, _combine_where, _deadline
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import Table
@@ -268,12 +268,12 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
     ) -> pa.RecordBatchReader:
         """Run the query and stream the results as a pyarrow RecordBatchReader."""
-        _check_timeout("to_batches", timeout)
+        deadline = _deadline(timeout)
         from . import _native
         from .table import _stream_to_reader
 
         stream = _native.vector_query(self._table._inner, **self._native_args(batch_size))
-        return _stream_to_reader(stream)
+        return deadline.bound(_stream_to_reader(stream))
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
         """The plan as text, as LanceDB prints it: the vector index searched (``ANNSubIndex``)

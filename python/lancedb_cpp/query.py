@@ -7,12 +7,14 @@ and the query models ``ColumnOrdering``, ``FullTextSearchQuery`` and ``Query``
 
 A builder is a value: each method records an option and returns the builder; ``to_arrow``,
 ``to_batches`` and friends run it. Results come back from the engine as an Arrow stream
-imported zero-copy into pyarrow. Queries run to completion: a `timeout` other than None raises
-NotImplementedError.
+imported zero-copy into pyarrow. A `timeout` (a ``timedelta``) bounds a query as LanceDB's does:
+the time is checked as each batch of results is produced, and a query past it raises
+LanceDB's ``RuntimeError("... Query timeout after N ms")``.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
@@ -30,8 +32,48 @@ _BLOB_MODES = ("lazy", "bytes", "descriptions")
 _DEFAULT_BATCH = 1024
 
 
-def _check_timeout(function: str, timeout: Optional[timedelta]) -> None:
-    reject_unsupported(function, timeout=(timeout, None))
+class _Deadline:
+    """A query's ``timeout``: started when the query starts, checked as each batch of results
+    is produced (a search computes its top-k before its first batch, so it is checked once
+    that is done). Past it: LanceDB's RuntimeError."""
+
+    def __init__(self, timeout: Optional[timedelta]):
+        if timeout is not None:
+            if not isinstance(timeout, timedelta):
+                raise TypeError(
+                    f"argument 'timeout': '{type(timeout).__name__}' object is not an "
+                    "instance of 'timedelta'"
+                )
+            if timeout < timedelta(0):
+                raise ValueError("It is not possible to convert a negative timedelta to a Rust Duration")
+        self._timeout = timeout
+        self._start = time.monotonic()
+
+    def check(self) -> None:
+        if self._timeout is None:
+            return
+        if time.monotonic() - self._start > self._timeout.total_seconds():
+            ms = int(self._timeout / timedelta(milliseconds=1))
+            raise RuntimeError(
+                f"lance error: Query Execution error: Execution error: Query timeout after {ms} ms"
+            )
+
+    def bound(self, reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+        """`reader`, checking the deadline after each batch (itself when there is none)."""
+        self.check()
+        if self._timeout is None:
+            return reader
+
+        def batches():
+            for batch in reader:
+                self.check()
+                yield batch
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
+def _deadline(timeout: Optional[timedelta]) -> _Deadline:
+    return _Deadline(timeout)
 
 
 def _combine_where(old: Optional[str], new: str) -> str:
@@ -271,18 +313,16 @@ class LanceQueryBuilder:
     ) -> pa.RecordBatchReader:
         """Run the query and stream the results as a pyarrow RecordBatchReader of batches of
         at most `batch_size` rows (None or 0: 1024)."""
-        _check_timeout("to_batches", timeout)
-        return self._table._execute(self._request(batch_size))
+        deadline = _deadline(timeout)
+        return deadline.bound(self._table._execute(self._request(batch_size)))
 
     def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
         """Run the query and return the results as a pyarrow Table."""
-        _check_timeout("to_arrow", timeout)
-        return self.to_batches().read_all()
+        return self.to_batches(timeout=timeout).read_all()
 
     def to_list(self, *, timeout: Optional[timedelta] = None) -> List[dict]:
         """Run the query and return a list of dicts, one per row."""
-        _check_timeout("to_list", timeout)
-        return self.to_arrow().to_pylist()
+        return self.to_arrow(timeout=timeout).to_pylist()
 
     def to_pandas(
         self,
@@ -298,8 +338,7 @@ class LanceQueryBuilder:
         not supported yet: another mode than "lazy" with one in the result raises
         NotImplementedError."""
         _check_blob_mode(blob_mode)
-        _check_timeout("to_pandas", timeout)
-        return arrow_to_pandas(self.to_arrow(), flatten, blob_mode, **kwargs)
+        return arrow_to_pandas(self.to_arrow(timeout=timeout), flatten, blob_mode, **kwargs)
 
     def to_df(self) -> "pd.DataFrame":
         """Deprecated alias of to_pandas()."""
@@ -307,10 +346,9 @@ class LanceQueryBuilder:
 
     def to_polars(self, *, timeout: Optional[timedelta] = None) -> "pl.DataFrame":
         """Run the query and return a polars DataFrame (requires polars)."""
-        _check_timeout("to_polars", timeout)
         import polars as pl
 
-        return pl.from_arrow(self.to_arrow())
+        return pl.from_arrow(self.to_arrow(timeout=timeout))
 
     def output_schema(self) -> pa.Schema:
         """The schema the query returns, without running it."""
@@ -321,8 +359,7 @@ class LanceQueryBuilder:
         model). Columns the model lacks, such as ``_distance``, are ignored unless the model
         forbids extra fields; a model field the results lack fails validation unless it has a
         default."""
-        _check_timeout("to_pydantic", timeout)
-        return [model(**row) for row in self.to_list()]
+        return [model(**row) for row in self.to_list(timeout=timeout)]
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
         """The plan of the query as text, as LanceDB prints it: the reads, the scalar index

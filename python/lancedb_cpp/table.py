@@ -803,10 +803,6 @@ class Table(IndexMixin):
         return Job(_computed.create_index_async(self, column, options))
 
     @not_yet(nyi.PREWARM)
-    def prewarm_index(self, name: str) -> None:
-        """Load an index into the cache."""
-
-    @not_yet(nyi.PREWARM)
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
         """Load column data into the cache."""
 

@@ -305,6 +305,19 @@ void BindVectorSearch(nb::module_& m) {
   m.def("index_stats", &IndexStatsPy, nb::arg("table"), nb::arg("name"),
         "Statistics of an index as a dict, or None when there is no such index.");
   m.def(
+      "prewarm_index",
+      [](const Table& table, const std::string& name) {
+        Status st;
+        {
+          nb::gil_scoped_release release;
+          st = table.PrewarmIndex(name);
+        }
+        // LanceDB raises RuntimeError("lance error: Lance index not found: name=...").
+        if (st.IsNotFound()) throw std::runtime_error("lance error: " + st.message());
+        if (!st.ok()) RaiseStatus(st);
+      },
+      nb::arg("table"), nb::arg("name"), "Load an index into the caches searches use.");
+  m.def(
       "drop_index",
       [](Table& table, const std::string& name) {
         RunWithoutGil([&] { return table.DropIndex(name); });

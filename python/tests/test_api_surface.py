@@ -338,7 +338,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("get_lsm_stats", (), {}),
             ("get_lsm_write_spec", (), {}),
             ("prewarm_data", (), {}),
-            ("prewarm_index", ("id_idx",), {}),
             ("set_lsm_write_spec", (None,), {}),
             ("set_unenforced_primary_key", ("id",), {}),
             ("unset_lsm_write_spec", (), {}),

@@ -3,6 +3,7 @@
 """The async API (lancedb_cpp._async) against the sync one, plus concurrency checks."""
 
 import asyncio
+import datetime
 import threading
 import time
 
@@ -13,7 +14,9 @@ import pytest
 import lancedb_cpp
 from lancedb_cpp import _async_query
 from lancedb_cpp._async import AsyncTable, connect_async
+from lancedb_cpp.expr import col
 from lancedb_cpp.index import FTS, IvfFlat, IvfPq
+from lancedb_cpp.query import ColumnOrdering
 
 DIM = 8
 
@@ -144,7 +147,45 @@ STEPS = [
     ("all", lambda t: t.to_arrow(), lambda t: t.to_arrow()),
     ("take", lambda t: t.take_offsets([0, 3, 1]).select(["id"]).to_arrow(),
      lambda t: t.take_offsets([0, 3, 1]).select(["id"]).to_arrow()),
+    # The query builders' newer options, maintenance and index methods.
+    ("order_by", lambda t: t.search().order_by(ORDER).select(["id", "price"]).limit(9).to_arrow(),
+     lambda t: t.query().order_by(ORDER).select(["id", "price"]).limit(9).to_arrow()),
+    ("row_address",
+     lambda t: t.search().with_row_address().select(["id"]).limit(4).to_arrow(),
+     lambda t: t.query().with_row_address().select(["id"]).limit(4).to_arrow()),
+    ("fragments", lambda t: t.search().fragment_ids([0]).select(["id"]).to_arrow(),
+     lambda t: t.query().fragment_ids([0]).select(["id"]).to_arrow()),
+    ("timeout", lambda t: t.search().where("id < 50").to_arrow(timeout=LONG).num_rows,
+     lambda t: _attr(t.query().where("id < 50").to_arrow(timeout=LONG), "num_rows")),
+    ("update_expr", lambda t: t.update(where=col("id") == 20, values={"price": 1.5}).rows_updated,
+     lambda t: _attr(t.update({"price": 1.5}, where=col("id") == 20), "rows_updated")),
+    ("stats", lambda t: _table_stats(t.stats()), lambda t: _astats_dict(t.stats())),
+    ("tokenize",  # the restore above went back before the indices: build them again
+     lambda t: (t.create_fts_index("text"), t.tokenize("Apple bananas", column="text"))[1],
+     lambda t: _seq(t.create_index("text", config=FTS()),
+                    t.tokenize("Apple bananas", column="text"))),
+    ("prewarm", lambda t: (t.create_scalar_index("id"), t.prewarm_index("id_idx"))[1],
+     lambda t: _seq(t.create_index("id"), t.prewarm_index("id_idx"))),
+    ("v2_paths", lambda t: t.uses_v2_manifest_paths(), lambda t: t.uses_v2_manifest_paths()),
+    ("branches", lambda t: (t.branches.create("dev").count_rows(), sorted(t.branches.list())),
+     lambda t: _branches(t)),
 ]
+
+ORDER = [ColumnOrdering(column_name="price", ascending=False), ColumnOrdering(column_name="id")]
+LONG = datetime.timedelta(seconds=600)
+
+
+def _table_stats(stats):
+    return (stats["num_rows"], stats["num_indices"], stats["fragment_stats"])
+
+
+async def _astats_dict(coro):
+    return _table_stats(await coro)
+
+
+async def _branches(t):
+    dev = await t.branches.create("dev")
+    return (await dev.count_rows(), sorted(await t.branches.list()))
 
 
 async def _attr(coro, name):
@@ -242,8 +283,8 @@ def test_async_connection_api(tmp_path):
             await db.open_table("a", branch="dev")
         with pytest.raises(NotImplementedError):
             await t.add([{"x": 4}], write_parallelism=2)
-        with pytest.raises(NotImplementedError):
-            await t.query().to_arrow(timeout=__import__("datetime").timedelta(seconds=1))
+        with pytest.raises(RuntimeError, match="Query timeout after 0 ms"):
+            await t.query().to_arrow(timeout=__import__("datetime").timedelta(0))
         await db.drop_all_tables()
         assert list(await db.table_names()) == []
         with db as same:

@@ -296,3 +296,46 @@ def test_tokenize_errors_equal_lancedbs(tmp_path):
             await atable.tokenize("x", index_name="nope")
 
     asyncio.run(async_error())
+
+
+def test_prewarm_index_loads_each_index_and_fails_as_lancedb(tmp_path):
+    path = tmp_path / "db"
+    table = lancedb_cpp.connect(path).create_table("t", rows(0, 300))
+    build_indices(cpp_index, table)
+    build_vector_indices(cpp_index, table)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = real_lancedb.connect(tmp_path / "real").create_table("t", rows(0, 300))
+        build_indices(real_index, theirs)
+        theirs.create_index("vector", config=real_index.IvfPq(num_partitions=2, num_sub_vectors=2))
+    before = table.search(np.full(8, 0.5, dtype=np.float32)).limit(5).to_arrow()
+    for name in listed(lancedb_cpp, path):
+        assert table.prewarm_index(name) is None
+    # LanceDB's own indices (vector ones lancedb_cpp does not search with too) prewarm alike.
+    ours_on_theirs = lancedb_cpp.connect(tmp_path / "real").open_table("t")
+    for name in listed(real_lancedb, tmp_path / "real"):
+        assert ours_on_theirs.prewarm_index(name) is None
+    assert table.search(np.full(8, 0.5, dtype=np.float32)).limit(5).to_arrow() == before
+
+    # An unknown name: LanceDB's RuntimeError and message (without its source location).
+    for t in (table, theirs):
+        with pytest.raises(RuntimeError, match="^lance error: Lance index not found: name=nope"):
+            t.prewarm_index("nope")
+
+    async def unknown_async():
+        at = await (await lancedb_cpp.connect_async(path)).open_table("t")
+        assert await at.prewarm_index("id_idx") is None
+        with pytest.raises(RuntimeError, match="Lance index not found: name=nope"):
+            await at.prewarm_index("nope")
+
+    asyncio.run(unknown_async())
+
+    # Prewarming reads the files: a truncated index file is reported, not skipped (an index
+    # no query has opened yet, as loaded ones stay cached).
+    other = lancedb_cpp.connect(path).create_table("u", rows(0, 300))
+    other.create_index("vector", config=cpp_index.IvfFlat(num_partitions=2), name="fresh")
+    uuid = other.list_indices()[0].index_uuid
+    for f in (path / "u.lance" / "_indices" / uuid).iterdir():
+        f.write_bytes(f.read_bytes()[:10])
+    with pytest.raises(Exception, match="(?i)corrupt|truncat|invalid|too small|short"):
+        other.prewarm_index("fresh")

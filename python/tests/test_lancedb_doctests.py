@@ -39,8 +39,6 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.db.LanceDBConnection.create_materialized_view": "materialized views (issue 16)",
     "lancedb.namespace.connect_namespace_async": "namespaces (issue 15)",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
-    # Being fixed now (remove as each lands).
-    "lancedb.query.LanceVectorQueryBuilder": "cosine distance of identical vectors is 1e-8, not 0",
 }
 
 

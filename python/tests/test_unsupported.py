@@ -99,10 +99,26 @@ def test_search_rejects(table, kwargs, name):
     lambda q, t: q.to_polars(timeout=t),
 ])
 @pytest.mark.parametrize("vector", [False, True])
-def test_query_timeout_is_rejected(table, run, vector):
-    query = table.search([1.0, 1.0, 1.0, 0.5]) if vector else table.search().where("id < 5")
-    with pytest.raises(NotImplementedError, match=r"\(timeout="):
-        run(query, timedelta(seconds=5))
+def test_query_timeout_is_honoured(table, run, vector):
+    """A timeout the query meets changes nothing; one it cannot meet (zero) raises LanceDB's
+    RuntimeError, as LanceDB does for zero; a timeout that is not a timedelta, or is negative,
+    fails as LanceDB's does."""
+    def query():
+        return table.search([1.0, 1.0, 1.0, 0.5]) if vector else table.search().where("id < 5")
+
+    expected = query().to_arrow()
+    got = run(query(), timedelta(seconds=600))
+    got = got.read_all() if isinstance(got, pa.RecordBatchReader) else got
+    rows = got.num_rows if hasattr(got, "num_rows") else len(got)
+    assert rows == expected.num_rows
+    with pytest.raises(RuntimeError, match=r"^lance error: .*Query timeout after 0 ms$"):
+        got = run(query(), timedelta(0))
+        if isinstance(got, pa.RecordBatchReader):
+            got.read_all()
+    with pytest.raises(TypeError, match="'int' object is not an instance of 'timedelta'"):
+        run(query(), 5)
+    with pytest.raises(ValueError, match="negative timedelta"):
+        run(query(), timedelta(seconds=-1))
 
 
 def test_query_without_timeout_runs(table):

@@ -209,6 +209,39 @@ TEST(IndexMetadata, DetailsDescribeEachIndexType) {
   }
 }
 
+TEST(IndexMetadata, PrewarmIndexOpensEachKindAndReportsUnknownNamesAndBadFiles) {
+  table::testing::TempDir dir;
+  auto t = MakeTable(dir.path(), 2, 300);
+  ASSERT_OK(t->CreateScalarIndex("id", ScalarIndexType::kBTree));
+  ASSERT_OK(t->CreateFtsIndex("text", FtsIndexConfig{}));
+  auto flat = VectorIndexConfig::IvfFlat();
+  flat.num_partitions = 2;
+  ASSERT_OK(t->CreateIndex("vector", flat));
+  ASSERT_OK_AND_ASSIGN(auto list, t->ListIndices());
+  ASSERT_EQ(list.size(), 3u);
+  for (const auto& info : list) {
+    Status st = t->PrewarmIndex(info.name);
+    EXPECT_TRUE(st.ok()) << info.name << ": " << st.ToString();
+  }
+
+  Status missing = t->PrewarmIndex("nope");
+  EXPECT_TRUE(missing.IsNotFound()) << missing.ToString();
+  EXPECT_EQ(missing.message(), "Lance index not found: name=nope");
+
+  // A second table whose (never opened) vector index file is cut short: prewarming reads it and
+  // reports it.
+  ASSERT_OK_AND_ASSIGN(auto db, Connect(dir.path()));
+  auto rows = Rows(0, 300);
+  ASSERT_OK_AND_ASSIGN(auto u, db->CreateTable("u", &rows, CreateTableMode::kCreate));
+  ASSERT_OK(u->CreateIndex("vector", flat));
+  ASSERT_OK_AND_ASSIGN(auto ulist, u->ListIndices());
+  for (const auto& e :
+       fs::directory_iterator(fs::path(dir.path()) / "u.lance/_indices" / ulist[0].index_uuid)) {
+    fs::resize_file(e.path(), 10);
+  }
+  EXPECT_FALSE(u->PrewarmIndex(ulist[0].name).ok());
+}
+
 TEST(IndexMetadata, LanceDbIndicesAreListedAsLanceDbListsThem) {
   LANCEDB_REQUIRE_FIXTURES();
   // Copied: opening a table must not write into the fixtures.

@@ -57,6 +57,7 @@ class LocalTable : public Table {
       std::string_view query, const std::optional<std::string>& column,
       const std::optional<std::string>& index_name) const override;
   Result<IndexStatistics> IndexStats(const std::string& name) const override;
+  Status PrewarmIndex(const std::string& name) const override;
   Status DropIndex(const std::string& name) override;
   Status WaitForIndex(const std::vector<std::string>& names,
                       std::chrono::milliseconds timeout) const override;

@@ -88,6 +88,11 @@ Result<IndexStatistics> LocalTable::IndexStats(const std::string& name) const {
   return index::GetIndexStatistics(*ds, name);
 }
 
+Status LocalTable::PrewarmIndex(const std::string& name) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  return index::PrewarmIndex(*ds, name);
+}
+
 Status LocalTable::DropIndex(const std::string& name) {
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
@@ -140,6 +145,10 @@ namespace lancedb {
 Result<std::vector<std::pair<std::string, uint32_t>>> Table::Tokenize(
     std::string_view, const std::optional<std::string>&, const std::optional<std::string>&) const {
   return Status::NotSupported("tokenize is not supported by this table");
+}
+
+Status Table::PrewarmIndex(const std::string&) const {
+  return Status::NotSupported("prewarm_index is not supported by this table");
 }
 
 }  // namespace lancedb

@@ -8,8 +8,13 @@
 #include <map>
 #include <set>
 
+#include "index/fts/fts_params.h"
+#include "index/fts_index_manager.h"
 #include "index/index_details.h"
+#include "index/scalar/scalar_index.h"
+#include "index/scalar_index_manager.h"
 #include "index/vector/ivf_extend.h"
+#include "index/vector_index.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
 #include "table/create_index_op.h"
@@ -105,6 +110,45 @@ Result<IndexStatistics> GetIndexStatistics(const table::Dataset& dataset, const 
   stats.num_indexed_rows = LiveRows(dataset, covered, true);
   stats.num_unindexed_rows = LiveRows(dataset, covered, false);
   return stats;
+}
+
+Status PrewarmIndex(const table::Dataset& dataset, const std::string& name) {
+  auto segments = Segments(dataset, name);
+  if (!segments.ok()) {
+    if (segments.status().IsNotFound()) {
+      return Status::NotFound("Lance index not found: name=" + name);
+    }
+    return segments.status();
+  }
+  bool scalar_done = false, fts_done = false;
+  for (const pb::IndexMetadata* meta : *segments) {
+    const std::string& url = meta->index_details().type_url();
+    if (url == fts::kInvertedIndexTypeUrl) {
+      // The loaders open every segment of their kind (the ones a query would open) and keep
+      // them in the segment cache.
+      if (!fts_done) LANCEDB_RETURN_NOT_OK(LoadFtsIndices(dataset).status());
+      fts_done = true;
+    } else if (scalar::ScalarIndexTypeFromUrl(url)) {
+      if (!scalar_done) LANCEDB_RETURN_NOT_OK(LoadScalarIndices(dataset).status());
+      scalar_done = true;
+    } else if (url == kVectorIndexTypeUrl) {
+      LANCEDB_RETURN_NOT_OK(VectorIndex::Load(dataset, *meta).status());
+    } else {
+      const std::string dir = IndexDir(dataset, *meta);
+      LANCEDB_ASSIGN_OR_RETURN(auto files, dataset.fs()->ListDir(dir));
+      constexpr int64_t kChunk = 8 << 20;  // bounded memory for large index files
+      for (const auto& f : files) {
+        if (f.is_dir) continue;
+        for (int64_t offset = 0; offset < f.size; offset += kChunk) {
+          LANCEDB_RETURN_NOT_OK(
+              dataset.fs()
+                  ->ReadRange(dir + "/" + f.name, offset, std::min(kChunk, f.size - offset))
+                  .status());
+        }
+      }
+    }
+  }
+  return Status::OK();
 }
 
 Result<table::DatasetPtr> DropIndex(const table::DatasetPtr& dataset, const std::string& name) {

@@ -21,6 +21,13 @@ Result<std::vector<IndexInfo>> ListIndices(const table::Dataset& dataset);
 /// Statistics of index `name`. NotFound when there is no such index.
 Result<IndexStatistics> GetIndexStatistics(const table::Dataset& dataset, const std::string& name);
 
+/// Load every segment of index `name` into the process-wide index caches the searches use
+/// (LanceDB's prewarm_index): vector, scalar and FTS indices are opened once and kept; the
+/// files of an index type lancedb-cpp does not search with are read through once (the
+/// operating system keeps them cached). NotFound ("Lance index not found: name=...", LanceDB's
+/// wording) when there is no such index.
+Status PrewarmIndex(const table::Dataset& dataset, const std::string& name);
+
 /// Remove every segment of index `name` in one CreateIndex commit (files are left for cleanup).
 /// NotFound when there is no such index.
 Result<table::DatasetPtr> DropIndex(const table::DatasetPtr& dataset, const std::string& name);

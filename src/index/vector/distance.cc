@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "array/half.h"
 #include "index/vector/distance_kernels.h"
@@ -221,7 +222,7 @@ float Distance(DistanceType type, const float* a, const float* b, size_t dim) no
     case DistanceType::kCosine: {
       // A zero vector is at distance 1; a NaN (or infinite) element gives NaN, which searches
       // drop, as LanceDB does.
-      float denom = std::sqrt(Norm2(a, dim) * Norm2(b, dim));
+      float denom = std::sqrt(Norm2(a, dim)) * std::sqrt(Norm2(b, dim));
       return denom != 0 ? 1.0f - Dot(a, b, dim) / denom : 1.0f;
     }
     case DistanceType::kHamming:
@@ -266,10 +267,17 @@ void BatchTyped(DistanceType type, const T* q, const T* data, int64_t n, size_t 
         break;
       case DistanceType::kCosine: {
         // As LanceDB's exact search: a zero vector (0 / 0) or a NaN or infinite element
-        // gives NaN, which the search drops.
-        double vn = std::sqrt(static_cast<double>(dot(v, v, dim)));
-        double denom = vn * qnorm;
-        out[r] = static_cast<float>(1.0 - static_cast<double>(dot(q, v, dim)) / denom);
+        // gives NaN, which the search drops. Half and single precision compute in float, as
+        // Lance does (1 - x.y / (|x| |y|)), so that identical vectors are at exactly 0;
+        // double precision stays in double.
+        if constexpr (std::is_same_v<T, double>) {
+          double vn = std::sqrt(static_cast<double>(dot(v, v, dim)));
+          double denom = vn * qnorm;
+          out[r] = static_cast<float>(1.0 - static_cast<double>(dot(q, v, dim)) / denom);
+        } else {
+          float vn = std::sqrt(static_cast<float>(dot(v, v, dim)));
+          out[r] = 1.0f - static_cast<float>(dot(q, v, dim)) / (vn * qnorm);
+        }
         break;
       }
       case DistanceType::kHamming:
