@@ -144,3 +144,17 @@ def test_types_not_read_are_searched_exactly(tmp_path, index_type):
     theirs = real_lancedb.connect(tmp_path).open_table("t")
     assert [i.index_type for i in ours.list_indices()] == [
         i.index_type for i in theirs.list_indices()]  # fmt: skip
+
+
+@pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ"])
+def test_half_and_double_columns(tmp_path, index_type, value_type):
+    table = rows(0, NUM_ROWS, seed=1)
+    vectors = pa.FixedSizeListArray.from_arrays(table["vector"].combine_chunks().flatten()
+                                                .cast(value_type), DIM)  # fmt: skip
+    table = table.set_column(2, "vector", vectors)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        real_lancedb.connect(tmp_path).create_table("t", table).create_index(
+            "vector", config=config(index_type, "l2"))  # fmt: skip
+    assert_same_results(tmp_path, "l2")

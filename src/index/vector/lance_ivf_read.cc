@@ -212,17 +212,17 @@ class StorageReader {
 
 class FlatReader final : public StorageReader {
  public:
-  FlatReader(std::span<const float> vectors, size_t dim, DistanceType metric)
-      : vectors_(vectors), dim_(dim), metric_(metric) {}
+  FlatReader(std::vector<float> vectors, size_t dim, DistanceType metric)
+      : vectors_(std::move(vectors)), dim_(dim), metric_(metric) {}
   std::unique_ptr<PartitionStorage> Partition(size_t start, size_t len,
                                               std::span<const float>) const override {
-    auto rows = vectors_.subspan(start * dim_, len * dim_);
+    auto rows = std::span<const float>(vectors_).subspan(start * dim_, len * dim_);
     return std::make_unique<FlatStorage>(std::vector<float>(rows.begin(), rows.end()), dim_,
                                          metric_);
   }
 
  private:
-  std::span<const float> vectors_;
+  std::vector<float> vectors_;  // float32, whatever the column stores
   size_t dim_;
   DistanceType metric_;
 };
@@ -232,8 +232,12 @@ class FlatReader final : public StorageReader {
 class PqReader final : public StorageReader {
  public:
   PqReader(const ProductQuantizer* pq, std::span<const uint8_t> codes, size_t bytes_per_row,
-           bool transposed)
-      : pq_(pq), codes_(codes), bytes_per_row_(bytes_per_row), transposed_(transposed) {}
+           bool transposed, bool half_precision)
+      : pq_(pq),
+        codes_(codes),
+        bytes_per_row_(bytes_per_row),
+        transposed_(transposed),
+        half_precision_(half_precision) {}
   std::unique_ptr<PartitionStorage> Partition(size_t start, size_t len,
                                               std::span<const float> centroid) const override {
     auto part = codes_.subspan(start * bytes_per_row_, len * bytes_per_row_);
@@ -243,7 +247,7 @@ class PqReader final : public StorageReader {
         bytes[b * len + r] = transposed_ ? part[b * len + r] : part[r * bytes_per_row_ + b];
       }
     }
-    return std::make_unique<LancePqStorage>(pq_, std::move(bytes), len, centroid);
+    return std::make_unique<LancePqStorage>(pq_, std::move(bytes), len, centroid, half_precision_);
   }
 
  private:
@@ -251,6 +255,7 @@ class PqReader final : public StorageReader {
   std::span<const uint8_t> codes_;
   size_t bytes_per_row_;
   bool transposed_;
+  bool half_precision_;
 };
 
 class SqReader final : public StorageReader {
@@ -269,15 +274,37 @@ class SqReader final : public StorageReader {
   size_t dim_;
 };
 
+/// The `flat` column's vectors (float16, float32 or float64) as float32.
+Result<std::vector<float>> FlatVectors(const LanceIndexFile& aux, int64_t dim) {
+  auto col = aux.Column("flat");
+  if (col == nullptr || col->children.size() != 1) return aux.Corrupt("missing column flat");
+  switch (col->children[0]->type->bit_width()) {
+    case 16: {
+      LANCEDB_ASSIGN_OR_RETURN(auto halves, aux.ListValues<uint16_t>("flat", dim));
+      std::vector<float> out(halves.size());
+      array::HalfToFloat(halves, std::span(out));
+      return out;
+    }
+    case 64: {
+      LANCEDB_ASSIGN_OR_RETURN(auto doubles, aux.ListValues<double>("flat", dim));
+      return std::vector<float>(doubles.begin(), doubles.end());
+    }
+    default: {
+      LANCEDB_ASSIGN_OR_RETURN(auto floats, aux.ListValues<float>("flat", dim));
+      return std::vector<float>(floats.begin(), floats.end());
+    }
+  }
+}
+
 /// The quantizer of `model` and a reader of its partitions over `aux`.
 Status ReadStorage(const LanceIndexFile& aux, const Model& model,
                    std::unique_ptr<Quantizer>* quantizer, std::unique_ptr<StorageReader>* reader) {
   const DistanceType metric = IndexMetric(model.distance_type);
   const auto dim = static_cast<int64_t>(model.dim);
   if (model.type == "IVF_FLAT") {
-    LANCEDB_ASSIGN_OR_RETURN(auto vectors, aux.ListValues<float>("flat", dim));
+    LANCEDB_ASSIGN_OR_RETURN(auto vectors, FlatVectors(aux, dim));
     *quantizer = std::make_unique<FlatQuantizer>(model.dim, metric);
-    *reader = std::make_unique<FlatReader>(vectors, model.dim, metric);
+    *reader = std::make_unique<FlatReader>(std::move(vectors), model.dim, metric);
     return Status::OK();
   }
   LANCEDB_ASSIGN_OR_RETURN(json meta, StorageMetadata(aux));
@@ -320,8 +347,8 @@ Status ReadStorage(const LanceIndexFile& aux, const Model& model,
   const int64_t bytes_per_row = bits == 4 ? m / 2 : m;
   LANCEDB_ASSIGN_OR_RETURN(auto codes, aux.ListValues<uint8_t>("__pq_code", bytes_per_row));
   const bool transposed = meta.value("transposed", false);
-  *reader =
-      std::make_unique<PqReader>(pq.get(), codes, static_cast<size_t>(bytes_per_row), transposed);
+  *reader = std::make_unique<PqReader>(pq.get(), codes, static_cast<size_t>(bytes_per_row),
+                                       transposed, tensor.data_type() == lpb::Tensor::FLOAT16);
   *quantizer = std::move(pq);
   return Status::OK();
 }

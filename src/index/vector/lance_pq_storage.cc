@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "array/half.h"
+
 namespace lancedb::index::vector {
 namespace {
 
@@ -36,6 +38,9 @@ class LancePqComputer final : public DistanceComputer {
     std::vector<float> q(query.begin(), query.end());
     if (pq.use_residual()) {
       for (size_t j = 0; j < q.size(); ++j) q[j] -= s_->centroid()[j];
+      if (s_->half_precision()) {
+        for (float& v : q) v = array::HalfToFloat(array::FloatToHalf(v));
+      }
     }
     const size_t k = pq.num_centroids();
     const size_t sub = pq.sub_dim();

@@ -38,13 +38,15 @@ void LanceNormalize(std::span<float> v) noexcept;
 class LancePqStorage final : public PartitionStorage {
  public:
   /// `pq` (outliving the storage) holds the codebook, residual use and index metric.
-  /// Layout: codes (bytes per row, num_rows); centroid (dim).
+  /// `half_precision`: the index is on a float16 column, so Lance rounds the residual query
+  /// to float16. Layout: codes (bytes per row, num_rows); centroid (dim).
   LancePqStorage(const ProductQuantizer* pq, std::vector<uint8_t> codes, size_t num_rows,
-                 std::span<const float> centroid)
+                 std::span<const float> centroid, bool half_precision)
       : pq_(pq),
         codes_(std::move(codes)),
         num_rows_(num_rows),
-        centroid_(centroid.begin(), centroid.end()) {}
+        centroid_(centroid.begin(), centroid.end()),
+        half_precision_(half_precision) {}
 
   int64_t num_rows() const override { return static_cast<int64_t>(num_rows_); }
   std::unique_ptr<DistanceComputer> QueryComputer(std::span<const float> query) const override;
@@ -52,12 +54,14 @@ class LancePqStorage final : public PartitionStorage {
   const ProductQuantizer& pq() const { return *pq_; }
   std::span<const uint8_t> codes() const { return codes_; }
   std::span<const float> centroid() const { return centroid_; }
+  bool half_precision() const { return half_precision_; }
 
  private:
   const ProductQuantizer* pq_;
   std::vector<uint8_t> codes_;
   size_t num_rows_;
   std::vector<float> centroid_;
+  bool half_precision_;
 };
 
 }  // namespace lancedb::index::vector
