@@ -46,6 +46,8 @@ Result<std::vector<vec::Neighbor>> SearchSegment(const VectorPlan& plan,
   params.refine_factor = r.refine_factor.value_or(0);
   params.ef = r.ef.value_or(0);
   params.accept = accept;
+  if (r.lower_bound) params.lower_bound = *r.lower_bound;
+  if (r.upper_bound) params.upper_bound = *r.upper_bound;
   params.fragment_vectors = [&plan](uint64_t fragment_id) -> Result<array::ArrayPtr> {
     const table::Dataset& dataset = *plan.dataset;
     const format::LanceField* field = dataset.lance_schema().FindTopLevel(plan.column);

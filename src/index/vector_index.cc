@@ -116,6 +116,8 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
   sp.k = refine ? params.k * params.refine_factor : params.k;
   sp.nprobes = params.nprobes;
   sp.ef = params.ef;
+  sp.lower_bound = params.lower_bound;
+  sp.upper_bound = params.upper_bound;
   // On a table with stable row ids the index holds stable ids (§3). Only ids whose rows sit in
   // a fragment this segment covers are searched: a row updated since the index was built lives
   // in a newer, uncovered fragment (searched exactly by the caller), so its indexed vector is
@@ -196,7 +198,12 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     const int64_t start = col.GetListRange(index).first;
     row.clear();
     AppendVectorAsFloats(*col.children[0], start, dim, &row);
-    top.Push(vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim), addresses[i]);
+    const float d = vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim);
+    // As LanceDB: the range applies to the refined distances before the k best are kept (the
+    // query reports dot distances as 1 - x.y).
+    const float reported = ivf_->distance_type() == vector::DistanceType::kDot ? d + 1.0f : d;
+    if (reported < params.lower_bound || !(reported < params.upper_bound)) continue;
+    top.Push(d, addresses[i]);
   }
   return top.Sorted();
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -59,6 +60,10 @@ struct VectorSearchParams {
   /// physical rows (deleted ones included), or null when unavailable. Without it, or when it
   /// gives null for a candidate's fragment, refine takes the candidates from the table.
   std::function<Result<array::ArrayPtr>(uint64_t fragment_id)> fragment_vectors;
+  /// Distance range [lower, upper), applied while scanning by the indices LanceDB built (as
+  /// LanceDB does); the caller filters the results of the others.
+  float lower_bound = -std::numeric_limits<float>::infinity();
+  float upper_bound = std::numeric_limits<float>::infinity();
 };
 
 /// One loaded index segment. Immutable; shared through the process-wide cache.

@@ -81,6 +81,15 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
                                                         const IvfSearchParams& params) const {
   LanceHeap all(k);
   std::vector<float> all_rows;
+  // The distance as the query reports it (the query layer adds 1 to dot distances).
+  auto in_range = [&](float d) {
+    float reported = d;
+    if (distance_type_ == DistanceType::kDot) reported = d + 1.0f;
+    if (distance_type_ == DistanceType::kCosine && style_.cosine == CosineReport::kHalved) {
+      reported = ToUserDistance(distance_type_, d);
+    }
+    return !(reported < params.lower_bound) && reported < params.upper_bound;
+  };
   constexpr int64_t kBlock = 64;
   float d[kBlock];
   for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
@@ -92,7 +101,9 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     if (!params.accept) {
       all_rows.resize(static_cast<size_t>(rows));
       if (dc->LanceScanAll(k, all_rows.data())) {
-        for (int64_t r = 0; r < rows; ++r) local.Offer(all_rows[r], part.row_ids[r]);
+        for (int64_t r = 0; r < rows; ++r) {
+          if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
+        }
         for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
         continue;
       }
@@ -102,7 +113,7 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
       dc->Distances(b, n, d);
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t id = part.row_ids[b + i];
-        if (!params.accept || params.accept(id)) local.Offer(d[i], id);
+        if (in_range(d[i]) && (!params.accept || params.accept(id))) local.Offer(d[i], id);
       }
     }
     for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -54,6 +55,11 @@ struct IvfSearchParams {
   std::function<float(uint64_t row_id)> exact_distance;
   /// Prefilter on row ids; null accepts all.
   std::function<bool(uint64_t row_id)> accept;
+  /// Distance range [lower, upper) in the distances the query reports (dot: 1 - x.y). Only
+  /// style().as_lancedb indices apply it while scanning, as LanceDB does; the caller filters
+  /// the results of the others.
+  float lower_bound = -std::numeric_limits<float>::infinity();
+  float upper_bound = std::numeric_limits<float>::infinity();
 };
 
 class IvfIndex {
