@@ -10,10 +10,20 @@
 //   lancedb:tag:<name>         a user tag on the column (value free)
 //   lancedb:logical-column     the logical column this physical column implements
 //   lancedb:status             production | candidate | deprecated | archived
+//
+// Computed columns (AddComputedColumns / RefreshColumn) keep their definition in the field's
+// metadata, under LanceDB's keys:
+//   computed_column                      "true"
+//   computed_column.kind                 "sql"
+//   computed_column.expression           the SQL expression
+//   computed_column.inputs               JSON list of the top-level columns it reads
+//   computed_refresh.source_signature    "{}" (LanceDB's "never refreshed")
+//   computed_refresh.recorded_at_version the version whose refresh published values last
 // Thread-safety: requests are values.
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -75,6 +85,34 @@ class AddColumnsBuilder {
  private:
   std::shared_ptr<Table> table_;
   AddColumnsRequest request_;
+};
+
+inline constexpr char kComputedColumnKey[] = "computed_column";
+inline constexpr char kComputedColumnKindKey[] = "computed_column.kind";
+inline constexpr char kComputedColumnExpressionKey[] = "computed_column.expression";
+inline constexpr char kComputedColumnInputsKey[] = "computed_column.inputs";
+inline constexpr char kComputedRefreshSignatureKey[] = "computed_refresh.source_signature";
+inline constexpr char kComputedRefreshVersionKey[] = "computed_refresh.recorded_at_version";
+
+/// Options of Table::RefreshColumn.
+struct RefreshColumnOptions {
+  /// When set and true (it may be set from another thread), the refresh stops at its next
+  /// batch with Cancelled and commits nothing.
+  std::shared_ptr<const std::atomic<bool>> cancel;
+};
+
+/// Result of Table::RefreshColumn.
+struct RefreshColumnResult {
+  /// Rows given a (non-NULL) value. A row whose expression is NULL stays NULL, uncounted.
+  uint64_t rows_assigned = 0;
+  /// Rows whose expression failed (e.g. a division by zero, a failed cast): left unfilled.
+  uint64_t rows_failed = 0;
+  /// Rows still without a value that a later refresh will evaluate again (the failed ones).
+  uint64_t rows_remaining = 0;
+  /// The version the refresh read.
+  uint64_t source_version = 0;
+  /// The version that published the values; unset when no row was assigned (nothing committed).
+  std::optional<uint64_t> published_version;
 };
 
 /// One alter_columns change. `path` is a dot path ("a.b" for a struct member).

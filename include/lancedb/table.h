@@ -262,6 +262,24 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<uint64_t> DropColumns(const std::vector<std::string>& columns);
   /// Change field metadata (merge by default; see FieldMetadataUpdate).
   virtual Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates);
+  /// Declare computed columns, (name, SQL expression) in declaration order: an expression may
+  /// read the columns declared before it. The columns are added with no values (NULL) and their
+  /// expressions recorded in their field metadata (schema_evolution.h); RefreshColumn fills
+  /// them. AlreadyExists for a name in use; InvalidArgument "Invalid expression for column
+  /// 'c': ..." for an expression that does not bind or has no type. Nothing is committed on
+  /// error.
+  virtual Result<AddColumnsResult> AddComputedColumns(
+      const std::vector<std::pair<std::string, std::string>>& columns);
+  /// Fill the rows of computed column `column` that hold no value (NULL): its expression is
+  /// evaluated over them in batches, a failing batch row by row, so a row whose expression
+  /// fails is counted in rows_failed and left unfilled. Publishes the values with a Merge
+  /// commit that rewrites the column in the fragments holding such rows, then records the
+  /// refresh in the field metadata (a second commit); commits nothing when no row gets a value.
+  /// A concurrent write that conflicts makes it run again on the newest version. NotFound
+  /// "Column 'c' was not found"; InvalidArgument "Column 'c' is not a computed column";
+  /// Cancelled when options.cancel is set.
+  virtual Result<RefreshColumnResult> RefreshColumn(const std::string& column,
+                                                    const RefreshColumnOptions& options = {});
 
   /// Add rows from a stream (consumed and released). The schema must match the table's.
   virtual Result<AddResult> Add(ArrowArrayStream* data, const AddOptions& options) = 0;

@@ -294,9 +294,11 @@ class AsyncConnection(_Closable):
 
     # Cloud-only features (not supported) ------------------------------------------------------
 
-    @not_yet(nyi.JOBS)
     async def drop_table_async(self, name: str, *, namespace_path: Optional[List[str]] = None):
-        """See the sync method of the same name."""
+        """Start dropping table `name`; an AsyncJob (see the sync method of the same name)."""
+        from . import _computed
+
+        return _computed.drop_table_async(self._conn(), name, namespace_path)
 
     async def create_materialized_view(self, name: str, source: str, *, select: Any = None,
                                        where: Optional[str] = None,
@@ -321,17 +323,17 @@ class AsyncConnection(_Closable):
         """See the sync method of the same name."""
         return await _to_thread(self._conn().list_materialized_views)
 
-    @not_yet(nyi.JOBS)
     async def open_job(self, job_id: str):
-        """See the sync method of the same name."""
+        """The job `job_id` this connection started, as an AsyncJob."""
+        return self._conn().open_job(job_id)._inner
 
-    @not_yet(nyi.JOBS)
     async def list_jobs(self):
-        """See the sync method of the same name."""
+        """The jobs this connection started (see the sync method of the same name)."""
+        return self._conn().list_jobs()
 
-    @not_yet(nyi.JOBS)
     async def cancel_job(self, job_id: str):
-        """See the sync method of the same name."""
+        """Ask job `job_id` to stop (see the sync method of the same name)."""
+        return self._conn().cancel_job(job_id)
 
     @not_yet(nyi.FUNCTIONS)
     async def create_function_async(self, definition: Any):
@@ -560,11 +562,15 @@ class AsyncTable(_Closable):
             train=train,
         )
 
-    @not_yet(nyi.JOBS)
     async def create_index_async(self, column: str, *, replace: Optional[bool] = None,
                                  config: Any = None, wait_timeout: Optional[timedelta] = None,
                                  name: Optional[str] = None, train: bool = True):
-        """See the sync method of the same name."""
+        """Start building an index; an AsyncJob (see ``Table.create_index_async``)."""
+        from . import _computed
+
+        options = dict(config=config, replace=replace, wait_timeout=wait_timeout, name=name,
+                       train=train)  # fmt: skip
+        return _computed.create_index_async(self._t(), column, options)
 
     async def drop_index(self, name: str) -> None:
         """Remove an index."""
@@ -647,18 +653,21 @@ class AsyncTable(_Closable):
     # Schema evolution -------------------------------------------------------------------------
 
     async def add_columns(self, transforms: Any = None, *, computed: Optional[Dict[str, str]] = None):
-        """Add columns from SQL expressions or all-null fields; an AddColumnsResult."""
-        if computed:
-            raise nyi.not_yet_error("add_columns(computed=...)", nyi.COMPUTED_COLUMNS)
-        return await self._run(self._t().add_columns, transforms)
+        """Add columns from SQL expressions or all-null fields, or declare `computed` columns
+        (see ``Table.add_columns``); an AddColumnsResult."""
+        return await self._run(self._t().add_columns, transforms, computed=computed)
 
-    @not_yet(nyi.COMPUTED_COLUMNS)
     async def refresh_column(self, column: str):
-        """See the sync method of the same name."""
+        """Fill a computed column's unfilled rows; a RefreshColumnResult(rows_filled,
+        version) (see ``Table.refresh_column``)."""
+        return await self._run(self._t().refresh_column, column)
 
-    @not_yet(nyi.COMPUTED_COLUMNS)
     async def refresh_column_async(self, column: str):
-        """See the sync method of the same name."""
+        """Start filling a computed column; an AsyncJob whose ``wait()`` returns a
+        ``lancedb.functions.RefreshColumnResult`` (see ``Table.refresh_column_async``)."""
+        from . import _computed
+
+        return _computed.refresh_column_async(self._t(), column)
 
     async def alter_columns(self, *alterations: Dict[str, Any]):
         """Rename columns or change their nullability; an AlterColumnsResult."""

@@ -713,6 +713,10 @@ def sanitize(
             target = target.with_metadata(merged)
     elif allow_missing:
         reader = _with_missing_columns(reader, target)
+    else:
+        from ._computed import with_computed_columns
+
+        reader = with_computed_columns(reader, target)
     if len(reader.schema) != len(target):
         missing = [n for n in target.names if n not in reader.schema.names]
         raise ValueError(f"Invalid input, the data is missing the field '{missing[0]}'")

@@ -82,12 +82,10 @@ def unsupported_class(name: str, feature: str, module: str = __name__) -> type:
 # The features, named once so that sync and async stubs say the same.
 NAMESPACES = "namespaces"
 MATERIALIZED_VIEWS = "materialized views"
-JOBS = "background jobs"
 FUNCTIONS = "functions (UDFs)"
 SQL = "SQL queries"
 CLONES = "table clones"
 BRANCHES = "branches"
-COMPUTED_COLUMNS = "computed columns"
 LSM = "LSM write buffers"
 PRIMARY_KEYS = "primary keys"
 SESSIONS = "sessions (shared caches)"

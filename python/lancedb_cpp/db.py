@@ -425,9 +425,12 @@ class DBConnection:
 
     # Not built yet (each raises NotImplementedError naming its feature) ----------------------
 
-    @not_yet(nyi.JOBS)
     def drop_table_async(self, name: str, namespace_path: Optional[List[str]] = None) -> Job:
-        """Start dropping a table; a Job."""
+        """Start dropping table `name` on a background thread; a Job whose ``wait()``
+        returns None once it is gone. A missing table raises here (ValueError)."""
+        from . import _computed
+
+        return Job(_computed.drop_table_async(self, name, namespace_path))
 
     # Namespaces -----------------------------------------------------------------------------
 
@@ -566,17 +569,26 @@ class DBConnection:
     def drop_function(self, name: str, *, version: str) -> bool:
         """Remove a registered UDF."""
 
-    @not_yet(nyi.JOBS)
     def open_job(self, job_id: str) -> Job:
-        """A server-side job, by id."""
+        """The job `job_id` this connection started (``refresh_column_async``,
+        ``create_index_async``, ``drop_table_async``); JobNotFoundError when it has none."""
+        from .job import AsyncJob, _registry
 
-    @not_yet(nyi.JOBS)
+        return Job(AsyncJob(_registry(self).get(job_id)))
+
     def list_jobs(self) -> List[Any]:
-        """The server-side jobs."""
+        """The jobs this connection started, oldest first, as ``JobInfo`` (job_id, table,
+        job_type, state, created_at_millis)."""
+        from .job import _registry
 
-    @not_yet(nyi.JOBS)
+        return _registry(self).list()
+
     def cancel_job(self, job_id: str) -> bool:
-        """Cancel a server-side job."""
+        """Ask job `job_id` to stop: True when it was running, False when it had already
+        ended; JobNotFoundError for an unknown id."""
+        from .job import _registry
+
+        return _registry(self).get(job_id).cancel()
 
     @not_yet(nyi.SQL)
     def execute_query(

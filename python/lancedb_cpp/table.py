@@ -19,7 +19,7 @@ import pyarrow as pa
 from . import _data
 from . import _not_yet as nyi
 from ._index import IndexMixin, tokenizer_preset
-from . import _evolution
+from . import _computed, _evolution
 from ._not_yet import not_yet, unsupported_class
 from ._unsupported import reject_unsupported
 from ._evolution import LanceMergeInsertBuilder, MergeResult, Tags  # noqa: F401
@@ -517,10 +517,17 @@ class Table(IndexMixin):
         ``pa.Field`` / list of fields / ``pa.Schema`` (nested structs allowed), or a function
         of a ``pa.RecordBatch`` returning the new columns (it sees only `read_columns` when
         given). The new columns are written as new files in the existing fragments.
-        `computed` (computed columns) is not supported yet: NotImplementedError unless
-        None."""
-        if computed is not None:
-            raise nyi.not_yet_error("add_columns(computed=...)", nyi.COMPUTED_COLUMNS)
+
+        `computed` (``{"name": "SQL expression"}``, in declaration order: an expression may
+        read the columns declared before it) declares computed columns instead: the
+        expression is stored in the column's field metadata and the column is added with no
+        values; ``refresh_column`` fills it, and rows added later are filled by the next
+        refresh. Cannot be combined with `transforms`.
+        """
+        if computed:
+            return _computed.add_computed_columns(self, transforms, computed)
+        if transforms is None:
+            raise ValueError("add_columns requires transforms or computed columns")
         return _evolution.add_columns(self, transforms, read_columns, batch_size)
 
     def alter_columns(self, *alterations: Dict[str, Any]) -> "_evolution.AlterColumnsResult":
@@ -815,7 +822,6 @@ class Table(IndexMixin):
 
     # Not built yet (each raises NotImplementedError naming its feature) ----------------------
 
-    @not_yet(nyi.JOBS)
     def create_index_async(
         self,
         column: str,
@@ -826,7 +832,12 @@ class Table(IndexMixin):
         name: Optional[str] = None,
         train: bool = True,
     ) -> Job:
-        """Start building an index; a Job (``create_index`` builds it before returning)."""
+        """Start building an index (the arguments of ``create_index``) on a background
+        thread; a Job whose ``wait()`` returns None once the index exists. An unknown column
+        raises here (ValueError); a build error fails the job."""
+        options = dict(config=config, replace=replace, wait_timeout=wait_timeout, name=name,
+                       train=train)  # fmt: skip
+        return Job(_computed.create_index_async(self, column, options))
 
     @not_yet(nyi.PREWARM)
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
@@ -850,13 +861,23 @@ class Table(IndexMixin):
         key keeps its last row, a column on both sides other than the key is an IOError."""
         _evolution.merge(self, other_table, left_on, right_on, schema)
 
-    @not_yet(nyi.COMPUTED_COLUMNS)
-    def refresh_column(self, column: str) -> Any:
-        """Recompute a computed column."""
+    def refresh_column(self, column: str) -> "_computed.RefreshColumnResult":
+        """Fill the rows of computed column `column` that hold no value yet (NULL): its
+        expression is evaluated over them and the values published as a new version (a
+        second commit records the refresh in the field metadata). A row whose expression
+        fails (a division by zero, a failed cast) is left unfilled and does not fail the
+        refresh; a row whose expression is NULL stays NULL. Returns
+        ``RefreshColumnResult(rows_filled, version)``; nothing is committed when no row gets a
+        value. RuntimeError for an unknown column or one that is not computed."""
+        return _computed.refresh_column(self, column)
 
-    @not_yet(nyi.COMPUTED_COLUMNS)
     def refresh_column_async(self, column: str) -> Job:
-        """Start recomputing a computed column; a Job."""
+        """Like ``refresh_column``, on a background thread: a Job whose ``wait()`` returns a
+        ``lancedb.functions.RefreshColumnResult`` (rows_assigned, rows_failed, rows_remaining,
+        source_version, published_version). Invalid input (an unknown column, one that is not
+        computed) raises here rather than failing the job; ``cancel()`` stops the refresh at
+        its next batch, writing nothing."""
+        return Job(_computed.refresh_column_async(self, column))
 
     @not_yet(nyi.PRIMARY_KEYS)
     def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:

@@ -11,9 +11,11 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -162,9 +164,38 @@ std::pair<uint64_t, uint64_t> PrunePy(Table& table, std::optional<double> older_
   return {s.bytes_removed, s.old_versions_removed};
 }
 
+/// A flag a refresh polls to stop early; set from any thread (Python's Job.cancel).
+struct CancelToken {
+  std::shared_ptr<std::atomic<bool>> flag = std::make_shared<std::atomic<bool>>(false);
+};
+
+using RefreshTuple = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, std::optional<uint64_t>>;
+
+RefreshTuple RefreshColumnPy(Table& table, const std::string& column, const CancelToken* cancel) {
+  RefreshColumnOptions options;
+  if (cancel != nullptr) options.cancel = cancel->flag;
+  auto r = CallWithoutGil([&] { return table.RefreshColumn(column, options); });
+  return {r.rows_assigned, r.rows_failed, r.rows_remaining, r.source_version, r.published_version};
+}
+
 }  // namespace
 
 void RegisterEvolution(nb::module_& m) {
+  nb::class_<CancelToken>(m, "CancelToken", "A cancellation flag polled by a running refresh.")
+      .def(nb::init<>())
+      .def("cancel", [](CancelToken& t) { t.flag->store(true); })
+      .def_prop_ro("cancelled", [](const CancelToken& t) { return t.flag->load(); });
+  m.def(
+      "add_computed_columns",
+      [](Table& t, std::vector<std::pair<std::string, std::string>> columns) {
+        return CallWithoutGil([&] { return t.AddComputedColumns(columns); }).version;
+      },
+      nb::arg("table"), nb::arg("columns"),
+      "Declare computed columns (name, SQL expression); return the version.");
+  m.def("refresh_column", &RefreshColumnPy, nb::arg("table"), nb::arg("column"),
+        nb::arg("cancel").none() = nb::none(),
+        "Fill a computed column's unfilled rows; (rows_assigned, rows_failed, rows_remaining, "
+        "source_version, published_version or None).");
   m.def("add_columns", &AddColumnsPy, nb::arg("table"), nb::arg("sql").none(),
         nb::arg("schema").none(), nb::arg("fn").none(), nb::arg("read_columns"),
         nb::arg("batch_size") = 8192,

@@ -303,18 +303,14 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
         f"{cls}.{name}": (kind, name, args, kwargs)
         for cls, kind in (("db.DBConnection", _C), ("_async.AsyncConnection", "aconn"))
         for name, args, kwargs in [
-            ("cancel_job", ("job",), {}),
             ("create_function_async", (None,), {}),
             ("describe_query", ("query-id",), {}),
             ("drop_function", ("f",), {"version": "1"}),
-            ("drop_table_async", ("t",), {}),
             ("execute_query", ("SELECT 1",), {}),
             ("execute_query_async", ("SELECT 1",), {}),
             ("get_function", ("f",), {"version": "1"}),
             ("list_functions", (), {}),
-            ("list_jobs", (), {}),
             ("namespace_client", (), {}),
-            ("open_job", ("job",), {}),
         ]
     },
     "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
@@ -326,13 +322,10 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("checkpoint_lsm", (), {}),
             ("close_lsm_writers", (), {}),
             ("compact_lsm", (), {}),
-            ("create_index_async", ("id",), {"config": None}),
             ("flush_lsm", (), {}),
             ("get_lsm_stats", (), {}),
             ("get_lsm_write_spec", (), {}),
             ("prewarm_data", (), {}),
-            ("refresh_column", ("id",), {}),
-            ("refresh_column_async", ("id",), {}),
             ("set_lsm_write_spec", (None,), {}),
             ("set_unenforced_primary_key", ("id",), {}),
             ("unset_lsm_write_spec", (), {}),

@@ -240,7 +240,7 @@ def test_add_columns_udf_sees_read_columns(tmp_path):
 
 def test_add_columns_contract_errors(tmp_path):
     t = _table(tmp_path)
-    with pytest.raises(ValueError, match="requires a transform"):
+    with pytest.raises(ValueError, match="requires transforms or computed columns"):
         t.add_columns(None)
     with pytest.raises(ValueError, match="BatchUDF"):
         t.add_columns({"z": "x + 1"}, read_columns=["x"])

@@ -36,9 +36,6 @@ EXPECTED_TO_FAIL: Dict[str, str] = {
     "lancedb.query.LanceQueryBuilder.analyze_plan": "plan text is engine-specific",
     "lancedb.query.LanceQueryBuilder.explain_plan": "plan text is engine-specific",
     # Features of other issues, not built yet (their names raise NotImplementedError).
-    "lancedb.table.AsyncTable.refresh_column_async": "computed columns and jobs (issue 16)",
-    "lancedb.table.Table.refresh_column_async": "computed columns and jobs (issue 16)",
-    "lancedb.table.Table.add_columns": "computed columns (issue 16)",
     "lancedb.functions.udf": "server-side functions: a LanceDB Enterprise feature",
 }
 

@@ -10,6 +10,7 @@
 
 #include "array/c_bridge.h"
 #include "array/dictionary.h"
+#include "db/computed_columns.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
 #include "lancedb/table.h"
@@ -373,6 +374,12 @@ Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& a
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   LANCEDB_ASSIGN_OR_RETURN(auto casts, CollectCasts(*latest->schema(), alterations));
+  for (const auto& alt : alterations) {
+    if (alt.rename || alt.data_type) {
+      LANCEDB_RETURN_NOT_OK(
+          CheckNotReadByComputed(*latest->schema(), alt.path.substr(0, alt.path.find('.'))));
+    }
+  }
   // Renames and nullability, applied to a schema's fields.
   auto apply = [&](const format::LanceSchema& schema) -> Result<std::vector<format::LanceField>> {
     std::vector<format::LanceField> fields = schema.fields();
@@ -425,6 +432,11 @@ Result<uint64_t> LocalTable::DropColumns(const std::vector<std::string>& columns
   if (columns.empty()) return Status::InvalidArgument("drop_columns needs at least one column");
   LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
   const format::LanceSchema& current = latest->manifest().schema();
+  // As LanceDB: a computed column's inputs go only after it, in an earlier call.
+  for (const auto& path : columns) {
+    LANCEDB_RETURN_NOT_OK(
+        CheckNotReadByComputed(*latest->schema(), path.substr(0, path.find('.'))));
+  }
   std::vector<format::LanceField> fields = current.fields();
   for (const auto& path : columns) {
     std::vector<format::LanceField>* siblings = nullptr;

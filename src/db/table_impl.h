@@ -74,6 +74,10 @@ class LocalTable : public Table {
   Result<uint64_t> AlterColumns(const std::vector<ColumnAlteration>& alterations) override;
   Result<uint64_t> DropColumns(const std::vector<std::string>& columns) override;
   Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates) override;
+  Result<AddColumnsResult> AddComputedColumns(
+      const std::vector<std::pair<std::string, std::string>>& columns) override;
+  Result<RefreshColumnResult> RefreshColumn(const std::string& column,
+                                            const RefreshColumnOptions& options) override;
   Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
   Status FetchBlobs(const std::string& column, const std::vector<uint64_t>& row_ids,
                     ArrowArrayStream* out) const override;
@@ -123,6 +127,9 @@ class LocalTable : public Table {
   /// One execution of Update on the newest version.
   Result<UpdateResult> UpdateOnce(const std::optional<std::string>& where,
                                   const std::vector<std::pair<std::string, std::string>>& updates);
+  /// One execution of RefreshColumn on the newest version.
+  Result<RefreshColumnResult> RefreshColumnOnce(const std::string& column,
+                                                const RefreshColumnOptions& options);
   Result<table::DatasetPtr> LatestForWrite() const;
   void Publish(const table::DatasetPtr& dataset) LANCEDB_EXCLUDES(mu_);
   /// The current snapshot, without refreshing it.

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "array/c_bridge.h"
+#include "db/computed_columns.h"
 #include "db/retry.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
@@ -150,6 +152,15 @@ Result<UpdateResult> LocalTable::UpdateOnce(
                                      bound->root->type->ToString());
     }
     setters.emplace(index, bound.MoveValueUnsafe());
+  }
+  // Computed columns reading a changed column become unfilled: the next refresh recomputes
+  // them.
+  std::set<std::string> changed;
+  for (const auto& entry : setters) changed.insert(schema.field(entry.first)->name());
+  LANCEDB_ASSIGN_OR_RETURN(auto stale, ComputedColumnsReading(schema, changed));
+  for (int index : stale) {
+    LANCEDB_ASSIGN_OR_RETURN(auto null_value, expr::ParseAndBind("NULL", schema));
+    setters.emplace(index, std::move(null_value));
   }
   // Read the matching rows whole (blob columns as their payloads, to be written again),
   // compute the new values.

@@ -6,7 +6,8 @@
 // over the snapshot. Otherwise each index segment is searched for the fragments it covers —
 // with a row-address prefilter holding the live rows (and, with a prefilter, those passing
 // the filter) — the fragments no segment covers are searched exactly (unless FastSearch), and
-// the lists are merged.
+// the lists are merged, the index's candidates first re-ranked with exact distances (as
+// LanceDB's plan does).
 
 #include <algorithm>
 #include <set>
@@ -45,6 +46,8 @@ Result<std::vector<vec::Neighbor>> SearchSegment(const VectorPlan& plan,
   params.refine_factor = r.refine_factor.value_or(0);
   params.ef = r.ef.value_or(0);
   params.accept = accept;
+  if (r.lower_bound) params.lower_bound = *r.lower_bound;
+  if (r.upper_bound) params.upper_bound = *r.upper_bound;
   params.fragment_vectors = [&plan](uint64_t fragment_id) -> Result<array::ArrayPtr> {
     const table::Dataset& dataset = *plan.dataset;
     const format::LanceField* field = dataset.lance_schema().FindTopLevel(plan.column);
@@ -104,6 +107,11 @@ Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::Dis
     };
   }
 
+  bool uncovered = false;
+  for (const auto& f : plan.dataset->manifest().proto().fragments()) {
+    uncovered |= !covered.count(f.id());
+  }
+  const bool search_uncovered = uncovered && !r.fast_search;
   NeighborLists out(plan.queries.size());
   for (size_t q = 0; q < plan.queries.size(); ++q) {
     for (const auto& segment : segments) {
@@ -111,12 +119,16 @@ Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::Dis
                                SearchSegment(plan, *segment, plan.queries[q], k, accept));
       out[q].insert(out[q].end(), found.begin(), found.end());
     }
+    if (search_uncovered) {
+      // As LanceDB: the index's k best candidates get exact distances before they meet the
+      // exact results of the fragments no segment covers.
+      std::sort(out[q].begin(), out[q].end());
+      if (out[q].size() > k) out[q].resize(k);
+      LANCEDB_RETURN_NOT_OK(index::RerankExactly(*plan.dataset, plan.column, distance_type,
+                                                 plan.queries[q], &out[q]));
+    }
   }
-  bool uncovered = false;
-  for (const auto& f : plan.dataset->manifest().proto().fragments()) {
-    uncovered |= !covered.count(f.id());
-  }
-  if (uncovered && !r.fast_search) {
+  if (search_uncovered) {
     LANCEDB_ASSIGN_OR_RETURN(auto flat,
                              FlatNeighbors(plan, k, distance_type, [&covered](uint64_t fragment) {
                                return !covered.count(fragment);

@@ -6,12 +6,15 @@
 #include "index/vector_index.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <unordered_map>
 
+#include "index/index_details.h"
 #include "index/vector/distance.h"
 #include "index/vector/flat_search.h"
+#include "index/vector/lance_ivf_read.h"
 #include "index/vector_index_internal.h"
 #include "table/create_index_op.h"
 #include "table/manifest.h"
@@ -26,6 +29,8 @@ namespace {
 struct Cache {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const VectorIndex>> entries;
+  /// LanceDB-built segments that are not read (NotSupported), with the reason.
+  std::map<std::string, Status> unsupported;
 };
 
 Cache& GetCache() {
@@ -41,10 +46,11 @@ bool VectorIndex::covers(uint64_t fragment_id) const {
 
 Result<std::shared_ptr<const VectorIndex>> VectorIndex::Load(const table::Dataset& dataset,
                                                              const table::pb::IndexMetadata& meta) {
-  if (meta.index_details().type_url() != kVectorIndexTypeUrl) {
-    return Status::NotSupported("Index '" + meta.name() + "' has type " +
-                                meta.index_details().type_url() +
-                                ", not a lancedb-cpp vector index");
+  const std::string& url = meta.index_details().type_url();
+  const bool lance = url == kLanceVectorIndexTypeUrl;
+  if (url != kVectorIndexTypeUrl && !lance) {
+    return Status::NotSupported("Index '" + meta.name() + "' has type " + url +
+                                ", not a vector index");
   }
   const std::string uuid = table::IndexUuidString(meta);
   const std::string key = dataset.path() + "#" + uuid;
@@ -53,10 +59,19 @@ Result<std::shared_ptr<const VectorIndex>> VectorIndex::Load(const table::Datase
     std::lock_guard lock(cache.mu);
     auto it = cache.entries.find(key);
     if (it != cache.entries.end()) return it->second;
+    auto unsupported = cache.unsupported.find(key);
+    if (unsupported != cache.unsupported.end()) return unsupported->second;
   }
+  const std::string dir = IndexDir(dataset, meta);
   vector::IvfFileParams fp;
-  LANCEDB_ASSIGN_OR_RETURN(auto ivf,
-                           vector::ReadIvfIndexFiles(dataset.fs(), IndexDir(dataset, meta), &fp));
+  auto read = lance ? vector::ReadLanceIvfIndexFiles(dataset.fs(), dir, &fp.index_type)
+                    : vector::ReadIvfIndexFiles(dataset.fs(), dir, &fp);
+  if (lance && read.status().IsNotSupported()) {
+    std::lock_guard lock(cache.mu);
+    cache.unsupported.emplace(key, read.status());
+    return read.status();
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto ivf, std::move(read));
   LANCEDB_ASSIGN_OR_RETURN(auto fragments, DecodeFragmentBitmap(meta.fragment_bitmap()));
   std::string column = meta.fields_size() > 0 ? FieldName(dataset, meta.fields(0)) : "";
   auto loaded = std::make_shared<const VectorIndex>(meta.name(), uuid, column, fp.index_type,
@@ -70,6 +85,7 @@ void ClearVectorIndexCache() {
   Cache& cache = GetCache();
   std::lock_guard lock(cache.mu);
   cache.entries.clear();
+  cache.unsupported.clear();
 }
 
 namespace {
@@ -100,6 +116,8 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
   sp.k = refine ? params.k * params.refine_factor : params.k;
   sp.nprobes = params.nprobes;
   sp.ef = params.ef;
+  sp.lower_bound = params.lower_bound;
+  sp.upper_bound = params.upper_bound;
   // On a table with stable row ids the index holds stable ids (§3). Only ids whose rows sit in
   // a fragment this segment covers are searched: a row updated since the index was built lives
   // in a newer, uncovered fragment (searched exactly by the caller), so its indexed vector is
@@ -180,19 +198,53 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     const int64_t start = col.GetListRange(index).first;
     row.clear();
     AppendVectorAsFloats(*col.children[0], start, dim, &row);
-    top.Push(vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim), addresses[i]);
+    const float d = vector::Distance(ivf_->distance_type(), query.data(), row.data(), dim);
+    // As LanceDB: the range applies to the refined distances before the k best are kept (the
+    // query reports dot distances as 1 - x.y).
+    const float reported = ivf_->distance_type() == vector::DistanceType::kDot ? d + 1.0f : d;
+    if (reported < params.lower_bound || !(reported < params.upper_bound)) continue;
+    top.Push(d, addresses[i]);
   }
   return top.Sorted();
+}
+
+Status RerankExactly(const table::Dataset& dataset, const std::string& column,
+                     vector::DistanceType type, std::span<const float> query,
+                     std::vector<vector::Neighbor>* neighbors) {
+  if (neighbors->empty()) return Status::OK();
+  std::vector<uint64_t> addresses;
+  for (const auto& n : *neighbors) addresses.push_back(n.row_id);
+  LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset.Take(addresses, {column}));
+  const array::ArrayData& col = *batch->column(0);
+  const size_t dim = query.size();
+  std::vector<float> row;
+  std::vector<vector::Neighbor> out;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    if (col.IsNull(index)) continue;
+    row.clear();
+    AppendVectorAsFloats(*col.children[0], col.GetListRange(index).first, dim, &row);
+    const float d = vector::Distance(type, query.data(), row.data(), dim);
+    if (!std::isnan(d)) out.push_back({d, addresses[i]});
+  }
+  std::sort(out.begin(), out.end());
+  *neighbors = std::move(out);
+  return Status::OK();
 }
 
 Result<std::vector<std::shared_ptr<const VectorIndex>>> LoadVectorIndices(
     const table::Dataset& dataset, const std::string& column) {
   std::vector<std::shared_ptr<const VectorIndex>> out;
   for (const auto& meta : dataset.manifest().index_section().indices()) {
-    if (meta.index_details().type_url() != kVectorIndexTypeUrl) continue;
+    const std::string& url = meta.index_details().type_url();
+    if (url != kVectorIndexTypeUrl && url != kLanceVectorIndexTypeUrl) continue;
     if (meta.fields_size() == 0 || FieldName(dataset, meta.fields(0)) != column) continue;
-    LANCEDB_ASSIGN_OR_RETURN(auto loaded, VectorIndex::Load(dataset, meta));
-    out.push_back(std::move(loaded));
+    auto loaded = VectorIndex::Load(dataset, meta);
+    // A LanceDB-built segment of a type not read yet: its fragments count as uncovered and
+    // are searched exactly.
+    if (url == kLanceVectorIndexTypeUrl && loaded.status().IsNotSupported()) continue;
+    LANCEDB_RETURN_NOT_OK(loaded.status());
+    out.push_back(*std::move(loaded));
   }
   return out;
 }

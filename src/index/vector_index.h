@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -59,13 +60,19 @@ struct VectorSearchParams {
   /// physical rows (deleted ones included), or null when unavailable. Without it, or when it
   /// gives null for a candidate's fragment, refine takes the candidates from the table.
   std::function<Result<array::ArrayPtr>(uint64_t fragment_id)> fragment_vectors;
+  /// Distance range [lower, upper), applied while scanning by the indices LanceDB built (as
+  /// LanceDB does); the caller filters the results of the others.
+  float lower_bound = -std::numeric_limits<float>::infinity();
+  float upper_bound = std::numeric_limits<float>::infinity();
 };
 
 /// One loaded index segment. Immutable; shared through the process-wide cache.
 class VectorIndex {
  public:
-  /// Load the segment `meta` of `dataset` (cached by uuid). NotSupported when its type URL is
-  /// not kVectorIndexTypeUrl; Corruption for damaged files.
+  /// Load the segment `meta` of `dataset` (cached by uuid): a lancedb-cpp index
+  /// (kVectorIndexTypeUrl) or one LanceDB built (kLanceVectorIndexTypeUrl, of a type
+  /// vector/lance_ivf_read.h reads). NotSupported for other type URLs and LanceDB types not
+  /// read; Corruption for damaged files.
   static Result<std::shared_ptr<const VectorIndex>> Load(const table::Dataset& dataset,
                                                          const table::pb::IndexMetadata& meta);
 
@@ -101,9 +108,20 @@ class VectorIndex {
   std::unique_ptr<vector::IvfIndex> ivf_;
 };
 
-/// Load every lancedb-cpp vector index segment on `column` of `dataset`.
+/// Load every vector index segment on `column` of `dataset` that lancedb-cpp reads: its own and
+/// LanceDB's IVF_FLAT, IVF_PQ and IVF_SQ. The segments of other LanceDB types are left out, so
+/// that their fragments count as not covered (searched exactly).
 Result<std::vector<std::shared_ptr<const VectorIndex>>> LoadVectorIndices(
     const table::Dataset& dataset, const std::string& column);
+
+/// Replace the distances of `neighbors` (row addresses of `dataset`) with the exact distances
+/// between `query` and the rows' `column` vectors, in the kernels' units (l2: squared; cosine:
+/// 1 - cos; dot: -x.y), drop the rows whose vector is null or whose distance is NaN, and sort.
+/// LanceDB does this to the index's candidates when some fragments are not indexed, before it
+/// merges them with the exact results of those fragments.
+Status RerankExactly(const table::Dataset& dataset, const std::string& column,
+                     vector::DistanceType type, std::span<const float> query,
+                     std::vector<vector::Neighbor>* neighbors);
 
 /// Drop every cached loaded index (tests).
 void ClearVectorIndexCache();

@@ -243,6 +243,92 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
   return CommitOperation(ds, &op);
 }
 
+Status ReplaceColumnOperation::Build(CommitAttempt* a) {
+  auto* merge = a->transaction.mutable_merge();
+  size_t replaced = 0;
+  for (auto& frag : *a->manifest.mutable_fragments()) {
+    auto it = added_.find(frag.id());
+    if (it != added_.end()) {
+      for (auto& file : *frag.mutable_files()) {
+        for (int k = 0; k < file.fields_size(); ++k) {
+          if (tombstoned_.count(file.fields(k))) file.set_fields(k, -2);
+        }
+      }
+      *frag.add_files() = it->second;
+      ++replaced;
+    }
+    *merge->add_fragments() = frag;
+  }
+  if (replaced != added_.size()) {
+    return Status::RetryableCommitConflict(
+        "Replacing column values conflicts with a concurrent write committed by version " +
+        std::to_string(a->base->version()) +
+        ": a fragment was rewritten or removed; retry on "
+        "the new version");
+  }
+  for (const auto& f : a->manifest.fields()) *merge->add_schema() = f;
+  *merge->mutable_schema_metadata() = a->manifest.schema_metadata();
+  return Status::OK();
+}
+
+Result<DatasetPtr> ReplaceColumnValues(const DatasetPtr& ds, const std::string& column,
+                                       const std::map<uint64_t, array::ArrayPtr>& values) {
+  const Manifest& manifest = ds->manifest();
+  if (manifest.data_format_version() != "2.2") {
+    return Status::NotSupported("Replacing column values in a dataset with data file version " +
+                                manifest.data_format_version() + " is not supported yet");
+  }
+  const auto& fields = manifest.schema().fields();
+  auto field = std::find_if(fields.begin(), fields.end(),
+                            [&](const format::LanceField& f) { return f.name == column; });
+  if (field == fields.end()) {
+    return Status::InvalidArgument("Column '" + column + "' not found in the table schema");
+  }
+  std::set<int32_t> ids;
+  CollectIds(*field, &ids);
+  format::LanceSchema one({*field}, {});
+  LANCEDB_ASSIGN_OR_RETURN(auto one_arrow, one.ToArrow());
+  std::map<uint64_t, const pb::DataFragment*> fragments;
+  for (const auto& frag : manifest.proto().fragments()) fragments[frag.id()] = &frag;
+  std::map<uint64_t, pb::DataFile> files;
+  std::vector<std::string> written;
+  auto write_one = [&](uint64_t id, const array::ArrayPtr& column_values) -> Status {
+    auto frag = fragments.find(id);
+    if (frag == fragments.end()) {
+      return Status::InvalidArgument("Fragment " + std::to_string(id) + " is not in version " +
+                                     std::to_string(ds->version()));
+    }
+    const auto rows = static_cast<int64_t>(frag->second->physical_rows());
+    if (column_values == nullptr || column_values->length != rows) {
+      return Status::InvalidArgument("New values for fragment " + std::to_string(id) +
+                                     " must hold its " + std::to_string(rows) + " rows");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto batch,
+                             array::RecordBatch::Make(one_arrow, {column_values}, rows));
+    auto reader = array::MakeVectorReader(one_arrow, {batch});
+    WriteParams params;
+    params.max_rows_per_file = std::max<int64_t>(rows, 1);
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto frags, WriteFragments(ds->fs(), ds->path(), one, reader.get(), params, &written));
+    if (frags.size() != 1 || frags[0].files_size() != 1) {
+      return Status::Internal("Replacing column values of fragment " + std::to_string(id) +
+                              " did not produce exactly one data file");
+    }
+    files.emplace(id, frags[0].files(0));
+    return Status::OK();
+  };
+  for (const auto& [id, column_values] : values) {
+    Status st = write_one(id, column_values);
+    if (!st.ok()) {
+      for (const auto& p : written) (void)ds->fs()->DeleteFile(p);
+      return st;
+    }
+  }
+  ReplaceColumnOperation op(std::move(files), std::move(ids));
+  op.data_files = std::move(written);
+  return CommitOperation(ds, &op);
+}
+
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& ds, format::LanceSchema schema) {
   ProjectOperation op(std::move(schema));
   return CommitOperation(ds, &op);

@@ -51,6 +51,16 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& dataset,
                                const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
                                const ColumnConverter& convert, int64_t batch_size = 8192);
 
+/// Replace the values of top-level column `column` in some fragments: `values` maps a fragment
+/// id to the fragment's whole new column (one value per physical row, deleted rows included).
+/// Each listed fragment gets a new data file holding the column under its current field ids,
+/// which are tombstoned (-2) in the fragment's older files; other fragments are unchanged. The
+/// schema is unchanged. Committed as a Merge transaction (a concurrent append or rewrite makes
+/// it a retryable CommitConflict). InvalidArgument for a missing column, an unknown fragment or
+/// a length that is not the fragment's physical row count; a failed write leaves nothing.
+Result<DatasetPtr> ReplaceColumnValues(const DatasetPtr& dataset, const std::string& column,
+                                       const std::map<uint64_t, array::ArrayPtr>& values);
+
 /// Commit `schema` (same field ids as the dataset's, possibly fewer fields, other names,
 /// nullability or metadata) with the fragments unchanged (a Project transaction).
 Result<DatasetPtr> CommitProjectedSchema(const DatasetPtr& dataset, format::LanceSchema schema);
@@ -69,6 +79,21 @@ class MergeColumnsOperation : public Operation {
  private:
   std::map<uint64_t, pb::DataFile> added_;
   format::LanceSchema schema_;
+  std::set<int32_t> tombstoned_;
+};
+
+/// Add one data file to some fragments, tombstoning the field ids in `tombstoned` in their
+/// existing files (Merge transaction; the schema is unchanged).
+class ReplaceColumnOperation : public Operation {
+ public:
+  ReplaceColumnOperation(std::map<uint64_t, pb::DataFile> added, std::set<int32_t> tombstoned)
+      : added_(std::move(added)), tombstoned_(std::move(tombstoned)) {}
+  std::string_view name() const override { return "Merge"; }
+  bool supports_stable_row_ids() const override { return true; }
+  Status Build(CommitAttempt* attempt) override;
+
+ private:
+  std::map<uint64_t, pb::DataFile> added_;
   std::set<int32_t> tombstoned_;
 };
 

@@ -8,6 +8,8 @@
 #include <numeric>
 
 #include "index/vector/kmeans.h"
+#include "index/vector/lance_heap.h"
+#include "index/vector/lance_pq_storage.h"
 
 namespace lancedb::index::vector {
 
@@ -22,7 +24,13 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
   int64_t p = num_partitions();
   std::vector<Neighbor> d(p);
   for (int64_t i = 0; i < p; ++i) {
-    d[i] = {Distance(metric, query.data(), &centroids_[i * dim_], dim_), static_cast<uint64_t>(i)};
+    const float* c = &centroids_[i * dim_];
+    float distance = Distance(metric, query.data(), c, dim_);
+    if (style_.as_lancedb) {
+      distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
+                                              : LanceL2(query.data(), c, dim_);
+    }
+    d[i] = {distance, static_cast<uint64_t>(i)};
   }
   size_t n = std::min<size_t>(nprobes, static_cast<size_t>(p));
   std::partial_sort(d.begin(), d.begin() + n, d.end());
@@ -40,15 +48,18 @@ Result<std::vector<float>> IvfIndex::PrepareQuery(std::span<const float> query) 
     if (!std::isfinite(v)) return Status::InvalidArgument("Query vector contains NaN or infinity");
   }
   std::vector<float> q(query.begin(), query.end());
-  if (distance_type_ == DistanceType::kCosine) NormalizeRows(q.data(), 1, dim_);
+  if (distance_type_ == DistanceType::kCosine) {
+    if (style_.as_lancedb) {
+      LanceNormalize(q);
+    } else {
+      NormalizeRows(q.data(), 1, dim_);
+    }
+  }
   return q;
 }
 
-Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
-                                               const IvfSearchParams& params) const {
-  LANCEDB_ASSIGN_OR_RETURN(std::vector<float> q, PrepareQuery(query));
-  bool refine = params.refine_factor > 0 && params.exact_distance;
-  size_t k = refine ? params.k * params.refine_factor : params.k;
+std::vector<Neighbor> IvfIndex::SearchPartitions(std::span<const float> q, size_t k,
+                                                 const IvfSearchParams& params) const {
   TopK top(k);
   SubIndexSearchParams sub{k, params.ef};
   for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
@@ -63,12 +74,69 @@ Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
     part.sub_index->Search(*dc, static_cast<int64_t>(part.row_ids.size()), sub, accept, local);
     for (const auto& n : local.Sorted()) top.Push(n.distance, part.row_ids[n.row_id]);
   }
-  std::vector<Neighbor> out = top.Sorted();
+  return top.Sorted();
+}
+
+std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q, size_t k,
+                                                        const IvfSearchParams& params) const {
+  LanceHeap all(k);
+  std::vector<float> all_rows;
+  // The distance as the query reports it (the query layer adds 1 to dot distances).
+  auto in_range = [&](float d) {
+    float reported = d;
+    if (distance_type_ == DistanceType::kDot) reported = d + 1.0f;
+    if (distance_type_ == DistanceType::kCosine && style_.cosine == CosineReport::kHalved) {
+      reported = ToUserDistance(distance_type_, d);
+    }
+    return !(reported < params.lower_bound) && reported < params.upper_bound;
+  };
+  constexpr int64_t kBlock = 64;
+  float d[kBlock];
+  for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
+    const IvfPartition& part = partitions_[p];
+    const auto rows = static_cast<int64_t>(part.row_ids.size());
+    if (rows == 0) continue;
+    auto dc = part.storage->QueryComputer(q);
+    LanceHeap local(k);
+    if (!params.accept) {
+      all_rows.resize(static_cast<size_t>(rows));
+      if (dc->LanceScanAll(k, all_rows.data())) {
+        for (int64_t r = 0; r < rows; ++r) {
+          if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
+        }
+        for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
+        continue;
+      }
+    }
+    for (int64_t b = 0; b < rows; b += kBlock) {
+      const int64_t n = std::min(kBlock, rows - b);
+      dc->Distances(b, n, d);
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t id = part.row_ids[b + i];
+        if (in_range(d[i]) && (!params.accept || params.accept(id))) local.Offer(d[i], id);
+      }
+    }
+    for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
+  }
+  std::vector<Neighbor> out = all.entries();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
+                                               const IvfSearchParams& params) const {
+  LANCEDB_ASSIGN_OR_RETURN(std::vector<float> q, PrepareQuery(query));
+  bool refine = params.refine_factor > 0 && params.exact_distance;
+  size_t k = refine ? params.k * params.refine_factor : params.k;
+  std::vector<Neighbor> out = style_.as_lancedb && sub_index_type_ == SubIndexType::kFlat
+                                  ? SearchPartitionsAsLance(q, k, params)
+                                  : SearchPartitions(q, k, params);
   if (refine) {
     TopK exact(params.k);
     for (const auto& n : out) exact.Push(params.exact_distance(n.row_id), n.row_id);
     return exact.Sorted();
   }
+  if (style_.cosine == CosineReport::kAsFound) return out;
   for (auto& n : out) n.distance = ToUserDistance(distance_type_, n.distance);
   return out;
 }

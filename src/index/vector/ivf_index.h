@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -20,6 +21,22 @@
 namespace lancedb::index::vector {
 
 enum class SubIndexType : uint8_t { kFlat = 0, kHnsw = 1 };
+
+/// How a search reports the distances of an index on cosine vectors, which it finds as squared
+/// L2 between normalized vectors.
+enum class CosineReport : uint8_t {
+  kHalved = 0,   ///< d / 2 = 1 - cos (lancedb-cpp's indices; Lance's FLAT storage)
+  kAsFound = 1,  ///< d itself (Lance's PQ and SQ storages report it so)
+};
+
+/// The search behaviours in which lancedb-cpp's own indices and LanceDB's differ.
+struct IvfSearchStyle {
+  CosineReport cosine = CosineReport::kHalved;
+  /// Keep each probed partition's best rows (scanned in storage order) and the best of all
+  /// (partitions in probe order) as LanceDB does (lance_heap.h), so that equally distant rows
+  /// resolve as in LanceDB. Flat sub-index only.
+  bool as_lancedb = false;
+};
 
 struct IvfPartition {
   std::vector<uint64_t> row_ids;  ///< in arrival order; local row r has id row_ids[r]
@@ -38,6 +55,11 @@ struct IvfSearchParams {
   std::function<float(uint64_t row_id)> exact_distance;
   /// Prefilter on row ids; null accepts all.
   std::function<bool(uint64_t row_id)> accept;
+  /// Distance range [lower, upper) in the distances the query reports (dot: 1 - x.y). Only
+  /// style().as_lancedb indices apply it while scanning, as LanceDB does; the caller filters
+  /// the results of the others.
+  float lower_bound = -std::numeric_limits<float>::infinity();
+  float upper_bound = std::numeric_limits<float>::infinity();
 };
 
 class IvfIndex {
@@ -45,13 +67,14 @@ class IvfIndex {
   /// Layout: centroids (num_partitions, dim).
   IvfIndex(size_t dim, DistanceType distance_type, std::vector<float> centroids,
            std::unique_ptr<Quantizer> quantizer, SubIndexType sub_index_type,
-           std::vector<IvfPartition> partitions)
+           std::vector<IvfPartition> partitions, IvfSearchStyle style = {})
       : dim_(dim),
         distance_type_(distance_type),
         centroids_(std::move(centroids)),
         quantizer_(std::move(quantizer)),
         sub_index_type_(sub_index_type),
-        partitions_(std::move(partitions)) {}
+        partitions_(std::move(partitions)),
+        style_(style) {}
 
   size_t dim() const { return dim_; }
   DistanceType distance_type() const { return distance_type_; }
@@ -60,6 +83,7 @@ class IvfIndex {
   std::span<const float> centroids() const { return centroids_; }
   const Quantizer& quantizer() const { return *quantizer_; }
   SubIndexType sub_index_type() const { return sub_index_type_; }
+  const IvfSearchStyle& style() const { return style_; }
   const IvfPartition& partition(int64_t p) const { return partitions_[p]; }
   /// Mutable partition, for extending an index before it is shared (ivf_extend.h).
   IvfPartition* mutable_partition(int64_t p) { return &partitions_[p]; }
@@ -84,6 +108,14 @@ class IvfIndex {
   std::unique_ptr<Quantizer> quantizer_;
   SubIndexType sub_index_type_;
   std::vector<IvfPartition> partitions_;
+  IvfSearchStyle style_;
+
+  /// The candidates of the probed partitions, best first (index metric).
+  std::vector<Neighbor> SearchPartitions(std::span<const float> query, size_t k,
+                                         const IvfSearchParams& params) const;
+  /// The same, kept as LanceDB keeps them (style_.as_lancedb).
+  std::vector<Neighbor> SearchPartitionsAsLance(std::span<const float> query, size_t k,
+                                                const IvfSearchParams& params) const;
 };
 
 }  // namespace lancedb::index::vector

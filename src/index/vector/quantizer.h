@@ -39,6 +39,10 @@ class DistanceComputer {
   virtual void Distances(int64_t begin, int64_t n, float* out) const {
     for (int64_t i = 0; i < n; ++i) out[i] = Distance(begin + i);
   }
+  /// Write the distances to every row as LanceDB's unfiltered scan of the partition computes
+  /// them for a search of `k` rows (its 4-bit PQ estimates most rows from a quantized table);
+  /// false when that scan gives Distance's values. Layout: out (num_rows).
+  virtual bool LanceScanAll(size_t k, float* out) const { return false; }
 };
 
 /// The encoded vectors of one partition, in arrival order.

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Vector searches over indices the real LanceDB built (docs/format/lance-vector-index.md).
+
+LanceDB builds each index once (its training is not seeded); both engines then search the same
+index files and must return the same rows with the same distances (1e-4): the same partitions
+probed (nprobes), the same approximate PQ / SQ distances, the same refine (refine_factor), the
+same handling of rows appended after the build (searched exactly, the index's candidates
+re-ranked exactly) and of deleted rows, whichever engine wrote them. Index types lancedb_cpp
+does not read yet are searched exactly, as before."""
+
+import datetime
+import warnings
+
+import lancedb as real_lancedb
+import numpy as np
+import pyarrow as pa
+import pytest
+from lancedb import index as real_index
+
+import lancedb_cpp
+
+DIM = 32
+NUM_ROWS = 2000
+
+
+def rows(start, n, seed):
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32)
+    return pa.table({
+        "id": np.arange(start, start + n),
+        "category": [f"c{i % 4}" for i in range(start, start + n)],
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), DIM),
+    })  # fmt: skip
+
+
+def config(index_type, metric):
+    if index_type == "IVF_FLAT":
+        return real_index.IvfFlat(distance_type=metric, num_partitions=8)
+    if index_type == "IVF_PQ":
+        return real_index.IvfPq(distance_type=metric, num_partitions=8)
+    if index_type == "IVF_PQ4":
+        return real_index.IvfPq(distance_type=metric, num_partitions=8, num_bits=4,
+                                num_sub_vectors=8)  # fmt: skip
+    if index_type == "IVF_SQ":
+        return real_index.IvfSq(distance_type=metric, num_partitions=8)
+    if index_type == "IVF_HNSW_SQ":
+        return real_index.HnswSq(distance_type=metric, num_partitions=4)
+    if index_type == "IVF_RQ":
+        return real_index.IvfRq(distance_type=metric, num_partitions=8)
+    raise AssertionError(index_type)
+
+
+def build(path, index_type, metric):
+    """A table built and indexed by the real LanceDB."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = real_lancedb.connect(path).create_table("t", rows(0, NUM_ROWS, seed=1))
+        table.create_index("vector", config=config(index_type, metric))
+    return table
+
+
+def search(table, query, metric, nprobes, refine_factor=None, where=None, fast=False,
+           distance_range=None):  # fmt: skip
+    q = table.search(query).distance_type(metric).nprobes(nprobes).limit(10)
+    if distance_range:
+        q = q.distance_range(*distance_range)
+    if refine_factor:
+        q = q.refine_factor(refine_factor)
+    if where:
+        q = q.where(where, prefilter=True)
+    if fast:
+        q = q.fast_search()
+    result = q.to_arrow()
+    return result["id"].to_pylist(), np.array(result["_distance"].to_pylist())
+
+
+def assert_same_ranking(got_ids, got_d, want_ids, want_d):
+    """The same rows in the same order, with distances within 1e-4. Rows whose distances differ
+    by less than 1e-5 (float rounding: a few ulps, which LanceDB's own SIMD kernels vary by) may
+    trade places, or trade the last place with a row left out."""
+    np.testing.assert_allclose(got_d, want_d, atol=1e-4, rtol=0)
+    assert len(got_ids) == len(want_ids)
+    start = 0
+    while start < len(want_ids):
+        end = start + 1
+        while end < len(want_ids) and want_d[end] - want_d[end - 1] < 1e-5:
+            end += 1
+        if end == len(want_ids) and abs(got_d[-1] - want_d[-1]) < 1e-5:
+            # The last group: a tied row may be replaced by another at the same distance.
+            assert len(set(got_ids[start:]) - set(want_ids[start:])) <= 1
+        else:
+            assert set(got_ids[start:end]) == set(want_ids[start:end]), (got_ids, want_ids)
+        start = end
+
+
+def assert_same_results(path, metric, seed=7, **kwargs):
+    theirs = real_lancedb.connect(path).open_table("t")
+    ours = lancedb_cpp.connect(path).open_table("t")
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        query = rng.standard_normal(DIM).astype(np.float32)
+        for nprobes, refine_factor in [(1, None), (3, None), (2, 3), (8, None)]:
+            want_ids, want_d = search(theirs, query, metric, nprobes, refine_factor, **kwargs)
+            got_ids, got_d = search(ours, query, metric, nprobes, refine_factor, **kwargs)
+            assert_same_ranking(got_ids, got_d, want_ids, want_d)
+
+
+READ_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
+METRICS = ["l2", "cosine", "dot"]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", READ_TYPES)
+def test_search_equals_lancedbs_on_its_index(tmp_path, index_type, metric):
+    build(tmp_path, index_type, metric)
+    assert_same_results(tmp_path, metric)
+    # distance_range applies while the partitions are scanned.
+    bounds = {"l2": (25.0, 32.0), "cosine": (0.4, 0.9), "dot": (-12.0, -6.0)}[metric]
+    assert_same_results(tmp_path, metric, seed=11, distance_range=bounds)
+    # The index is used (not an exact scan).
+    plan = lancedb_cpp.connect(tmp_path).open_table("t").search(
+        np.zeros(DIM, dtype=np.float32)).distance_type(metric).explain_plan()  # fmt: skip
+    assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan
+
+
+@pytest.mark.parametrize("writer", ["lancedb", "lancedb_cpp"])
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", READ_TYPES)
+def test_appended_and_deleted_rows_as_lancedb(tmp_path, index_type, metric, writer):
+    build(tmp_path, index_type, metric)
+    module = real_lancedb if writer == "lancedb" else lancedb_cpp
+    table = module.connect(tmp_path).open_table("t")
+    table.add(rows(NUM_ROWS, 300, seed=2))
+    table.delete("id % 7 = 0")
+    table.delete("id >= 2250 AND id < 2260")
+    assert_same_results(tmp_path, metric)
+    assert_same_results(tmp_path, metric, seed=8, fast=True)
+    assert_same_results(tmp_path, metric, seed=9, where="category != 'c1'")
+
+
+@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ"])
+def test_deletes_only_and_lancedb_optimize(tmp_path, index_type):
+    build(tmp_path, index_type, "l2")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.delete("id % 3 = 0")
+    assert_same_results(tmp_path, "l2")
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    theirs.add(rows(NUM_ROWS, 300, seed=3))
+    # LanceDB adds the new rows to its index (a new segment with the same model).
+    theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.list_indices()[0].num_unindexed_rows == 0
+    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
+    assert_same_results(tmp_path, "l2", seed=10)
+
+
+@pytest.mark.parametrize("index_type", ["IVF_HNSW_SQ", "IVF_RQ"])
+def test_types_not_read_are_searched_exactly(tmp_path, index_type):
+    build(tmp_path, index_type, "l2")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    query = np.random.default_rng(5).standard_normal(DIM).astype(np.float32)
+    got = ours.search(query).nprobes(1).limit(10).to_arrow()
+    exact = ours.search(query).bypass_vector_index().limit(10).to_arrow()
+    assert got["id"].to_pylist() == exact["id"].to_pylist()
+    plan = ours.search(query).explain_plan()
+    assert "ANNSubIndex" not in plan and "KNNVectorDistance" in plan
+    # Still listed as LanceDB lists it.
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    assert [i.index_type for i in ours.list_indices()] == [
+        i.index_type for i in theirs.list_indices()]  # fmt: skip
+
+
+@pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ"])
+def test_half_and_double_columns(tmp_path, index_type, value_type):
+    table = rows(0, NUM_ROWS, seed=1)
+    vectors = pa.FixedSizeListArray.from_arrays(table["vector"].combine_chunks().flatten()
+                                                .cast(value_type), DIM)  # fmt: skip
+    table = table.set_column(2, "vector", vectors)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        real_lancedb.connect(tmp_path).create_table("t", table).create_index(
+            "vector", config=config(index_type, "l2"))  # fmt: skip
+    assert_same_results(tmp_path, "l2")

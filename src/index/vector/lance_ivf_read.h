@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Read the vector index segments LanceDB builds (type URL "/lance.index.pb.VectorIndexDetails",
+// Lance's IVF layout in `index.idx` and `auxiliary.idx`; docs/format/lance-vector-index.md) into
+// an IvfIndex whose searches give LanceDB's results: the same partitions probed, the same
+// candidates and the same (approximate) distances. Read: IVF_FLAT, IVF_PQ, IVF_SQ. The other
+// types (IVF_RQ, IVF_HNSW_*) and the layouts of older Lance versions are NotSupported; their
+// rows are then searched exactly by the caller.
+// Thread-safety: the function is thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "index/vector/ivf_index.h"
+#include "io/file_system.h"
+
+namespace lancedb::index::vector {
+
+/// Load the Lance IVF index in `dir`; `*index_type` receives LanceDB's type name ("IVF_PQ").
+/// NotSupported for a type or layout not read; Corruption naming the file for inconsistent
+/// content.
+Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr& fs,
+                                                         const std::string& dir,
+                                                         std::string* index_type);
+
+}  // namespace lancedb::index::vector

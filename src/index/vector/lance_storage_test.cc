@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// LanceDB's search arithmetic (lance_heap.h, lance_sq_storage.h, lance_pq_storage.h); searches
+// over real LanceDB indices are compared with LanceDB in src/db/lance_vector_index_test.cc and
+// python/tests/test_lancedb_vector_indices.py.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "index/vector/lance_heap.h"
+#include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_sq_storage.h"
+
+namespace lancedb::index::vector {
+namespace {
+
+std::vector<uint64_t> Ids(const LanceHeap& heap) {
+  std::vector<uint64_t> ids;
+  for (const auto& n : heap.entries()) ids.push_back(n.row_id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+TEST(LanceHeap, KeepsTheFirstOfEqualRowsUntilACloserOneEvictsTheRoot) {
+  LanceHeap heap(2);
+  heap.Offer(1.0f, 10);
+  heap.Offer(1.0f, 11);
+  heap.Offer(1.0f, 12);  // not strictly closer: ignored
+  EXPECT_EQ(Ids(heap), (std::vector<uint64_t>{10, 11}));
+  heap.Offer(0.5f, 13);  // evicts the root, the first row offered
+  EXPECT_EQ(Ids(heap), (std::vector<uint64_t>{11, 13}));
+  heap.Offer(std::nanf(""), 14);
+  EXPECT_EQ(Ids(heap), (std::vector<uint64_t>{11, 13}));
+}
+
+TEST(LanceScalarQuantizer, TruncatesAndSaturatesAsLance) {
+  LanceScalarQuantizer sq(4, DistanceType::kL2, -1.0, 1.0);
+  const std::vector<float> values = {-2.0f, -1.0f, 0.0f, 0.999f, 1.0f, 3.0f};
+  std::vector<uint8_t> codes(values.size());
+  sq.Quantize(values, codes.data());
+  // (v + 1) * 255 / 2, truncated: 127.5 -> 127, 254.87 -> 254.
+  EXPECT_EQ(codes, (std::vector<uint8_t>{0, 0, 127, 254, 255, 255}));
+}
+
+TEST(LanceScalarQuantizer, DistancesAreLances) {
+  LanceScalarQuantizer l2(2, DistanceType::kL2, 0.0, 510.0);
+  auto storage = l2.Encode(std::vector<float>{0.0f, 510.0f, 201.0f, 199.9f}, {});
+  ASSERT_EQ(storage->num_rows(), 2);
+  auto dc = storage->QueryComputer(std::vector<float>{0.0f, 1.9f});
+  // Codes (0, 255) and (100, 99) against the query's (0, 0), times (510 / 255)^2.
+  EXPECT_FLOAT_EQ(dc->Distance(0), 255.0f * 255.0f * 4.0f);
+  EXPECT_FLOAT_EQ(dc->Distance(1), (100.0f * 100.0f + 99.0f * 99.0f) * 4.0f);
+  LanceScalarQuantizer dot(2, DistanceType::kDot, 0.0, 2.55);
+  auto dot_storage = dot.Encode(std::vector<float>{1.0f, 2.0f}, {});
+  // Minus the dot product with the decoded row (1.0, 2.0).
+  EXPECT_NEAR(dot_storage->QueryComputer(std::vector<float>{1.0f, 1.0f})->Distance(0), -3.0f, 1e-4);
+}
+
+TEST(LanceKernels, SumInLanesAsLance) {
+  std::vector<float> x(37), y(37);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(i) * 0.25f;
+    y[i] = 1.0f - static_cast<float>(i) * 0.125f;
+  }
+  double l2 = 0, dot = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    l2 += (x[i] - y[i]) * (x[i] - y[i]);
+    dot += x[i] * y[i];
+  }
+  EXPECT_NEAR(LanceL2(x.data(), y.data(), x.size()), l2, 1e-3);
+  EXPECT_NEAR(LanceDot(x.data(), y.data(), x.size()), dot, 1e-3);
+  std::vector<float> v = {3.0f, 4.0f};
+  LanceNormalize(v);
+  EXPECT_FLOAT_EQ(v[0], 0.6f);
+  EXPECT_FLOAT_EQ(v[1], 0.8f);
+}
+
+}  // namespace
+}  // namespace lancedb::index::vector
