@@ -10,6 +10,7 @@
 #include <string_view>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define LANCEDB_HAVE_X86 1
 #endif
@@ -64,9 +65,17 @@ LANCEDB_F16C void FloatToHalfF16c(const float* in, uint16_t* out, size_t n) noex
   }
 }
 
+// CPUID leaf 1 rather than __builtin_cpu_supports("f16c"), which Clang 14 does not know: AVX
+// and F16C in ECX, and the operating system saving the YMM registers (OSXSAVE, then XCR0 bits
+// 1 and 2).
 bool CpuHasF16c() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  constexpr unsigned kOsxsave = 1u << 27, kAvx = 1u << 28, kF16c = 1u << 29;
+  if ((ecx & (kOsxsave | kAvx | kF16c)) != (kOsxsave | kAvx | kF16c)) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 0x6u) == 0x6u;
 }
 
 #else

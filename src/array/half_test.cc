@@ -7,8 +7,10 @@
 
 #include <bit>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace lancedb::array {
@@ -158,6 +160,27 @@ TEST(Half, DoubleToHalfRoundsOnce) {
     if (IsHalfNan(static_cast<uint16_t>(h))) continue;
     ASSERT_EQ(DoubleToHalf(ReferenceHalfValue(static_cast<uint16_t>(h))), h) << h;
   }
+}
+
+TEST(Half, DetectsF16cAsTheKernelReportsIt) {
+  // The CPUID check agrees with the flags Linux lists for the CPU.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  if (!cpuinfo) GTEST_SKIP() << "no /proc/cpuinfo to compare with on this system";
+  std::string line;
+  bool avx = false, f16c = false;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    avx = line.find(" avx ") != std::string::npos || line.ends_with(" avx");
+    f16c = line.find(" f16c ") != std::string::npos || line.ends_with(" f16c");
+    break;
+  }
+  HalfPathGuard guard;
+  internal::SetHalfUsesF16c(true);
+#if defined(__x86_64__) || defined(__i386__)
+  EXPECT_EQ(internal::HalfUsesF16c(), avx && f16c);
+#else
+  EXPECT_FALSE(internal::HalfUsesF16c());
+#endif
 }
 
 TEST(Half, SpanConversionsGiveTheScalarBitsOnEveryPath) {
