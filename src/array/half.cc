@@ -68,7 +68,7 @@ LANCEDB_F16C void FloatToHalfF16c(const float* in, uint16_t* out, size_t n) noex
 // CPUID leaf 1 rather than __builtin_cpu_supports("f16c"), which Clang 14 does not know: AVX
 // and F16C in ECX, and the operating system saving the YMM registers (OSXSAVE, then XCR0 bits
 // 1 and 2).
-bool CpuHasF16c() {
+bool DetectF16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
   constexpr unsigned kOsxsave = 1u << 27, kAvx = 1u << 28, kF16c = 1u << 29;
@@ -80,7 +80,7 @@ bool CpuHasF16c() {
 
 #else
 
-bool CpuHasF16c() { return false; }
+bool DetectF16c() { return false; }
 
 #endif
 
@@ -88,7 +88,7 @@ bool InitialUseF16c() {
   if (const char* env = std::getenv("LANCEDB_SIMD")) {
     if (std::string_view(env) == "scalar") return false;
   }
-  return CpuHasF16c();
+  return DetectF16c();
 }
 
 std::atomic<bool> g_use_f16c{InitialUseF16c()};
@@ -197,7 +197,9 @@ namespace internal {
 
 bool HalfUsesF16c() noexcept { return g_use_f16c.load(); }
 
-void SetHalfUsesF16c(bool use) noexcept { g_use_f16c.store(use && CpuHasF16c()); }
+void SetHalfUsesF16c(bool use) noexcept { g_use_f16c.store(use && DetectF16c()); }
+
+bool CpuHasF16c() noexcept { return DetectF16c(); }
 
 }  // namespace internal
 

@@ -39,6 +39,9 @@ bool HalfUsesF16c() noexcept;
 /// Use F16C (when the CPU has it) or the scalar loop; for tests and benchmarks. Not
 /// thread-safe with concurrent conversions.
 void SetHalfUsesF16c(bool use) noexcept;
+/// Whether the CPU has AVX and F16C and the operating system saves the YMM registers (CPUID
+/// and XCR0; Clang 14's __builtin_cpu_supports does not know "f16c").
+bool CpuHasF16c() noexcept;
 
 }  // namespace internal
 

@@ -137,7 +137,7 @@ SimdLevel DetectSimdLevel() {
   __builtin_cpu_init();
   // The float16 kernels of both levels convert with F16C.
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("f16c");
+                    array::internal::CpuHasF16c();
   if (avx2 && __builtin_cpu_supports("avx512f")) return SimdLevel::kAvx512;
   if (avx2) return SimdLevel::kAvx2;
 #endif
