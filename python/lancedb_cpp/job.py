@@ -237,7 +237,55 @@ def _seconds(timeout: Union[timedelta, float, int, None]) -> Optional[float]:
     return seconds
 
 
-class AsyncJob(Generic[T]):
+class _JobFields:
+    """The fields of a job's description, shared by :class:`AsyncJob` and :class:`Job`; each
+    reads them through ``_field`` (None for a job that is not in this process)."""
+
+    _inner: Any
+
+    @property
+    def state(self) -> Optional[str]:
+        """The job's state (always current for an in-process job)."""
+        return self._inner.state if self._inner is not None else "finished"
+
+    @property
+    def job_type(self) -> Optional[str]:
+        """"refresh_column", "create_index" or "drop_table"."""
+        return self._field("job_type")
+
+    @property
+    def creation_ms(self) -> Optional[int]:
+        """When the job was started, in milliseconds since the epoch."""
+        return self._field("creation_ms")
+
+    @property
+    def spec(self) -> Optional[Any]:
+        """What the job was asked to do (table, column ...)."""
+        return self._field("spec")
+
+    @property
+    def result(self) -> Optional[Any]:
+        """The job's result as data once it finished (None before, or without a result)."""
+        return self._field("result")
+
+    @property
+    def failure(self) -> Optional[JobFailureInfo]:
+        """Why the job failed, when it failed."""
+        return self._field("failure")
+
+    @property
+    def _spec_json(self) -> Optional[str]:
+        return self._field("_spec_json")
+
+    @property
+    def _result_json(self) -> Optional[str]:
+        return self._field("_result_json")
+
+    def _field(self, name: str) -> Optional[Any]:
+        raise NotImplementedError
+
+
+class AsyncJob(_JobFields, Generic[T]):
     """A handle to an operation that may still be running (async API).
 
     ``inner`` None is a job that already finished without a result.
@@ -284,44 +332,6 @@ class AsyncJob(Generic[T]):
     async def refresh(self) -> None:
         """A no-op: an in-process job's state is always current."""
 
-    @property
-    def state(self) -> Optional[str]:
-        """The job's state (always current for an in-process job)."""
-        return self._inner.state if self._inner is not None else "finished"
-
-    @property
-    def job_type(self) -> Optional[str]:
-        """"refresh_column", "create_index" or "drop_table"."""
-        return self._field("job_type")
-
-    @property
-    def creation_ms(self) -> Optional[int]:
-        """When the job was started, in milliseconds since the epoch."""
-        return self._field("creation_ms")
-
-    @property
-    def spec(self) -> Optional[Any]:
-        """What the job was asked to do (table, column ...)."""
-        return self._field("spec")
-
-    @property
-    def result(self) -> Optional[Any]:
-        """The job's result as data once it finished (None before, or without a result)."""
-        return self._field("result")
-
-    @property
-    def failure(self) -> Optional[JobFailureInfo]:
-        """Why the job failed, when it failed."""
-        return self._field("failure")
-
-    @property
-    def _spec_json(self) -> Optional[str]:
-        return self._field("_spec_json")
-
-    @property
-    def _result_json(self) -> Optional[str]:
-        return self._field("_result_json")
-
     def _field(self, name: str) -> Optional[Any]:
         if self._inner is None:
             return None
@@ -348,7 +358,7 @@ def _job_repr(kind: str, job: Any) -> str:
     return f"{kind}({body}\n)"
 
 
-class Job(Generic[T]):
+class Job(_JobFields, Generic[T]):
     """Synchronous counterpart of :class:`AsyncJob`, with the same result type."""
 
     def __init__(self, inner: Optional[AsyncJob[T]]):
@@ -382,44 +392,6 @@ class Job(Generic[T]):
 
     def refresh(self) -> None:
         """A no-op: an in-process job's state is always current."""
-
-    @property
-    def state(self) -> Optional[str]:
-        """The job's state. See :attr:`AsyncJob.state`."""
-        return self._inner.state if self._inner is not None else "finished"
-
-    @property
-    def job_type(self) -> Optional[str]:
-        """The job's type. See :attr:`AsyncJob.job_type`."""
-        return self._field("job_type")
-
-    @property
-    def creation_ms(self) -> Optional[int]:
-        """When the job was started. See :attr:`AsyncJob.creation_ms`."""
-        return self._field("creation_ms")
-
-    @property
-    def spec(self) -> Optional[Any]:
-        """What the job was asked to do. See :attr:`AsyncJob.spec`."""
-        return self._field("spec")
-
-    @property
-    def result(self) -> Optional[Any]:
-        """The job's result as data. See :attr:`AsyncJob.result`."""
-        return self._field("result")
-
-    @property
-    def failure(self) -> Optional[JobFailureInfo]:
-        """Why the job failed. See :attr:`AsyncJob.failure`."""
-        return self._field("failure")
-
-    @property
-    def _spec_json(self) -> Optional[str]:
-        return self._field("_spec_json")
-
-    @property
-    def _result_json(self) -> Optional[str]:
-        return self._field("_result_json")
 
     def _field(self, name: str) -> Optional[Any]:
         return getattr(self._inner, name) if self._inner is not None else None

@@ -41,9 +41,11 @@ ArrayPtr StorageArray(const std::vector<Row>& rows) {
   const auto n = rows.size();
   return array::MakeStruct(
       BlobV2StorageType(),
-      {array::MakeBinaryLike(array::large_binary(), data), array::MakeBinaryLike(array::utf8(), uri),
+      {array::MakeBinaryLike(array::large_binary(), data),
+       array::MakeBinaryLike(array::utf8(), uri),
        array::MakePrimitive(array::uint64(), std::vector<uint64_t>(n), std::vector<bool>(n, false)),
-       array::MakePrimitive(array::uint64(), std::vector<uint64_t>(n), std::vector<bool>(n, false))},
+       array::MakePrimitive(array::uint64(), std::vector<uint64_t>(n),
+                            std::vector<bool>(n, false))},
       valid);
 }
 
@@ -53,8 +55,8 @@ Result<std::string> WriteBlobs(const io::FileSystemPtr& fs, const std::vector<Ro
   std::vector<int64_t> ids;
   for (size_t i = 0; i < rows.size(); ++i) ids.push_back(static_cast<int64_t>(i));
   LANCEDB_ASSIGN_OR_RETURN(
-      auto batch, array::RecordBatch::Make(schema, {array::MakePrimitive(array::int64(), ids),
-                                                    StorageArray(rows)}));
+      auto batch, array::RecordBatch::Make(
+                      schema, {array::MakePrimitive(array::int64(), ids), StorageArray(rows)}));
   LANCEDB_ASSIGN_OR_RETURN(auto lance_schema, LanceSchema::FromArrow(*schema));
   const std::string path = "blob_test/f.lance";
   FileWriterOptions options;
@@ -120,8 +122,8 @@ TEST(BlobV2, BadRowsAreRejected) {
 
 TEST(BlobLegacy, IsNotWrittenIn22) {
   auto fs = io::MemoryFileSystem();
-  auto schema = array::schema({array::field("b", array::large_binary(), true,
-                                            {{std::string(kBlobMetadataKey), "true"}})});
+  auto schema = array::schema(
+      {array::field("b", array::large_binary(), true, {{std::string(kBlobMetadataKey), "true"}})});
   auto lance_schema = LanceSchema::FromArrow(*schema);
   ASSERT_TRUE(lance_schema.ok());
   auto writer = FileWriter::Open(fs, "blob_test/legacy.lance", *lance_schema);
