@@ -181,6 +181,15 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
   vector::IvfFileParams fp;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf,
                            vector::ReadIvfIndexFiles(dataset->fs(), IndexDir(*dataset, meta), &fp));
+  const array::Schema& schema = *dataset->schema();
+  const int column_index = schema.GetFieldIndex(column);
+  if (ivf->sub_index_type() == vector::SubIndexType::kHnsw && column_index >= 0 &&
+      IsMultivectorType(*schema.field(column_index)->type())) {
+    // Rebuilding a partition's graph needs its sub-vectors, which a take of whole rows does
+    // not give back.
+    return Status::NotSupported("Optimizing the HNSW index '" + name + "' of multivector column '" +
+                                column + "' is not supported; recreate the index instead");
+  }
   size_t dim = 0;
   std::vector<float> vectors;
   std::vector<uint64_t> rows;
