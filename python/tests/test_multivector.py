@@ -316,3 +316,22 @@ def test_lancedb_documented_example(both):
             assert rs2["_distance"][i].as_py() == pytest.approx(rs["_distance"][i].as_py() * 2)
         with pytest.raises(ValueError):
             table.search([1, 2, 3]).to_arrow()
+
+
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_HNSW_SQ"])
+def test_optimize_indices_adds_appended_rows(db, index_type):
+    rows = _rows(400, seed=31)
+    data = _table_data(rows)
+    table = db.create_table("t", data.slice(0, 300))
+    table.delete("id = 7")
+    table.create_index(
+        vector_column_name="vector", metric="cosine", index_type=index_type, num_partitions=4
+    )
+    table.add(data.slice(300))
+    table.optimize_indices()
+    stats = table.index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (399, 0)
+    for i in (5, 350, 399):
+        got = table.search(rows[i], vector_column_name="vector").fast_search().limit(1).to_arrow()
+        assert got["id"].to_pylist() == [i]
+        assert got["_distance"][0].as_py() == pytest.approx(0.0, abs=1e-3)

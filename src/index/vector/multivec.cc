@@ -9,6 +9,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "index/vector/kmeans.h"
+
 namespace lancedb::index::vector {
 
 float MultivectorDistance(DistanceType type, ElementType element_type, const void* queries,
@@ -55,6 +57,30 @@ std::vector<Neighbor> ScoreMultivectorCandidates(std::span<const std::vector<Nei
   out.reserve(sims.size());
   for (const auto& [row, sim] : sims) out.push_back({num_queries - sim, row});
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<float> VectorsOfPartition(std::span<const float> vectors,
+                                      std::span<const int64_t> counts, size_t dim,
+                                      std::span<const float> centroids, int64_t num_partitions,
+                                      DistanceType distance_type, int64_t partition) {
+  const auto n = static_cast<int64_t>(vectors.size() / dim);
+  std::vector<float> data(vectors.begin(), vectors.end());
+  if (distance_type == DistanceType::kCosine) NormalizeRows(data.data(), n, dim);
+  std::vector<uint32_t> assignment(static_cast<size_t>(n));
+  // As the builder assigns (ivf_builder.cc).
+  AssignToCentroids(data.data(), n, centroids.data(), num_partitions, dim,
+                    distance_type == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2,
+                    assignment.data(), nullptr);
+  std::vector<float> out;
+  int64_t v = 0;
+  for (int64_t count : counts) {
+    for (int64_t j = 0; j < count; ++j, ++v) {
+      if (assignment[static_cast<size_t>(v)] != static_cast<uint32_t>(partition)) continue;
+      out.insert(out.end(), vectors.begin() + v * static_cast<int64_t>(dim),
+                 vectors.begin() + (v + 1) * static_cast<int64_t>(dim));
+    }
+  }
   return out;
 }
 

@@ -41,4 +41,15 @@ float MultivectorDistance(DistanceType type, ElementType element_type, const voi
 /// distance num_queries - sum of similarities, sorted by distance then row id.
 std::vector<Neighbor> ScoreMultivectorCandidates(std::span<const std::vector<Neighbor>> lists);
 
+/// Return the row vectors of `rows` that an IVF index with `centroids` assigns to
+/// `partition`, in the order it stores them: row by row (rows in the given order), each row's
+/// vectors in list order. Extending an HNSW partition rebuilds its graph from these.
+/// Layout: vectors (num_vectors, dim), the vectors of row i being the counts[i] after those of
+/// rows 0..i-1; centroids (num_partitions, dim). For cosine the assignment uses the
+/// normalized vectors, the returned ones are as given.
+std::vector<float> VectorsOfPartition(std::span<const float> vectors,
+                                      std::span<const int64_t> counts, size_t dim,
+                                      std::span<const float> centroids, int64_t num_partitions,
+                                      DistanceType distance_type, int64_t partition);
+
 }  // namespace lancedb::index::vector
