@@ -62,5 +62,16 @@ TEST(ScoreMultivectorCandidates, EmptyListImputesZero) {
   EXPECT_NEAR(scored[0].distance, 2.0f - 0.75f, 1e-6);
 }
 
+TEST(VectorsOfPartition, KeepsEachRowsVectorsOfThePartitionInOrder) {
+  // Two centroids on the x axis; row 0 has vectors near each, row 1 two near the second.
+  const std::vector<float> centroids = {-1, 0, 1, 0};
+  const std::vector<float> vectors = {-2, 0.1f, 2, 0.2f, 3, 0.3f, 4, 0.4f};
+  const std::vector<int64_t> counts = {2, 2};
+  EXPECT_EQ(VectorsOfPartition(vectors, counts, 2, centroids, 2, DistanceType::kL2, 1),
+            (std::vector<float>{2, 0.2f, 3, 0.3f, 4, 0.4f}));
+  EXPECT_EQ(VectorsOfPartition(vectors, counts, 2, centroids, 2, DistanceType::kCosine, 0),
+            (std::vector<float>{-2, 0.1f}));
+}
+
 }  // namespace
 }  // namespace lancedb::index::vector
