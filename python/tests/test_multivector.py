@@ -342,3 +342,16 @@ def test_optimize_indices_adds_appended_rows(db, index_type):
         got = table.search(rows[i], vector_column_name="vector").fast_search().limit(1).to_arrow()
         assert got["id"].to_pylist() == [i]
         assert got["_distance"][0].as_py() == pytest.approx(0.0, abs=1e-3)
+
+
+def test_distance_range_applies_to_row_distances(pair):
+    _, ours, theirs = pair
+    q = np.random.default_rng(15).standard_normal((3, DIM)).astype(np.float32)
+    got = _same(
+        ours.search(q, vector_column_name="vector").distance_type("cosine")
+        .distance_range(1.0, 1.3).limit(5),
+        theirs.search(q, vector_column_name="vector").distance_type("cosine")
+        .distance_range(1.0, 1.3).limit(5),
+    )
+    assert len(got) > 0
+    assert all(1.0 <= d < 1.3 for d in got["_distance"].to_pylist())
