@@ -355,3 +355,22 @@ def test_distance_range_applies_to_row_distances(pair):
     )
     assert len(got) > 0
     assert all(1.0 <= d < 1.3 for d in got["_distance"].to_pylist())
+
+
+def test_stable_row_ids_deletes_and_updates(db):
+    rows = _rows(300, seed=2)
+    table = db.create_table(
+        "t", _table_data(rows), storage_options={"new_table_enable_stable_row_ids": "true"}
+    )
+    table.create_index(
+        vector_column_name="vector", metric="cosine", index_type="IVF_FLAT", num_partitions=4,
+        seed=1,
+    )
+    table.delete("id = 3")
+    table.update(where="id = 10", values={"id": 1010})  # moves the row to a new fragment
+    got = table.search(rows[10], vector_column_name="vector").limit(1).with_row_id(True)
+    got = got.to_arrow()
+    assert got["id"].to_pylist() == [1010] and got["_rowid"].to_pylist() == [10]
+    assert 3 not in table.search(rows[3], vector_column_name="vector").to_arrow()["id"].to_pylist()
+    plan = table.search(rows[5], vector_column_name="vector").explain_plan(True)
+    assert "MultivectorScoring" in plan and "ANNSubIndex" in plan

@@ -51,7 +51,8 @@ EncodedQuery Encode(const VectorPlan& plan) {
   return q;
 }
 
-/// Computes the reported MaxSim distance of rows of a multivector array.
+/// Computes the reported MaxSim distance of rows of a multivector array. Externally
+/// synchronized (it reuses scratch buffers); `plan` must outlive it.
 class RowScorer {
  public:
   RowScorer(const VectorPlan& plan, vec::DistanceType type)
