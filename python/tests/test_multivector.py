@@ -374,3 +374,31 @@ def test_stable_row_ids_deletes_and_updates(db):
     assert 3 not in table.search(rows[3], vector_column_name="vector").to_arrow()["id"].to_pylist()
     plan = table.search(rows[5], vector_column_name="vector").explain_plan(True)
     assert "MultivectorScoring" in plan and "ANNSubIndex" in plan
+
+
+def test_uint8_multivectors_with_hamming(db):
+    # LanceDB 0.39 fails on these ("Casting from FixedSizeList(4 x Float32) to UInt8"); we
+    # search them exactly with hamming, checked against numpy.
+    rng = np.random.default_rng(0)
+    rows = [rng.integers(0, 256, (int(rng.integers(1, 4)), 4)).astype(np.uint8) for _ in range(100)]
+    table = db.create_table(
+        "t",
+        pa.table(
+            {
+                "id": np.arange(100),
+                "vector": pa.array(
+                    [r.tolist() for r in rows], type=pa.list_(pa.list_(pa.uint8(), 4))
+                ),
+            }
+        ),
+    )
+    q = rng.integers(0, 256, (2, 4)).astype(np.uint8)
+    got = table.search(q).distance_type("hamming").limit(5).to_arrow()
+
+    def bits(a, b):
+        return int(np.unpackbits(np.bitwise_xor(a, b)).sum())
+
+    expected = [sum(min(bits(x, v) for v in r) for x in q) for r in rows]
+    order = np.argsort(expected, kind="stable")[:5]
+    assert got["id"].to_pylist() == order.tolist()
+    assert got["_distance"].to_pylist() == [expected[i] for i in order]
