@@ -109,6 +109,10 @@ class Query {
   /// Turn this query into a nearest-neighbour query for `vector` (vector_query.h), keeping
   /// its filter, projection, offset, limit, ordering, with_row_id and with_row_address.
   VectorQuery NearestTo(std::vector<float> vector) const;
+  /// Turn this query into a multivector (late interaction, MaxSim) query: `vectors` are one
+  /// query against a multivector column (list<fixed_size_list>); see
+  /// VectorQueryRequest::multivector.
+  VectorQuery NearestToMultivector(std::vector<std::vector<float>> vectors) const;
 
   const QueryRequest& request() const { return request_; }
 

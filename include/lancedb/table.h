@@ -171,6 +171,9 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<std::string> AnalyzeQuery(const QueryRequest& request) const;
   /// Start a nearest-neighbour query for `vector` (vector_query.h; LanceDB `vector_search`).
   lancedb::VectorQuery VectorSearch(std::vector<float> vector) const;
+  /// Start a multivector (late interaction) query: `vectors` are one query against a
+  /// multivector column (Query::NearestToMultivector).
+  lancedb::VectorQuery MultivectorSearch(std::vector<std::vector<float>> vectors) const;
   /// Execute a vector query request (what VectorQuery::Execute calls).
   virtual Status ExecuteVectorQuery(const VectorQueryRequest& request,
                                     ArrowArrayStream* out) const = 0;

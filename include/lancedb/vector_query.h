@@ -57,6 +57,10 @@ struct VectorQueryRequest {
   /// true: filter before the search, so `limit` rows come back whenever that many match;
   /// false: filter the `limit` nearest rows (possibly fewer remain).
   bool prefilter = true;
+  /// The vectors are one multivector query (late interaction): InvalidArgument unless the
+  /// column is a multivector column (list<fixed_size_list>). On a multivector column the
+  /// vectors are one multivector query whether or not this is set.
+  bool multivector = false;
   /// Search exhaustively even when the column is indexed.
   bool bypass_vector_index = false;
   /// Search only the indexed rows (skip rows appended after the index was built).

@@ -12,6 +12,8 @@ import json
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
+import pyarrow as pa
+
 from . import _native
 from ._unsupported import reject_unsupported
 from .index import FTS, SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
@@ -72,6 +74,24 @@ def _legacy_num_bits(kind: str, num_bits: int) -> Optional[int]:
     if kind == "IVF_RQ" and num_bits != 8:
         return num_bits
     return None
+
+
+def _check_multivector_metric(table: Any, column: str, distance_type: Any) -> None:
+    """LanceDB indexes a multivector column (a list of fixed-size lists) for cosine only, and
+    raises RuntimeError (a Lance index error) for any other distance; so do we."""
+    try:
+        field = table.schema.field(column)
+    except KeyError:
+        return  # the engine names the missing column
+    t = field.type
+    multivector = (pa.types.is_list(t) or pa.types.is_large_list(t)) and (
+        pa.types.is_fixed_size_list(t.value_type)
+    )
+    if multivector and str(distance_type).lower() != "cosine":
+        raise RuntimeError(
+            f"Build Vector Index: multivector type supports only cosine distance (column "
+            f"'{column}', distance type {distance_type})"
+        )
 
 
 class IndexMixin:
@@ -176,6 +196,7 @@ class IndexMixin:
                 seed=seed,
                 accelerator=None,
             )
+        _check_multivector_metric(self, column, params["distance_type"])
         _native.create_index(
             self._inner,
             column,

@@ -3,7 +3,9 @@
 """Vector search: ``table.search(vector)`` returns a :class:`LanceVectorQueryBuilder`, as in
 ``lancedb.query``. The query runs in the engine (exact search, or through the column's vector
 index for the rows it covers); results carry a float32 ``_distance`` column and, for several
-query vectors, an int32 ``query_index`` column first.
+query vectors, an int32 ``query_index`` column first. On a multivector column
+(``list<fixed_size_list>``) the vectors are one late-interaction (MaxSim) query instead, as in
+LanceDB (docs/vector-search.md).
 """
 
 from __future__ import annotations

@@ -31,13 +31,19 @@ bool HasDeletions(const table::Dataset& dataset) {
   return false;
 }
 
-/// Search one segment for one query, probing more partitions (up to maximum_nprobes) while
-/// fewer than k rows were found.
-Result<std::vector<vec::Neighbor>> SearchSegment(const VectorPlan& plan,
-                                                 const index::VectorIndex& segment,
-                                                 const std::vector<float>& query, size_t k,
-                                                 const std::function<bool(uint64_t)>& accept) {
-  const auto& r = plan.request;
+}  // namespace
+
+Result<std::vector<vec::Neighbor>> SearchIndexSegment(const VectorPlan& plan,
+                                                      const index::VectorIndex& segment,
+                                                      const std::vector<float>& query, size_t k,
+                                                      const std::function<bool(uint64_t)>& accept,
+                                                      bool whole_rows) {
+  VectorQueryRequest r = plan.request;
+  if (!whole_rows) {
+    r.refine_factor.reset();
+    r.lower_bound.reset();
+    r.upper_bound.reset();
+  }
   const size_t partitions = static_cast<size_t>(segment.ivf().num_partitions());
   size_t max_probes = r.maximum_nprobes ? *r.maximum_nprobes : r.minimum_nprobes;
   if (max_probes == 0 || max_probes > partitions) max_probes = partitions;
@@ -69,8 +75,6 @@ Result<std::vector<vec::Neighbor>> SearchSegment(const VectorPlan& plan,
     params.nprobes = std::min(max_probes, params.nprobes * 2);
   }
 }
-
-}  // namespace
 
 namespace {
 
@@ -116,7 +120,7 @@ Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::Dis
   for (size_t q = 0; q < plan.queries.size(); ++q) {
     for (const auto& segment : segments) {
       LANCEDB_ASSIGN_OR_RETURN(auto found,
-                               SearchSegment(plan, *segment, plan.queries[q], k, accept));
+                               SearchIndexSegment(plan, *segment, plan.queries[q], k, accept));
       out[q].insert(out[q].end(), found.begin(), found.end());
     }
     if (search_uncovered) {
@@ -147,6 +151,7 @@ Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::Dis
 }  // namespace
 
 Result<NeighborLists> FindNeighbors(const VectorPlan& plan, size_t k) {
+  if (plan.multivector) return MultivectorNeighbors(plan, k);
   vec::DistanceType used;
   LANCEDB_ASSIGN_OR_RETURN(auto out, SearchNeighbors(plan, k, &used));
   const float shift = ReportedDistanceShift(used);

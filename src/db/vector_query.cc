@@ -148,6 +148,18 @@ VectorQuery Query::NearestTo(std::vector<float> vector) const {
   return VectorQuery(table_, std::move(request));
 }
 
+VectorQuery Query::NearestToMultivector(std::vector<std::vector<float>> vectors) const {
+  VectorQueryRequest request;
+  request.base = request_;
+  request.vectors = std::move(vectors);
+  request.multivector = true;
+  return VectorQuery(table_, std::move(request));
+}
+
+VectorQuery Table::MultivectorSearch(std::vector<std::vector<float>> vectors) const {
+  return Query().NearestToMultivector(std::move(vectors));
+}
+
 VectorQuery Table::VectorSearch(std::vector<float> vector) const {
   return Query().NearestTo(std::move(vector));
 }

@@ -32,6 +32,7 @@ namespace {
 
 std::optional<vec::ElementType> VectorElementType(const array::DataType& type) {
   if (type.id() != array::TypeId::kFixedSizeList) return std::nullopt;
+  if (array::IsBFloat16Field(*type.value_field())) return std::nullopt;
   switch (type.value_type()->id()) {
     case array::TypeId::kFloat16:
       return vec::ElementType::kFloat16;
@@ -44,6 +45,14 @@ std::optional<vec::ElementType> VectorElementType(const array::DataType& type) {
     default:
       return std::nullopt;
   }
+}
+
+/// The single vectors of a column: the column's type, or for a multivector column (a list of
+/// fixed-size lists) its item type.
+const array::DataType& SingleVectorType(const array::DataType& type, bool* multivector) {
+  *multivector = (type.id() == array::TypeId::kList || type.id() == array::TypeId::kLargeList) &&
+                 type.value_type()->id() == array::TypeId::kFixedSizeList;
+  return *multivector ? *type.value_type() : type;
 }
 
 std::string ColumnList(const array::Schema& schema) {
@@ -61,7 +70,8 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
       return Status::InvalidArgument("Column '" + *request.column +
                                      "' not found; columns are: " + ColumnList(schema));
     }
-    const auto& type = *schema.field(i)->type();
+    bool multivector = false;
+    const auto& type = SingleVectorType(*schema.field(i)->type(), &multivector);
     auto element = VectorElementType(type);
     if (!element && type.id() == array::TypeId::kFixedSizeList &&
         array::IsBFloat16Field(*type.value_field())) {
@@ -73,9 +83,11 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
     if (!element) {
       return Status::InvalidArgument("Column '" + *request.column +
                                      "' is not a vector column (fixed_size_list of float16, "
-                                     "float32, float64 or uint8) but " +
-                                     type.ToString());
+                                     "float32, float64 or uint8, or a list of those: a "
+                                     "multivector) but " +
+                                     schema.field(i)->type()->ToString());
     }
+    plan->multivector = multivector;
     plan->column = *request.column;
     plan->dim = static_cast<size_t>(type.fixed_size());
     plan->element_type = *element;
@@ -84,15 +96,18 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
   std::vector<std::string> matching;
   std::string all;
   for (const auto& f : schema.fields()) {
-    auto element = VectorElementType(*f->type());
-    if (!element) continue;
-    all += (all.empty() ? "" : ", ") + f->name() + " (" + std::to_string(f->type()->fixed_size()) +
-           ")";
-    if (static_cast<size_t>(f->type()->fixed_size()) == query_dim) {
+    bool multivector = false;
+    const auto& type = SingleVectorType(*f->type(), &multivector);
+    auto element = VectorElementType(type);
+    if (!element || (request.multivector && !multivector)) continue;
+    all += (all.empty() ? "" : ", ") + f->name() + " (" + std::to_string(type.fixed_size()) +
+           (multivector ? ", multivector" : "") + ")";
+    if (static_cast<size_t>(type.fixed_size()) == query_dim) {
       matching.push_back(f->name());
       plan->column = f->name();
       plan->dim = query_dim;
       plan->element_type = *element;
+      plan->multivector = multivector;
     }
   }
   if (matching.size() == 1) return Status::OK();
@@ -129,7 +144,8 @@ Status CheckQueries(const VectorPlan& plan) {
   return Status::OK();
 }
 
-/// The query vectors in the column's element type. Layout: (num_queries, dim).
+}  // namespace
+
 std::vector<uint8_t> EncodeQueries(const VectorPlan& plan) {
   const size_t width = vec::ElementSize(plan.element_type);
   std::vector<uint8_t> out(plan.queries.size() * plan.dim * width);
@@ -159,6 +175,8 @@ std::vector<uint8_t> EncodeQueries(const VectorPlan& plan) {
   }
   return out;
 }
+
+namespace {
 
 /// Vectors kept alive for a flat search: either views into decoded arrays or compacted copies.
 struct ChunkSet {
@@ -395,6 +413,12 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   if (request.vectors.empty()) return Status::InvalidArgument("Vector query has no query vector");
   const array::Schema& schema = *dataset->schema();
   LANCEDB_RETURN_NOT_OK(ResolveColumn(schema, request, request.vectors[0].size(), &plan));
+  if (request.multivector && !plan.multivector) {
+    return Status::InvalidArgument(
+        "The query is a multivector but column '" + plan.column + "' (" +
+        schema.field(schema.GetFieldIndex(plan.column))->type()->ToString() +
+        ") is not a multivector column; search it with one vector, or several as a batch");
+  }
   plan.queries = request.vectors;
   LANCEDB_RETURN_NOT_OK(CheckQueries(plan));
   if (plan.element_type == vec::ElementType::kFloat16) {
@@ -442,7 +466,8 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   plan.offset = request.base.offset;
   LANCEDB_ASSIGN_OR_RETURN(plan.projection, PlanRankedProjection(dataset, request.base, "vector"));
   LANCEDB_ASSIGN_OR_RETURN(plan.order_by, query::BindOrdering(request.base.order_by, schema));
-  plan.batch = request.vectors.size() > 1;
+  // On a multivector column the vectors are one query (LanceDB's behaviour).
+  plan.batch = request.vectors.size() > 1 && !plan.multivector;
   std::vector<array::FieldPtr> fields;
   if (plan.batch) fields.push_back(array::field("query_index", array::int32(), false));
   for (const auto& f : plan.projection.output_schema->fields()) fields.push_back(f);
@@ -611,6 +636,11 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
   const int64_t k = plan.limit + plan.offset;
   line("SortExec: TopK(fetch=" + std::to_string(k) +
        "), expr=[_distance ASC NULLS LAST, _rowid ASC NULLS LAST]");
+  if (plan.multivector && !segments.empty()) {
+    // One index search per query vector, combined by late-interaction scoring.
+    line("MultivectorScoring: k=" + std::to_string(k) +
+         ", query_vectors=" + std::to_string(plan.queries.size()));
+  }
   const std::string base = indent;
   const vec::DistanceType distance =
       segments.empty() ? FlatDistanceType(plan) : segments[0]->ivf().distance_type();
@@ -623,7 +653,8 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
   for (const auto& f : fragments) uncovered += covered.count(f.id()) ? 0 : 1;
   if (!segments.empty()) {
     const size_t max_probes = r.maximum_nprobes.value_or(r.minimum_nprobes);
-    out += base + "ANNSubIndex: name=" + segments[0]->name() + ", k=" + std::to_string(k) +
+    const int64_t ann_k = plan.multivector ? k * 10 : k;
+    out += base + "ANNSubIndex: name=" + segments[0]->name() + ", k=" + std::to_string(ann_k) +
            ", deltas=" + std::to_string(segments.size()) + ", metric=" + metric + "\n";
     out += base + "  ANNIvfPartition: uuid=" + segments[0]->uuid() +
            ", minimum_nprobes=" + std::to_string(r.minimum_nprobes) + ", maximum_nprobes=" +

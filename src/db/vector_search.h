@@ -26,6 +26,10 @@
 #include "query/plan.h"
 #include "table/dataset.h"
 
+namespace lancedb::index {
+class VectorIndex;
+}  // namespace lancedb::index
+
 namespace lancedb::db {
 
 struct VectorPlan {
@@ -43,6 +47,9 @@ struct VectorPlan {
   int64_t limit = 10;
   int64_t offset = 0;
   bool batch = false;
+  /// The column is a multivector column (list<fixed_size_list>): `queries` are one query,
+  /// scored by late interaction (MaxSim; db/multivector_search.cc).
+  bool multivector = false;
   /// The ordering of each query vector's limit + offset nearest rows (empty: by distance).
   std::vector<query::OrderKey> order_by;
   array::SchemaPtr output_schema;
@@ -65,6 +72,23 @@ Result<query::QueryPlan> PlanRankedProjection(const table::DatasetPtr& dataset, 
 
 /// Bind and check `request` against the snapshot.
 Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryRequest& request);
+
+/// Search one index segment for one query vector: its k nearest (row address, distance), in
+/// the kernels' units, probing more partitions (up to maximum_nprobes) while fewer than k
+/// were found. With `whole_rows` the plan's refine factor and distance range apply; without,
+/// neither does (a multivector search's per-sub-vector candidates).
+Result<std::vector<index::vector::Neighbor>> SearchIndexSegment(
+    const VectorPlan& plan, const index::VectorIndex& segment, const std::vector<float>& query,
+    size_t k, const std::function<bool(uint64_t row_address)>& accept, bool whole_rows = true);
+
+/// The query vectors in the column's element type. Layout: (num_queries, dim).
+std::vector<uint8_t> EncodeQueries(const VectorPlan& plan);
+
+/// Find the neighbours of the multivector query of `plan` (plan.multivector): exactly, or
+/// through the column's indices as LanceDB does (db/multivector_search.cc). One sorted list of
+/// row addresses with reported distances.
+Result<std::vector<std::vector<index::vector::Neighbor>>> MultivectorNeighbors(
+    const VectorPlan& plan, size_t k);
 
 /// The distance type a flat search uses for `plan` (no index involved).
 index::vector::DistanceType FlatDistanceType(const VectorPlan& plan);

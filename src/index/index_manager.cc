@@ -14,6 +14,7 @@
 #include "index/scalar/scalar_index.h"
 #include "index/scalar_index_manager.h"
 #include "index/vector/ivf_extend.h"
+#include "index/vector/multivec.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
@@ -159,6 +160,42 @@ Result<table::DatasetPtr> DropIndex(const table::DatasetPtr& dataset, const std:
   return table::CommitOperation(dataset, &op);
 }
 
+namespace {
+
+/// The row vectors partition `p` of `ivf` (over multivector `column`) holds, in its order: the
+/// partition lists each row's vectors together, so they are the vectors of its rows (in order
+/// of first appearance) that the centroids assign to `p`.
+Result<std::vector<float>> MultivectorPartitionVectors(const table::Dataset& dataset,
+                                                       const std::string& column,
+                                                       const vector::IvfIndex& ivf, int64_t p) {
+  std::vector<uint64_t> rows;
+  std::set<uint64_t> seen;
+  for (uint64_t id : ivf.partition(p).row_ids) {
+    if (seen.insert(id).second) rows.push_back(id);
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset.Take(rows, {column}));
+  const array::ArrayData& col = *batch->column(0);
+  const size_t dim = ivf.dim();
+  std::vector<float> vectors;
+  std::vector<int64_t> counts;
+  for (int64_t r = 0; r < col.length; ++r) {
+    const auto [start, end] =
+        col.IsNull(r) ? std::pair<int64_t, int64_t>{0, 0} : col.GetListRange(r);
+    const array::ArrayData& inner = *col.children[0];
+    int64_t count = 0;
+    for (int64_t j = start; j < end; ++j) {
+      if (inner.IsNull(j)) continue;
+      AppendVectorAsFloats(*inner.children[0], inner.GetListRange(j).first, dim, &vectors);
+      ++count;
+    }
+    counts.push_back(count);
+  }
+  return vector::VectorsOfPartition(vectors, counts, dim, ivf.centroids(), ivf.num_partitions(),
+                                    ivf.distance_type(), p);
+}
+
+}  // namespace
+
 Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
                                               const std::string& name,
                                               const CreateIndexOptions& options) {
@@ -181,6 +218,10 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
   vector::IvfFileParams fp;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf,
                            vector::ReadIvfIndexFiles(dataset->fs(), IndexDir(*dataset, meta), &fp));
+  const array::Schema& schema = *dataset->schema();
+  const int column_index = schema.GetFieldIndex(column);
+  const bool multivector =
+      column_index >= 0 && IsMultivectorType(*schema.field(column_index)->type());
   size_t dim = 0;
   std::vector<float> vectors;
   std::vector<uint64_t> rows;
@@ -193,6 +234,7 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
     const auto& ids = base->partition(p).row_ids;
     std::vector<float> out;
     if (ids.empty()) return out;
+    if (multivector) return MultivectorPartitionVectors(*dataset, column, *base, p);
     LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset->Take(ids, {column}));
     auto col = batch->column(0);
     for (int64_t r = 0; r < col->length; ++r) {

@@ -131,9 +131,14 @@ Result<std::vector<uint64_t>> DecodeFragmentBitmap(const std::string& bytes);
 /// Encode fragment ids as a portable 32-bit roaring bitmap.
 std::string EncodeFragmentBitmap(const std::vector<uint64_t>& fragment_ids);
 
+/// Whether `type` is a multivector column type LanceDB indexes: a list (or large list) of
+/// fixed-size lists of float16, float32 or float64.
+bool IsMultivectorType(const array::DataType& type);
+
 /// Read `column` (a vector column) with row addresses, restricted to the fragments accepted
 /// by `fragment_filter` (null: all). Layout: vectors (rows, dim). Rows with a null vector are
-/// skipped.
+/// skipped. For a multivector column every vector of a row is read, each with the row's
+/// address (the addresses repeat).
 Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column,
                         const std::function<bool(uint64_t fragment_id)>& fragment_filter,
                         size_t* dim, std::vector<float>* vectors,

@@ -60,6 +60,7 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
     return Status::InvalidArgument("Column '" + column + "' not found; columns are: " + names);
   }
   const auto& type = schema.field(i)->type();
+  if (IsMultivectorType(*type)) return static_cast<size_t>(type->value_type()->fixed_size());
   bool ok = type->id() == array::TypeId::kFixedSizeList && type->value_type()->is_floating();
   if (type->id() == array::TypeId::kFixedSizeList && array::IsBFloat16Field(*type->value_field())) {
     return Status::InvalidArgument("Column '" + column +
@@ -70,7 +71,8 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
   if (!ok) {
     return Status::InvalidArgument("Column '" + column + "' of type " + type->ToString() +
                                    " is not a vector column (fixed_size_list of float16, "
-                                   "float32 or float64); a vector index needs one");
+                                   "float32 or float64, or a list of those: a multivector); a "
+                                   "vector index needs one");
   }
   return static_cast<size_t>(type->fixed_size());
 }
@@ -98,6 +100,13 @@ lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
 }
 
 }  // namespace
+
+bool IsMultivectorType(const array::DataType& type) {
+  if (type.id() != array::TypeId::kList && type.id() != array::TypeId::kLargeList) return false;
+  const auto& inner = type.value_type();
+  return inner->id() == array::TypeId::kFixedSizeList && inner->value_type()->is_floating() &&
+         !array::IsBFloat16Field(*inner->value_field());
+}
 
 void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
                           std::vector<float>* out) {
@@ -255,6 +264,8 @@ Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column
                         const std::function<bool(uint64_t)>& fragment_filter, size_t* dim,
                         std::vector<float>* vectors, std::vector<uint64_t>* row_addresses) {
   LANCEDB_ASSIGN_OR_RETURN(*dim, VectorColumnDim(dataset, column));
+  const array::Schema& schema = *dataset.schema();
+  const bool multivector = IsMultivectorType(*schema.field(schema.GetFieldIndex(column))->type());
   table::ScanOptions opts;
   opts.columns = {column};
   opts.with_row_id = true;
@@ -285,6 +296,16 @@ Status ReadVectorColumn(const table::Dataset& dataset, const std::string& column
         continue;
       }
       auto [start, end] = vec->GetListRange(r);
+      if (multivector) {
+        // Every vector of the row, under the row's address.
+        const array::ArrayData& inner = *vec->children[0];
+        for (int64_t j = start; j < end; ++j) {
+          if (inner.IsNull(j)) continue;
+          AppendVectorAsFloats(*inner.children[0], inner.GetListRange(j).first, *dim, vectors);
+          row_addresses->push_back(addr[r]);
+        }
+        continue;
+      }
       AppendVectorAsFloats(*vec->children[0], start, *dim, vectors);
       row_addresses->push_back(addr[r]);
     }
@@ -338,6 +359,16 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   }
   LANCEDB_ASSIGN_OR_RETURN(size_t dim, VectorColumnDim(*dataset, column));
   // Validate what can be validated before reading any data.
+  const array::Schema& schema = *dataset->schema();
+  if (IsMultivectorType(*schema.field(schema.GetFieldIndex(column))->type())) {
+    auto distance = vector::ParseDistanceType(config.distance_type);
+    if (distance.ok() && *distance != vector::DistanceType::kCosine) {
+      // As LanceDB: the candidates of a multivector search are scored by cosine similarity.
+      return Status::InvalidArgument("Build Vector Index: multivector column '" + column +
+                                     "' supports only cosine distance, got " +
+                                     config.distance_type);
+    }
+  }
   if (config.seed && config.accelerator) {
     return Status::InvalidArgument("seed is not supported with accelerator-based index training");
   }
