@@ -152,7 +152,7 @@ def test_appended_and_deleted_rows_as_lancedb(tmp_path, index_type, metric, writ
     assert_same_results(tmp_path, metric, seed=9, where="category != 'c1'")
 
 
-@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
 def test_deletes_only_and_lancedb_optimize(tmp_path, index_type):
     build(tmp_path, index_type, "l2")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
@@ -192,6 +192,15 @@ def test_hnsw_breadth_as_lancedb(tmp_path, index_type, metric):
                 assert_same_ranking(got_ids, got_d, want_ids, want_d)
 
 
+@pytest.mark.parametrize("index_type", HNSW_TYPES)
+def test_hnsw_selective_filters_as_lancedb(tmp_path, index_type):
+    """A prefilter passing under 10% of a partition's rows scores them exactly; one passing more
+    filters the graph search's results only (both as LanceDB)."""
+    build(tmp_path, index_type, "l2")
+    for seed, where in [(13, "id % 20 = 0"), (14, "id % 9 = 0"), (15, "id < 1500")]:
+        assert_same_results(tmp_path, "l2", seed=seed, where=where)
+
+
 @pytest.mark.parametrize("index_type", ["IVF_RQ"])
 def test_types_not_read_are_searched_exactly(tmp_path, index_type):
     build(tmp_path, index_type, "l2")
@@ -209,7 +218,7 @@ def test_types_not_read_are_searched_exactly(tmp_path, index_type):
 
 
 @pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
-@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
 def test_half_and_double_columns(tmp_path, index_type, value_type):
     table = rows(0, NUM_ROWS, seed=1)
     vectors = pa.FixedSizeListArray.from_arrays(table["vector"].combine_chunks().flatten()
