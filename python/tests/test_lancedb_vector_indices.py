@@ -50,6 +50,11 @@ def config(index_type, metric):
         return real_index.IvfSq(distance_type=metric, num_partitions=8)
     if index_type == "IVF_HNSW_SQ":
         return real_index.HnswSq(distance_type=metric, num_partitions=4)
+    if index_type == "IVF_HNSW_PQ":
+        # Four sub-vectors for the reason given for IVF_PQ.
+        return real_index.HnswPq(distance_type=metric, num_partitions=4, num_sub_vectors=4)
+    if index_type == "IVF_HNSW_FLAT":
+        return real_index.HnswFlat(distance_type=metric, num_partitions=4)
     if index_type == "IVF_RQ":
         return real_index.IvfRq(distance_type=metric, num_partitions=8)
     raise AssertionError(index_type)
@@ -65,8 +70,10 @@ def build(path, index_type, metric):
 
 
 def search(table, query, metric, nprobes, refine_factor=None, where=None, fast=False,
-           distance_range=None):  # fmt: skip
+           distance_range=None, ef=None):  # fmt: skip
     q = table.search(query).distance_type(metric).nprobes(nprobes).limit(10)
+    if ef:
+        q = q.ef(ef)
     if distance_range:
         q = q.distance_range(*distance_range)
     if refine_factor:
@@ -110,7 +117,9 @@ def assert_same_results(path, metric, seed=7, **kwargs):
             assert_same_ranking(got_ids, got_d, want_ids, want_d)
 
 
-READ_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
+READ_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ",
+              "IVF_HNSW_FLAT"]  # fmt: skip
+HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
 METRICS = ["l2", "cosine", "dot"]
 
 
@@ -143,7 +152,7 @@ def test_appended_and_deleted_rows_as_lancedb(tmp_path, index_type, metric, writ
     assert_same_results(tmp_path, metric, seed=9, where="category != 'c1'")
 
 
-@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
 def test_deletes_only_and_lancedb_optimize(tmp_path, index_type):
     build(tmp_path, index_type, "l2")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
@@ -158,7 +167,41 @@ def test_deletes_only_and_lancedb_optimize(tmp_path, index_type):
     assert_same_results(tmp_path, "l2", seed=10)
 
 
-@pytest.mark.parametrize("index_type", ["IVF_HNSW_SQ", "IVF_RQ"])
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", HNSW_TYPES)
+def test_hnsw_breadth_as_lancedb(tmp_path, index_type, metric):
+    """ef sets the breadth of each partition's graph search, as in LanceDB; a small one (ef = k)
+    makes the graph search miss rows, and both engines miss the same."""
+    build(tmp_path, index_type, metric)
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    rng = np.random.default_rng(12)
+    for _ in range(4):
+        query = rng.standard_normal(DIM).astype(np.float32)
+        for ef in (10, 12, 40):
+            for nprobes, refine_factor in [(1, None), (2, None), (2, 3)]:
+                if refine_factor and ef < 10 * refine_factor:
+                    # LanceDB refuses a breadth below the rows asked of a partition.
+                    with pytest.raises(RuntimeError, match="ef must be greater than or equal"):
+                        search(theirs, query, metric, nprobes, refine_factor, ef=ef)
+                    with pytest.raises(ValueError, match="ef must be greater than or equal"):
+                        search(ours, query, metric, nprobes, refine_factor, ef=ef)
+                    continue
+                want_ids, want_d = search(theirs, query, metric, nprobes, refine_factor, ef=ef)
+                got_ids, got_d = search(ours, query, metric, nprobes, refine_factor, ef=ef)
+                assert_same_ranking(got_ids, got_d, want_ids, want_d)
+
+
+@pytest.mark.parametrize("index_type", HNSW_TYPES)
+def test_hnsw_selective_filters_as_lancedb(tmp_path, index_type):
+    """A prefilter passing under 10% of a partition's rows scores them exactly; one passing more
+    filters the graph search's results only (both as LanceDB)."""
+    build(tmp_path, index_type, "l2")
+    for seed, where in [(13, "id % 20 = 0"), (14, "id % 9 = 0"), (15, "id < 1500")]:
+        assert_same_results(tmp_path, "l2", seed=seed, where=where)
+
+
+@pytest.mark.parametrize("index_type", ["IVF_RQ"])
 def test_types_not_read_are_searched_exactly(tmp_path, index_type):
     build(tmp_path, index_type, "l2")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
@@ -175,7 +218,7 @@ def test_types_not_read_are_searched_exactly(tmp_path, index_type):
 
 
 @pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
-@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
 def test_half_and_double_columns(tmp_path, index_type, value_type):
     table = rows(0, NUM_ROWS, seed=1)
     vectors = pa.FixedSizeListArray.from_arrays(table["vector"].combine_chunks().flatten()

@@ -9,6 +9,7 @@
 
 #include "index/vector/kmeans.h"
 #include "index/vector/lance_heap.h"
+#include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
 
 namespace lancedb::index::vector {
@@ -97,6 +98,13 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     const auto rows = static_cast<int64_t>(part.row_ids.size());
     if (rows == 0) continue;
     auto dc = part.storage->QueryComputer(q);
+    if (sub_index_type_ == SubIndexType::kHnsw) {
+      // LanceDB's HNSW partitions hand their results on sorted.
+      for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
+        all.Offer(n.distance, part.row_ids[n.row_id]);
+      }
+      continue;
+    }
     LanceHeap local(k);
     if (!params.accept) {
       all_rows.resize(static_cast<size_t>(rows));
@@ -123,14 +131,39 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   return out;
 }
 
+std::vector<Neighbor> IvfIndex::SearchLanceHnsw(const IvfPartition& part,
+                                                const DistanceComputer& distances, size_t k,
+                                                const IvfSearchParams& params,
+                                                const std::function<bool(float)>& in_range) {
+  const auto* graph = dynamic_cast<const LanceHnswGraph*>(part.sub_index.get());
+  if (graph == nullptr) return {};
+  LanceHnswGraph::Query query;
+  query.k = k;
+  // LanceDB's default breadth: 1.5 times the rows asked of a partition (k * refine_factor).
+  query.ef = std::max(params.ef > 0 ? params.ef : k + k / 2, k);
+  if (params.accept) {
+    query.accept = [&](int64_t r) { return params.accept(part.row_ids[r]); };
+  }
+  if (params.lower_bound > -std::numeric_limits<float>::infinity() ||
+      params.upper_bound < std::numeric_limits<float>::infinity()) {
+    query.in_range = in_range;
+  }
+  return graph->SearchAsLance(distances, query);
+}
+
 Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
                                                const IvfSearchParams& params) const {
   LANCEDB_ASSIGN_OR_RETURN(std::vector<float> q, PrepareQuery(query));
   bool refine = params.refine_factor > 0 && params.exact_distance;
   size_t k = refine ? params.k * params.refine_factor : params.k;
-  std::vector<Neighbor> out = style_.as_lancedb && sub_index_type_ == SubIndexType::kFlat
-                                  ? SearchPartitionsAsLance(q, k, params)
-                                  : SearchPartitions(q, k, params);
+  if (style_.as_lancedb && sub_index_type_ == SubIndexType::kHnsw && params.ef > 0 &&
+      params.ef < k) {
+    return Status::InvalidArgument("ef must be greater than or equal to k: ef is " +
+                                   std::to_string(params.ef) + ", k (limit * refine_factor) is " +
+                                   std::to_string(k));
+  }
+  std::vector<Neighbor> out =
+      style_.as_lancedb ? SearchPartitionsAsLance(q, k, params) : SearchPartitions(q, k, params);
   if (refine) {
     TopK exact(params.k);
     for (const auto& n : out) exact.Push(params.exact_distance(n.row_id), n.row_id);

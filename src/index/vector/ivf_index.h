@@ -32,9 +32,9 @@ enum class CosineReport : uint8_t {
 /// The search behaviours in which lancedb-cpp's own indices and LanceDB's differ.
 struct IvfSearchStyle {
   CosineReport cosine = CosineReport::kHalved;
-  /// Keep each probed partition's best rows (scanned in storage order) and the best of all
-  /// (partitions in probe order) as LanceDB does (lance_heap.h), so that equally distant rows
-  /// resolve as in LanceDB. Flat sub-index only.
+  /// Keep each probed partition's best rows (scanned in storage order, or found by LanceDB's
+  /// HNSW search: lance_hnsw_graph.h) and the best of all (partitions in probe order) as
+  /// LanceDB does (lance_heap.h), so that equally distant rows resolve as in LanceDB.
   bool as_lancedb = false;
 };
 
@@ -116,6 +116,12 @@ class IvfIndex {
   /// The same, kept as LanceDB keeps them (style_.as_lancedb).
   std::vector<Neighbor> SearchPartitionsAsLance(std::span<const float> query, size_t k,
                                                 const IvfSearchParams& params) const;
+  /// The best k local rows of a partition whose sub-index is LanceDB's HNSW graph
+  /// (lance_hnsw_graph.h), nearest first; `in_range` takes the storage's distances.
+  static std::vector<Neighbor> SearchLanceHnsw(const IvfPartition& part,
+                                               const DistanceComputer& distances, size_t k,
+                                               const IvfSearchParams& params,
+                                               const std::function<bool(float)>& in_range);
 };
 
 }  // namespace lancedb::index::vector

@@ -15,6 +15,7 @@
 #include "format/file_reader.h"
 #include "index/proto/lance_ivf.pb.h"
 #include "index/vector/flat_storage.h"
+#include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_builder.h"
@@ -161,7 +162,8 @@ Result<int64_t> JsonInt(const LanceIndexFile& f, const json& j, const char* key)
 
 /// Everything read from the two files before the partitions are built.
 struct Model {
-  std::string type;  // LanceDB's name, "IVF_PQ"
+  std::string type;     // LanceDB's name, "IVF_PQ"
+  std::string storage;  // the storage's: "IVF_PQ" for IVF_PQ and IVF_HNSW_PQ
   DistanceType distance_type = DistanceType::kL2;
   size_t dim = 0;
   int64_t num_partitions = 0;
@@ -177,7 +179,8 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
         "(written by an older Lance version)");
   }
   m.type = header["type"].get<std::string>();
-  if (m.type != "IVF_FLAT" && m.type != "IVF_PQ" && m.type != "IVF_SQ") {
+  m.storage = m.type.starts_with("IVF_HNSW_") ? "IVF_" + m.type.substr(9) : m.type;
+  if (m.storage != "IVF_FLAT" && m.storage != "IVF_PQ" && m.storage != "IVF_SQ") {
     return Status::NotSupported("LanceDB vector index type " + m.type + " is not read yet");
   }
   const std::string distance =
@@ -301,14 +304,14 @@ Status ReadStorage(const LanceIndexFile& aux, const Model& model,
                    std::unique_ptr<Quantizer>* quantizer, std::unique_ptr<StorageReader>* reader) {
   const DistanceType metric = IndexMetric(model.distance_type);
   const auto dim = static_cast<int64_t>(model.dim);
-  if (model.type == "IVF_FLAT") {
+  if (model.storage == "IVF_FLAT") {
     LANCEDB_ASSIGN_OR_RETURN(auto vectors, FlatVectors(aux, dim));
     *quantizer = std::make_unique<FlatQuantizer>(model.dim, metric);
     *reader = std::make_unique<FlatReader>(std::move(vectors), model.dim, metric);
     return Status::OK();
   }
   LANCEDB_ASSIGN_OR_RETURN(json meta, StorageMetadata(aux));
-  if (model.type == "IVF_SQ") {
+  if (model.storage == "IVF_SQ") {
     LANCEDB_ASSIGN_OR_RETURN(int64_t bits, JsonInt(aux, meta, "num_bits"));
     const json& bounds = meta.value("bounds", json());
     if (bits != 8)
@@ -353,6 +356,30 @@ Status ReadStorage(const LanceIndexFile& aux, const Model& model,
   return Status::OK();
 }
 
+/// Replace the FLAT sub-indices of `parts` by the HNSW graphs of index.idx: its IVF message
+/// holds each partition's rows, `lance:hnsw` a JSON list of each partition's graph metadata.
+Status ReadHnswGraphs(const LanceIndexFile& index, std::vector<IvfPartition>* parts) {
+  LANCEDB_ASSIGN_OR_RETURN(auto ivf, index.Ivf());
+  json metas = json::parse(index.Meta("lance:hnsw"), nullptr, /*allow_exceptions=*/false);
+  const int n = static_cast<int>(parts->size());
+  if (!metas.is_array() || static_cast<int>(metas.size()) != n || ivf.offsets_size() != n ||
+      ivf.lengths_size() != n) {
+    return index.Corrupt("the HNSW graphs (lance:hnsw) do not match the partitions");
+  }
+  auto ids = index.Column("__vector_id");
+  auto neighbors = index.Column("__neighbors");
+  if (ids == nullptr || neighbors == nullptr) return index.Corrupt("missing HNSW graph columns");
+  for (int p = 0; p < n; ++p) {
+    if (!metas[p].is_string()) return index.Corrupt("bad lance:hnsw entry");
+    IvfPartition& part = (*parts)[static_cast<size_t>(p)];
+    LANCEDB_ASSIGN_OR_RETURN(
+        part.sub_index, LanceHnswGraph::Read(*ids, *neighbors, static_cast<int64_t>(ivf.offsets(p)),
+                                             static_cast<int64_t>(ivf.lengths(p)),
+                                             metas[p].get<std::string>(), part.row_ids.size()));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr& fs,
@@ -389,15 +416,17 @@ Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr
                                          .subspan(static_cast<size_t>(p) * model.dim, model.dim));
     part.sub_index = std::make_unique<FlatSubIndex>();
   }
+  const bool hnsw = model.storage != model.type;
+  if (hnsw) LANCEDB_RETURN_NOT_OK(ReadHnswGraphs(index, &parts));
   if (index_type != nullptr) *index_type = model.type;
   IvfSearchStyle style;
   style.as_lancedb = true;
   // Lance reports the PQ and SQ distances of cosine indices as found (squared L2 between
   // normalized vectors), the FLAT ones as 1 - cos.
-  style.cosine = model.type == "IVF_FLAT" ? CosineReport::kHalved : CosineReport::kAsFound;
-  return std::make_unique<IvfIndex>(model.dim, model.distance_type, std::move(model.centroids),
-                                    std::move(quantizer), SubIndexType::kFlat, std::move(parts),
-                                    style);
+  style.cosine = model.storage == "IVF_FLAT" ? CosineReport::kHalved : CosineReport::kAsFound;
+  return std::make_unique<IvfIndex>(
+      model.dim, model.distance_type, std::move(model.centroids), std::move(quantizer),
+      hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat, std::move(parts), style);
 }
 
 }  // namespace lancedb::index::vector
