@@ -194,6 +194,42 @@ TEST(LanceIvfWrite, ExtendedIndexStaysInLanceForm) {
   }
 }
 
+TEST(LanceIvfWrite, RemapMovesAndDropsRows) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 5);
+  auto fs = io::LocalFileSystem();
+  for (const char* type : {"IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"}) {
+    SCOPED_TRACE(type);
+    auto index = BuildLance(data, {type, DistanceType::kL2});
+    // Even rows move to 1000 + row; odd rows are deleted.
+    auto map = [](uint64_t id) -> std::optional<uint64_t> {
+      if (id % 2 != 0) return std::nullopt;
+      return 1000 + id;
+    };
+    // The expected index: each partition's even rows, in order, under their new ids.
+    auto expected = BuildLance(data, {type, DistanceType::kL2});
+    ASSERT_TRUE(RemapLanceIvfIndex(index.get(), map).ok());
+    EXPECT_EQ(index->num_rows(), kRows / 2);
+    ScratchDir dir;
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("r"), *index).ok());
+    auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("r"), nullptr);
+    ASSERT_TRUE(read.ok());
+    IvfSearchParams sp;
+    sp.k = 20;
+    sp.nprobes = 6;
+    auto query = std::span<const float>(data).subspan(10 * kDim, kDim);
+    sp.accept = [](uint64_t id) { return id % 2 == 0; };
+    auto want = expected->Search(query, sp);
+    sp.accept = [](uint64_t) { return true; };  // the same (prefiltered, exact) 4-bit scan
+    auto got = (*read)->Search(query, sp);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].row_id, 1000 + (*want)[i].row_id);
+      EXPECT_EQ((*got)[i].distance, (*want)[i].distance);
+    }
+  }
+}
+
 TEST(LanceIvfWrite, RejectsIndicesNotInLanceForm) {
   auto data = testing::ClusteredData(kRows, kDim, 8, 4);
   IvfBuildParams p;
