@@ -176,6 +176,9 @@ TEST(HalfVectors, IndexOnHalfColumnEqualsIndexOnFloatColumn) {
       config.distance_type = type;
       config.seed = 42;
       config.ef_construction = 40;
+      // The float32 column's IVF_FLAT / PQ / SQ in lancedb-cpp's own layout, as on float16
+      // (LanceDB's layout, the default on float32, trains and searches them as LanceDB does).
+      config.own_layout = true;
       ASSERT_TRUE(t->CreateIndex("h", config).ok()) << name;
       ASSERT_TRUE(t->CreateIndex("f", config).ok()) << name;
       for (uint32_t seed : {21u, 22u}) {

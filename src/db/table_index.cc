@@ -9,6 +9,7 @@
 
 #include "db/table_impl.h"
 #include "index/fts_index_manager.h"
+#include "index/index_details.h"
 #include "index/index_manager.h"
 #include "index/scalar_index_manager.h"
 #include "index/vector_index.h"
@@ -127,12 +128,17 @@ Status LocalTable::OptimizeIndices(const CreateIndexOptions& options) {
       LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeScalarIndex(latest, info.name));
       continue;
     }
-    if (info.type_url != index::kVectorIndexTypeUrl) continue;
+    const bool lance = info.type_url == index::kLanceVectorIndexTypeUrl;
+    if (info.type_url != index::kVectorIndexTypeUrl && !lance) continue;
     if (table::UsesStableRowIds(*latest)) {
       LANCEDB_ASSIGN_OR_RETURN(bool safe, CanExtendWithStableRowIds(*latest, info));
       if (!safe) continue;
     }
-    LANCEDB_ASSIGN_OR_RETURN(latest, index::OptimizeVectorIndex(latest, info.name, options));
+    auto optimized = index::OptimizeVectorIndex(latest, info.name, options);
+    // A Lance index of a type (or column type) lancedb-cpp does not extend keeps its
+    // unindexed rows, which searches scan exactly.
+    if (lance && optimized.status().IsNotSupported()) continue;
+    LANCEDB_ASSIGN_OR_RETURN(latest, std::move(optimized));
   }
   Publish(latest);
   return Status::OK();

@@ -5,7 +5,9 @@
 
 #include "db/table_impl.h"
 #include "index/fts_index_manager.h"
+#include "index/index_details.h"
 #include "index/scalar_index_manager.h"
+#include "index/vector_index.h"
 #include "table/cleanup.h"
 #include "table/compaction.h"
 
@@ -42,12 +44,16 @@ Result<CompactionStats> LocalTable::Compact(const CompactionOptions& options) {
   o.materialize_deletions = options.materialize_deletions;
   o.materialize_deletions_threshold = options.materialize_deletions_threshold;
   o.num_threads = options.num_threads.value_or(0);
-  // Scalar and FTS indices are rewritten for the moved rows in the same commit (as LanceDB remaps).
+  // Scalar, FTS and Lance-layout vector indices are rewritten for the moved rows in the same
+  // commit (as LanceDB remaps).
   o.remap_index = [](const table::Dataset& read, const table::pb::IndexMetadata& meta,
                      const std::function<std::optional<uint64_t>(uint64_t)>& map,
                      const std::vector<uint64_t>& new_fragments) {
     if (meta.index_details().type_url() == index::fts::kInvertedIndexTypeUrl) {
       return index::RemapFtsIndex(read, meta, map, new_fragments);
+    }
+    if (meta.index_details().type_url() == index::kLanceVectorIndexTypeUrl) {
+      return index::RemapVectorIndex(read, meta, map, new_fragments);
     }
     return index::RemapScalarIndex(read, meta, map, new_fragments);
   };

@@ -11,6 +11,8 @@
 #include "format/file_writer.h"
 
 #include <google/protobuf/any.pb.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
 
@@ -30,6 +32,19 @@ namespace {
 /// Bound on null/empty lists per page, so that any mini-block chunk (at most 4096 values) keeps
 /// its rep/def levels within the chunk header's u16 sizes.
 constexpr int64_t kMaxInvisibleItemsPerPage = 28 * 1024;
+
+/// The bytes of `message` with map entries in key order (a protobuf map has none), so that the
+/// same schema metadata always gives the same file.
+std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
 
 std::string PackAny(const google::protobuf::Message& message, std::string_view type_name) {
   google::protobuf::Any any;
@@ -134,7 +149,7 @@ class FileWriterImpl final : public FileWriter {
     }
     descriptor.set_length(static_cast<uint64_t>(num_rows_));
     std::vector<std::pair<uint64_t, uint64_t>> gbo;
-    LANCEDB_ASSIGN_OR_RETURN(auto descriptor_loc, WriteAligned(descriptor.SerializeAsString()));
+    LANCEDB_ASSIGN_OR_RETURN(auto descriptor_loc, WriteAligned(DeterministicBytes(descriptor)));
     gbo.push_back(descriptor_loc);
     // Global buffer 1: zone statistics (docs/format/statistics.md), which Lance ignores.
     if (statistics_ && !statistics_->empty()) {

@@ -14,6 +14,8 @@
 #include "index/scalar/scalar_index.h"
 #include "index/scalar_index_manager.h"
 #include "index/vector/ivf_extend.h"
+#include "index/vector/lance_ivf_read.h"
+#include "index/vector/lance_ivf_write.h"
 #include "index/vector/multivec.h"
 #include "index/vector_index.h"
 #include "index/vector_index_internal.h"
@@ -134,6 +136,12 @@ Status PrewarmIndex(const table::Dataset& dataset, const std::string& name) {
       scalar_done = true;
     } else if (url == kVectorIndexTypeUrl) {
       LANCEDB_RETURN_NOT_OK(VectorIndex::Load(dataset, *meta).status());
+    } else if (Status st = url == kLanceVectorIndexTypeUrl
+                               ? VectorIndex::Load(dataset, *meta).status()
+                               : Status::NotSupported("");
+               !st.IsNotSupported()) {
+      // A Lance vector index of a type lancedb-cpp reads: loaded as searches load it.
+      LANCEDB_RETURN_NOT_OK(st);
     } else {
       const std::string dir = IndexDir(dataset, *meta);
       LANCEDB_ASSIGN_OR_RETURN(auto files, dataset.fs()->ListDir(dir));
@@ -200,28 +208,59 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
                                               const std::string& name,
                                               const CreateIndexOptions& options) {
   LANCEDB_ASSIGN_OR_RETURN(auto segments, Segments(*dataset, name));
-  if (segments.size() != 1 || segments[0]->index_details().type_url() != kVectorIndexTypeUrl) {
-    return Status::NotSupported("Index '" + name +
-                                "' is not a single-segment lancedb-cpp vector index");
+  // The last segment is extended with the rows no segment covers (LanceDB's optimize may have
+  // left several segments of one model); the others stay as they are.
+  const pb::IndexMetadata& meta = *segments.back();
+  const std::string& url = meta.index_details().type_url();
+  const bool lance = url == kLanceVectorIndexTypeUrl;
+  if (url != kVectorIndexTypeUrl && !lance) {
+    return Status::NotSupported("Index '" + name + "' is not a vector index");
   }
-  const pb::IndexMetadata& meta = *segments[0];
-  LANCEDB_ASSIGN_OR_RETURN(auto covered_list, DecodeFragmentBitmap(meta.fragment_bitmap()));
-  std::set<uint64_t> covered(covered_list.begin(), covered_list.end());
-  std::vector<uint64_t> all;
-  for (const auto& f : dataset->manifest().proto().fragments()) all.push_back(f.id());
-  bool complete = std::all_of(all.begin(), all.end(), [&](uint64_t f) { return covered.count(f); });
+  std::set<uint64_t> covered, own;
+  for (const auto* m : segments) {
+    LANCEDB_ASSIGN_OR_RETURN(auto frags, DecodeFragmentBitmap(m->fragment_bitmap()));
+    covered.insert(frags.begin(), frags.end());
+    if (m == &meta) own.insert(frags.begin(), frags.end());
+  }
+  // The segment's fragments still in the table, and those no segment covers.
+  std::vector<uint64_t> fragments;
+  bool complete = true;
+  for (const auto& f : dataset->manifest().proto().fragments()) {
+    if (own.count(f.id()) != 0) fragments.push_back(f.id());
+    if (covered.count(f.id()) == 0) {
+      fragments.push_back(f.id());
+      complete = false;
+    }
+  }
   if (complete) return dataset;
   const std::string column = meta.fields_size() ? FieldName(*dataset, meta.fields(0)) : "";
   if (column.empty()) return Status::NotFound("The column of index '" + name + "' is gone");
 
   // A private copy (not the cached one): it is extended in place.
   vector::IvfFileParams fp;
-  LANCEDB_ASSIGN_OR_RETURN(auto ivf,
-                           vector::ReadIvfIndexFiles(dataset->fs(), IndexDir(*dataset, meta), &fp));
+  const std::string dir = IndexDir(*dataset, meta);
   const array::Schema& schema = *dataset->schema();
   const int column_index = schema.GetFieldIndex(column);
   const bool multivector =
       column_index >= 0 && IsMultivectorType(*schema.field(column_index)->type());
+  std::unique_ptr<vector::IvfIndex> ivf;
+  if (lance) {
+    // Lance's layout is extended and written back in Lance's layout: the types lancedb-cpp
+    // writes (IVF_FLAT, IVF_PQ, IVF_SQ), on float32 columns as it writes them.
+    array::DataTypePtr type = column_index < 0 ? nullptr : schema.field(column_index)->type();
+    if (type == nullptr || type->id() != array::TypeId::kFixedSizeList ||
+        type->value_type()->id() != array::TypeId::kFloat32) {
+      return Status::NotSupported("Index '" + name +
+                                  "': extending a Lance vector index of a column that is not "
+                                  "float32 vectors");
+    }
+    LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ReadLanceIvfIndexFiles(dataset->fs(), dir, nullptr));
+    if (vector::LanceIvfTypeName(*ivf).empty()) {
+      return Status::NotSupported("Index '" + name + "': extending this Lance index type");
+    }
+  } else {
+    LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ReadIvfIndexFiles(dataset->fs(), dir, &fp));
+  }
   size_t dim = 0;
   std::vector<float> vectors;
   std::vector<uint64_t> rows;
@@ -245,7 +284,7 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
   };
   LANCEDB_RETURN_NOT_OK(vector::ExtendIvfIndex(ivf.get(), vectors, rows, hnsw, existing));
   if (options.progress) options.progress("optimize", 1.0);
-  return CommitVectorIndex(dataset, *ivf, fp, name, meta.fields(0), all, {meta}, false);
+  return CommitVectorIndex(dataset, *ivf, fp, name, meta.fields(0), fragments, {meta}, false);
 }
 
 }  // namespace lancedb::index

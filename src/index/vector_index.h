@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -122,6 +123,16 @@ Result<std::vector<std::shared_ptr<const VectorIndex>>> LoadVectorIndices(
 Status RerankExactly(const table::Dataset& dataset, const std::string& column,
                      vector::DistanceType type, std::span<const float> query,
                      std::vector<vector::Neighbor>* neighbors);
+
+/// Rewrite the vector index segment `meta` of `read` for a compaction (table::IndexRemapFn):
+/// its rows moved by `map` (nullopt: deleted), covering `new_fragments`, under a new uuid. Only
+/// segments in Lance's layout that lancedb-cpp writes (IVF_FLAT, IVF_PQ, IVF_SQ on a float32
+/// column) are rewritten, as LanceDB remaps them; nullopt for the others, which then no longer
+/// cover the rewritten fragments.
+Result<std::optional<table::pb::IndexMetadata>> RemapVectorIndex(
+    const table::Dataset& read, const table::pb::IndexMetadata& meta,
+    const std::function<std::optional<uint64_t>(uint64_t)>& map,
+    const std::vector<uint64_t>& new_fragments);
 
 /// Drop every cached loaded index (tests).
 void ClearVectorIndexCache();

@@ -11,8 +11,12 @@
 #include <unordered_set>
 
 #include "array/half.h"
+#include "index/index_details.h"
+#include "index/proto/lance_vector_index.pb.h"
 #include "index/proto/vector_index.pb.h"
 #include "index/vector/distance.h"
+#include "index/vector/lance_ivf_read.h"
+#include "index/vector/lance_ivf_write.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
 #include "table/create_index_op.h"
@@ -97,6 +101,33 @@ lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
   if (fp.seed) d.set_seed(*fp.seed);
   d.set_format_version(vector::kIvfFormatVersion);
   return d;
+}
+
+/// Lance's details of a Lance-form index of type `type` (IVF_FLAT, IVF_PQ, IVF_SQ), as LanceDB
+/// records them (without its build hints).
+lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
+                                                  const std::string& type) {
+  using LanceMetric = lance::index::pb::VectorIndexDetails::MetricType;
+  lance::index::pb::VectorIndexDetails d;
+  d.set_metric_type(static_cast<LanceMetric>(ivf.distance_type()));
+  if (type == "IVF_PQ") {
+    const auto& pq = static_cast<const vector::ProductQuantizer&>(ivf.quantizer());
+    d.mutable_pq()->set_num_bits(static_cast<uint32_t>(pq.num_bits()));
+    d.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(pq.num_sub_vectors()));
+  } else if (type == "IVF_SQ") {
+    d.mutable_sq()->set_num_bits(8);
+  } else {
+    d.mutable_flat();
+  }
+  return d;
+}
+
+/// Whether `config` on a column of `value_type` is written in Lance's layout.
+bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& value_type) {
+  const bool lance_type = config.index_type == VectorIndexType::kIvfFlat ||
+                          config.index_type == VectorIndexType::kIvfPq ||
+                          config.index_type == VectorIndexType::kIvfSq;
+  return lance_type && !config.own_layout && value_type.id() == array::TypeId::kFloat32;
 }
 
 }  // namespace
@@ -321,16 +352,24 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
                                             std::vector<pb::IndexMetadata> removed, bool replace) {
   NewIndexUuid uuid = MakeIndexUuid();
   const std::string dir = IndexDir(*dataset, uuid.text);
-  LANCEDB_ASSIGN_OR_RETURN(auto files,
-                           vector::WriteIvfIndexFiles(dataset->fs(), dir, ivf, file_params));
+  const std::string lance_type = vector::LanceIvfTypeName(ivf);
+  const bool lance = !lance_type.empty();
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto files, lance ? vector::WriteLanceIvfIndexFiles(dataset->fs(), dir, ivf)
+                        : vector::WriteIvfIndexFiles(dataset->fs(), dir, ivf, file_params));
   pb::IndexMetadata meta;
   meta.mutable_uuid()->set_uuid(uuid.bytes);
   meta.add_fields(field_id);
   meta.set_name(name);
   meta.set_dataset_version(dataset->version());
   meta.set_fragment_bitmap(EncodeFragmentBitmap(fragments));
-  meta.mutable_index_details()->set_type_url(kVectorIndexTypeUrl);
-  meta.mutable_index_details()->set_value(Details(ivf, file_params).SerializeAsString());
+  if (lance) {
+    meta.mutable_index_details()->set_type_url(kLanceVectorIndexTypeUrl);
+    meta.mutable_index_details()->set_value(LanceDetails(ivf, lance_type).SerializeAsString());
+  } else {
+    meta.mutable_index_details()->set_type_url(kVectorIndexTypeUrl);
+    meta.mutable_index_details()->set_value(Details(ivf, file_params).SerializeAsString());
+  }
   meta.set_index_version(kVectorIndexVersion);
   meta.set_created_at(NowMillis());
   for (const auto& f : files) {
@@ -342,6 +381,40 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
   auto committed = table::CommitOperation(dataset, &op);
   if (!committed.ok()) (void)dataset->fs()->DeleteDirRecursive(dir);
   return committed;
+}
+
+Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
+    const table::Dataset& read, const pb::IndexMetadata& meta,
+    const std::function<std::optional<uint64_t>(uint64_t)>& map,
+    const std::vector<uint64_t>& new_fragments) {
+  const std::string column = meta.fields_size() == 1 ? FieldName(read, meta.fields(0)) : "";
+  const int i = column.empty() ? -1 : read.schema()->GetFieldIndex(column);
+  if (meta.index_details().type_url() != kLanceVectorIndexTypeUrl || i < 0) {
+    return std::optional<pb::IndexMetadata>();
+  }
+  const auto& type = read.schema()->field(i)->type();
+  if (type->id() != array::TypeId::kFixedSizeList ||
+      type->value_type()->id() != array::TypeId::kFloat32) {
+    return std::optional<pb::IndexMetadata>();
+  }
+  auto loaded = vector::ReadLanceIvfIndexFiles(read.fs(), IndexDir(read, meta), nullptr);
+  if (loaded.status().IsNotSupported()) return std::optional<pb::IndexMetadata>();
+  LANCEDB_ASSIGN_OR_RETURN(auto ivf, std::move(loaded));
+  if (vector::LanceIvfTypeName(*ivf).empty()) return std::optional<pb::IndexMetadata>();
+  LANCEDB_RETURN_NOT_OK(vector::RemapLanceIvfIndex(ivf.get(), map));
+  NewIndexUuid uuid = MakeIndexUuid();
+  const std::string dir = IndexDir(read, uuid.text);
+  LANCEDB_ASSIGN_OR_RETURN(auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf));
+  pb::IndexMetadata out = meta;
+  out.mutable_uuid()->set_uuid(uuid.bytes);
+  out.set_fragment_bitmap(EncodeFragmentBitmap(new_fragments));
+  out.clear_files();
+  for (const auto& f : files) {
+    auto* file = out.add_files();
+    file->set_path(f.name);
+    file->set_size_bytes(static_cast<uint64_t>(f.size_bytes));
+  }
+  return std::optional<pb::IndexMetadata>(std::move(out));
 }
 
 Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
@@ -383,9 +456,19 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   LANCEDB_ASSIGN_OR_RETURN(
       auto params, ResolveVectorIndexParams(config, dim, static_cast<int64_t>(rows.size())));
   params.progress = options.progress;
+  const std::string type_name(VectorIndexTypeName(config.index_type));
+  const array::Schema& schema = *dataset->schema();
+  const auto& value_type = *schema.field(schema.GetFieldIndex(column))->type()->value_type();
+  const bool lance = UseLanceLayout(config, value_type);
+  // Lance's IVF_SQ codes every dimension with one range: trained on the stored vectors.
+  if (lance && config.index_type == VectorIndexType::kIvfSq) {
+    params.quantizer = QuantizerType::kFlat;
+  }
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
-  vector::IvfFileParams fp{std::string(VectorIndexTypeName(config.index_type)), config.seed,
-                           params.m, params.ef_construction};
+  if (lance) {
+    LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name));
+  }
+  vector::IvfFileParams fp{type_name, config.seed, params.m, params.ef_construction};
   std::vector<uint64_t> fragments;
   for (const auto& frag : dataset->manifest().proto().fragments()) fragments.push_back(frag.id());
   const auto* field = dataset->lance_schema().FindTopLevel(column);

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "index/index_details.h"
 #include "index/index_manager.h"
 #include "index/vector_index_test_util.h"
 #include "table/manifest.h"
@@ -70,8 +71,14 @@ TEST(VectorIndexTable, RoundTripEveryIndexTypeWithRecall) {
       {VectorIndexConfig::IvfSq(), 0, 0.9},     {VectorIndexConfig::IvfRq(), 10, 0.9},
       {VectorIndexConfig::HnswFlat(), 0, 0.95}, {VectorIndexConfig::HnswSq(), 0, 0.9},
       {VectorIndexConfig::HnswPq(), 10, 0.9}};
+  // IVF_FLAT, IVF_PQ and IVF_SQ in lancedb-cpp's own layout too.
+  for (size_t i = 0; i < 3; ++i) {
+    cases.push_back(cases[i]);
+    cases.back().config.own_layout = true;
+  }
   for (auto& c : cases) {
-    SCOPED_TRACE(std::string(VectorIndexTypeName(c.config.index_type)));
+    SCOPED_TRACE(std::string(VectorIndexTypeName(c.config.index_type)) +
+                 (c.config.own_layout ? " own layout" : ""));
     c.config.seed = 42;
     c.config.num_partitions = 8;
     auto ds = CreateVectorIndex(t.ds, "vector", c.config);
@@ -125,10 +132,11 @@ TEST(VectorIndexTable, ManifestRegistrationListReplaceDrop) {
   ASSERT_EQ(section.indices_size(), 1);
   const auto& meta = section.indices(0);
   EXPECT_EQ(meta.name(), "vector_idx");
-  EXPECT_EQ(meta.index_details().type_url(), kVectorIndexTypeUrl);
+  // IVF_PQ on float32 vectors: LanceDB's layout (index.idx, auxiliary.idx) and type URL.
+  EXPECT_EQ(meta.index_details().type_url(), kLanceVectorIndexTypeUrl);
   EXPECT_EQ(meta.dataset_version(), t.ds->version());
   EXPECT_EQ(*DecodeFragmentBitmap(meta.fragment_bitmap()), std::vector<uint64_t>{0});
-  EXPECT_GE(meta.files_size(), 3);
+  EXPECT_EQ(meta.files_size(), 2);
   EXPECT_TRUE(v2->manifest().transaction() == nullptr ||
               v2->manifest().transaction()->has_create_index());
   auto list = *ListIndices(*v2);
@@ -231,6 +239,40 @@ TEST(VectorIndexTable, RebaseOverConcurrentAppendThenOptimize) {
   auto after = *loaded->Search({&t.data[0], kDim}, sp, *shrunk);
   EXPECT_EQ(after.size(), 10u);
   for (const auto& nb : after) EXPECT_EQ(nb.row_id >> 32, 1u);
+}
+
+TEST(VectorIndexTable, LanceLayoutByDefaultOwnLayoutOnRequest) {
+  Table t;
+  MakeTable(&t, 800, 17);
+  auto config = VectorIndexConfig::IvfPq();
+  config.seed = 5;
+  config.num_partitions = 4;
+  auto lance = *CreateVectorIndex(t.ds, "vector", config);
+  const auto& meta = lance->manifest().index_section().indices(0);
+  EXPECT_EQ(meta.index_details().type_url(), kLanceVectorIndexTypeUrl);
+  std::vector<std::string> files;
+  for (const auto& f : meta.files()) files.push_back(f.path());
+  EXPECT_EQ(files, (std::vector<std::string>{"auxiliary.idx", "index.idx"}));
+  EXPECT_EQ((*ListIndices(*lance))[0].details_json,
+            R"({"metric_type":"L2","compression":{"type":"pq","num_bits":8,"num_sub_vectors":2}})");
+  // Optimize extends it in the same layout.
+  auto extra = ClusteredData(100, kDim, 16, 98);
+  auto appended = *lance->Append(testing::VectorReader(extra, kDim, 800).get());
+  auto optimized = *OptimizeVectorIndex(appended, "vector_idx");
+  const auto& extended = optimized->manifest().index_section().indices(0);
+  EXPECT_EQ(extended.index_details().type_url(), kLanceVectorIndexTypeUrl);
+  EXPECT_NE(extended.uuid().uuid(), meta.uuid().uuid());
+  auto stats = *GetIndexStatistics(*optimized, "vector_idx");
+  EXPECT_EQ(stats.num_indexed_rows, 900);
+  EXPECT_EQ(stats.num_unindexed_rows, 0);
+  auto loaded = (*LoadVectorIndices(*optimized, "vector"))[0];
+  EXPECT_EQ(loaded->ivf().num_rows(), 900);
+  // The option keeps lancedb-cpp's own layout.
+  config.own_layout = true;
+  auto own = *CreateVectorIndex(t.ds, "vector", config);
+  EXPECT_EQ(own->manifest().index_section().indices(0).index_details().type_url(),
+            kVectorIndexTypeUrl);
+  EXPECT_GE(own->manifest().index_section().indices(0).files_size(), 3);
 }
 
 TEST(VectorIndexTable, Float64ColumnAndDeletedRows) {

@@ -172,9 +172,10 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   return fragments;
 }
 
-/// The index type (index/vector_index.h) whose segments store stable row ids on tables that
-/// have them.
+/// The vector index types (index/vector_index.h: lancedb-cpp's own layout and Lance's) whose
+/// segments store stable row ids on tables that have them.
 constexpr std::string_view kStableIdVectorIndexTypeUrl = "/lancedb_cpp.VectorIndexDetails";
+constexpr std::string_view kLanceVectorIndexTypeUrl = "/lance.index.pb.VectorIndexDetails";
 
 /// The new fragments of the groups whose old fragments are all in the serialized portable
 /// roaring bitmap `bytes`.
@@ -376,8 +377,9 @@ Status RewriteOperation::Build(CommitAttempt* a) {
     // So do Lance's scalar and FTS indices (BTREE, BITMAP, LABEL_LIST, INVERTED) on such tables.
     const std::string& url = index.index_details().type_url();
     if (stable &&
-        (url == kStableIdVectorIndexTypeUrl || url == "/lance.table.BTreeIndexDetails" ||
-         url == "/lance.table.BitmapIndexDetails" || url == "/lance.table.LabelListIndexDetails" ||
+        (url == kStableIdVectorIndexTypeUrl || url == kLanceVectorIndexTypeUrl ||
+         url == "/lance.table.BTreeIndexDetails" || url == "/lance.table.BitmapIndexDetails" ||
+         url == "/lance.table.LabelListIndexDetails" ||
          url == "/lance.table.InvertedIndexDetails")) {
       still_covered = CoveredNewFragments(index.fragment_bitmap(), groups_);
     }

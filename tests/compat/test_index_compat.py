@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""pylance on tables carrying a lancedb-cpp vector index (docs/format/vector-index.md).
+"""pylance on tables carrying a vector index in lancedb-cpp's own layout (docs/format/vector-index.md).
 
 The C++ side is index_test's VectorIndexDeterminism.WriteIndexedTableForOtherProcess, which
 writes a 1000-row table `t` with a seeded index into LANCEDB_INDEX_OUT; it must run and pass
@@ -20,14 +20,16 @@ import lance
 TYPE_URL = "/lancedb_cpp.VectorIndexDetails"
 
 
-def write_indexed_table(out: pathlib.Path, index_type: str = "IVF_PQ", seed: int = 42) -> pathlib.Path:
+def write_indexed_table(out: pathlib.Path, index_type: str = "IVF_PQ/own", seed: int = 42) -> pathlib.Path:
+    """`index_type` as LanceDB names it; the suffix "/own" asks for lancedb-cpp's own layout
+    (IVF_FLAT, IVF_PQ and IVF_SQ are otherwise written in the layout LanceDB builds)."""
     run_gtest(built("src/index/index_test"),
               ["VectorIndexDeterminism.WriteIndexedTableForOtherProcess"],
               LANCEDB_INDEX_OUT=out, LANCEDB_INDEX_TYPE=index_type, LANCEDB_INDEX_SEED=seed)
     return out / "t"
 
 
-@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_HNSW_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_PQ/own", "IVF_HNSW_SQ"])
 def test_pylance_reads_filters_appends_table_with_our_index(tmp_path, index_type):
     uri = write_indexed_table(tmp_path, index_type)
     ds = lance.dataset(str(uri))
@@ -60,8 +62,8 @@ def test_pylance_reads_filters_appends_table_with_our_index(tmp_path, index_type
 
 
 def test_seeded_builds_in_two_processes_give_identical_bytes(tmp_path):
-    a = write_indexed_table(tmp_path / "a", "IVF_PQ", 7)
-    b = write_indexed_table(tmp_path / "b", "IVF_PQ", 7)
+    a = write_indexed_table(tmp_path / "a", "IVF_PQ/own", 7)
+    b = write_indexed_table(tmp_path / "b", "IVF_PQ/own", 7)
     dir_a = pathlib.Path((tmp_path / "a" / "index_dir.txt").read_text())
     dir_b = pathlib.Path((tmp_path / "b" / "index_dir.txt").read_text())
     for name in ["index.idx", "quantizer.idx", "auxiliary.idx"]:

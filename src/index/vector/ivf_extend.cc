@@ -6,6 +6,9 @@
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_builder.h"
 #include "index/vector/kmeans.h"
+#include "index/vector/lance_ivf_write.h"
+#include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_storage.h"
 #include "index/vector/rq_storage.h"
 #include "index/vector/sq_builder.h"
@@ -23,6 +26,10 @@ Result<std::unique_ptr<PartitionStorage>> Concat(const Quantizer& q, const Parti
     out.insert(out.end(), y.begin(), y.end());
     return out;
   };
+  if (dynamic_cast<const LancePqStorage*>(&a) != nullptr ||
+      dynamic_cast<const LanceSqStorage*>(&a) != nullptr) {
+    return ConcatLanceStorage(q, a, b, centroid);  // the layout LanceDB builds
+  }
   if (auto* fa = dynamic_cast<const FlatStorage*>(&a)) {
     auto& fb = dynamic_cast<const FlatStorage&>(b);
     return std::unique_ptr<PartitionStorage>(

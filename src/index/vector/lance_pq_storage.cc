@@ -58,6 +58,33 @@ class LancePqComputer final : public DistanceComputer {
     return ToIndexMetric(RawSum(static_cast<size_t>(row)));
   }
 
+  /// A block of rows, a sub-vector (code byte) at a time: the same sums in the same order as
+  /// RawSum, reading the column-major codes sequentially.
+  void Distances(int64_t begin, int64_t count, float* out) const override {
+    const size_t n = static_cast<size_t>(s_->num_rows());
+    const uint8_t* codes = s_->codes().data() + begin;
+    const auto rows = static_cast<size_t>(count);
+    std::fill(out, out + rows, 0.0f);
+    if (four_bit_) {
+      for (size_t b = 0; b < m_ / 2; ++b) {
+        const float* lo = lut_.data() + 2 * b * 16;
+        const float* hi = lo + 16;
+        for (size_t i = 0; i < rows; ++i) {
+          const uint8_t code = codes[b * n + i];
+          out[i] += lo[code & 0x0f];
+          out[i] += hi[code >> 4];
+        }
+      }
+    } else {
+      for (size_t s = 0; s < m_; ++s) {
+        const float* table = lut_.data() + s * 256;
+        const uint8_t* column = codes + s * n;
+        for (size_t i = 0; i < rows; ++i) out[i] += table[column[i]];
+      }
+    }
+    for (size_t i = 0; i < rows; ++i) out[i] = ToIndexMetric(out[i]);
+  }
+
   bool LanceScanAll(size_t k, float* out) const override {
     if (!four_bit_) return false;  // the scan sums the table as Distance does
     const size_t n = static_cast<size_t>(s_->num_rows());

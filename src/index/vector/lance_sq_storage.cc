@@ -8,19 +8,6 @@
 namespace lancedb::index::vector {
 namespace {
 
-class LanceSqStorage final : public PartitionStorage {
- public:
-  LanceSqStorage(const LanceScalarQuantizer* sq, std::vector<uint8_t> codes)
-      : sq_(sq), codes_(std::move(codes)) {}
-
-  int64_t num_rows() const override { return static_cast<int64_t>(codes_.size() / sq_->dim()); }
-  std::unique_ptr<DistanceComputer> QueryComputer(std::span<const float> query) const override;
-
- private:
-  const LanceScalarQuantizer* sq_;  // owned by the index
-  std::vector<uint8_t> codes_;
-};
-
 /// l2 / cosine: code-space squared L2, scaled back.
 class CodeL2Computer final : public DistanceComputer {
  public:
@@ -68,6 +55,8 @@ class DecodedDotComputer final : public DistanceComputer {
   float bias_ = 0;
 };
 
+}  // namespace
+
 std::unique_ptr<DistanceComputer> LanceSqStorage::QueryComputer(
     std::span<const float> query) const {
   const float range = static_cast<float>(sq_->end() - sq_->start());
@@ -80,8 +69,6 @@ std::unique_ptr<DistanceComputer> LanceSqStorage::QueryComputer(
   sq_->Quantize(query, q.data());
   return std::make_unique<CodeL2Computer>(codes_.data(), std::move(q), range * range);
 }
-
-}  // namespace
 
 void LanceScalarQuantizer::Quantize(std::span<const float> values, uint8_t* out) const noexcept {
   const double range = end_ - start_;

@@ -48,4 +48,20 @@ class LanceScalarQuantizer final : public Quantizer {
   double end_;
 };
 
+/// A partition's codes under a LanceScalarQuantizer. Layout: codes (num_rows, dim).
+class LanceSqStorage final : public PartitionStorage {
+ public:
+  /// `sq` (outliving the storage) holds the range and the index metric.
+  LanceSqStorage(const LanceScalarQuantizer* sq, std::vector<uint8_t> codes)
+      : sq_(sq), codes_(std::move(codes)) {}
+
+  int64_t num_rows() const override { return static_cast<int64_t>(codes_.size() / sq_->dim()); }
+  std::unique_ptr<DistanceComputer> QueryComputer(std::span<const float> query) const override;
+  std::span<const uint8_t> codes() const { return codes_; }
+
+ private:
+  const LanceScalarQuantizer* sq_;
+  std::vector<uint8_t> codes_;
+};
+
 }  // namespace lancedb::index::vector

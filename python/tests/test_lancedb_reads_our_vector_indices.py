@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Vector indices lancedb_cpp builds, in the layout LanceDB builds (docs/format/lance-vector-index.md),
+used by the real LanceDB 0.39: it lists them with their type and counts, its searches over them
+return our rows with our distances (1e-4; the tie-tolerant comparison of
+test_lancedb_vector_indices), its optimize() extends them, and so does ours. A seed gives
+byte-identical index files."""
+
+import datetime
+import os
+import warnings
+
+import lancedb as real_lancedb
+import numpy as np
+import pytest
+from lancedb import index as real_index
+from test_lancedb_vector_indices import DIM, NUM_ROWS, assert_same_results, rows
+
+import lancedb_cpp
+from lancedb_cpp import index as cpp_index
+
+TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
+METRICS = ["l2", "cosine", "dot"]
+
+
+def config(module, index_type, metric, seed=3):
+    kwargs = {"distance_type": metric, "num_partitions": 8, "seed": seed}
+    if index_type == "IVF_FLAT":
+        return module.IvfFlat(**kwargs)
+    if index_type == "IVF_PQ":
+        return module.IvfPq(num_sub_vectors=4, **kwargs)
+    if index_type == "IVF_PQ4":
+        return module.IvfPq(num_sub_vectors=8, num_bits=4, **kwargs)
+    return module.IvfSq(**kwargs)
+
+
+def build(path, index_type, metric, seed=3):
+    """A table written and indexed by lancedb_cpp."""
+    table = lancedb_cpp.connect(path).create_table("t", rows(0, NUM_ROWS, seed=1))
+    table.create_index("vector", config=config(cpp_index, index_type, metric, seed))
+    return table
+
+
+def index_files(path):
+    """The index files of table `t` at `path`, by name relative to the index directory."""
+    root = os.path.join(path, "t.lance", "_indices")
+    out = {}
+    for uuid in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(os.path.join(root, uuid))):
+            with open(os.path.join(root, uuid, name), "rb") as f:
+                out.setdefault(name, []).append(f.read())
+    return out
+
+
+STAT_FIELDS = ["num_indexed_rows", "num_unindexed_rows", "index_type", "distance_type", "num_indices"]
+
+
+def assert_same_stats(ours, theirs):
+    for field in STAT_FIELDS:
+        assert getattr(ours, field) == getattr(theirs, field), field
+
+
+def lancedb_type(index_type):
+    return "IVF_PQ" if index_type == "IVF_PQ4" else index_type
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", TYPES)
+def test_lancedb_lists_and_searches_our_index(tmp_path, index_type, metric):
+    build(tmp_path, index_type, metric)
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    (info,) = theirs.list_indices()
+    assert info.index_type == {"IVF_FLAT": "IvfFlat", "IVF_SQ": "IvfSq"}.get(index_type, "IvfPq")
+    assert info.columns == ["vector"]
+    stats = theirs.index_stats("vector_idx")
+    assert stats.index_type == lancedb_type(index_type)
+    assert stats.distance_type == metric
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows, stats.num_indices) == (NUM_ROWS, 0, 1)
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert [i.index_type for i in ours.list_indices()] == [info.index_type]
+    assert ours.list_indices()[0].index_details == info.index_details
+    assert_same_results(tmp_path, metric)
+    bounds = {"l2": (25.0, 32.0), "cosine": (0.4, 0.9), "dot": (-12.0, -6.0)}[metric]
+    assert_same_results(tmp_path, metric, seed=11, distance_range=bounds)
+    # LanceDB uses the index (no exact scan of the indexed rows).
+    plan = theirs.search(np.zeros(DIM, dtype=np.float32)).distance_type(metric).explain_plan()
+    assert "ANNSubIndex" in plan or "ANNIvfPartition" in plan, plan
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", TYPES)
+def test_optimize_by_either_engine_extends_our_index(tmp_path, index_type, metric):
+    build(tmp_path, index_type, metric)
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    theirs.add(rows(NUM_ROWS, 300, seed=2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, metric, seed=12)
+    # Ours extends the index LanceDB extended, LanceDB reads the result.
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.add(rows(NUM_ROWS + 300, 200, seed=3))
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (NUM_ROWS + 500, 0)
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, metric, seed=13)
+    ours.delete("id % 5 = 0")
+    assert_same_results(tmp_path, metric, seed=14)
+
+
+@pytest.mark.parametrize("index_type", TYPES)
+def test_our_optimize_then_lancedbs(tmp_path, index_type):
+    table = build(tmp_path, index_type, "l2")
+    table.add(rows(NUM_ROWS, 300, seed=2))
+    table.optimize()
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    assert theirs.index_stats("vector_idx").num_indexed_rows == NUM_ROWS + 300
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "l2", seed=15)
+    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "l2", seed=16)
+
+
+@pytest.mark.parametrize("index_type", TYPES)
+def test_seeded_builds_write_identical_files(tmp_path, index_type):
+    build(tmp_path / "a", index_type, "cosine", seed=9)
+    build(tmp_path / "b", index_type, "cosine", seed=9)
+    first, second = index_files(tmp_path / "a"), index_files(tmp_path / "b")
+    assert sorted(first) == ["auxiliary.idx", "index.idx"]
+    assert first == second
+    build(tmp_path / "c", index_type, "cosine", seed=10)
+    assert index_files(tmp_path / "c")["index.idx"] != first["index.idx"]
+
+
+def test_lancedbs_index_on_our_table_and_ours_on_theirs_agree(tmp_path):
+    """Our IVF_PQ beside LanceDB's on the same rows: both engines rank each index alike."""
+    build(tmp_path, "IVF_PQ", "l2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        real_lancedb.connect(tmp_path).open_table("t").create_index(
+            "vector", config=real_index.IvfPq(num_partitions=8, num_sub_vectors=4), replace=True)
+    assert_same_results(tmp_path, "l2", seed=17)

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// Layout written here: docs/format/lance-vector-index.md.
+
+#include "index/vector/lance_ivf_write.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "array/array.h"
+#include "array/builder.h"
+#include "format/file_writer.h"
+#include "index/proto/lance_ivf.pb.h"
+#include "index/vector/flat_storage.h"
+#include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_sq_storage.h"
+#include "index/vector/pq_storage.h"
+
+namespace lancedb::index::vector {
+namespace {
+
+namespace lpb = lance::index::pb;
+using array::ArrayPtr;
+using nlohmann::ordered_json;
+
+constexpr char kIndexFile[] = "index.idx";
+constexpr char kAuxiliaryFile[] = "auxiliary.idx";
+
+template <typename T>
+ArrayPtr Primitive(const array::DataTypePtr& type, const T* values, int64_t n) {
+  return array::ArrayData::Make(
+      type, n, {nullptr, Buffer::Copy(values, n * static_cast<int64_t>(sizeof(T)))});
+}
+
+/// A fixed_size_list<item, width> column over `n * width` values.
+template <typename T>
+ArrayPtr FixedList(const array::DataTypePtr& item, const T* values, int64_t n, int32_t width) {
+  return array::MakeFixedSizeList(array::fixed_size_list(item, width),
+                                  Primitive(item, values, n * width));
+}
+
+/// One column of a file: name, values and nullability (as Lance declares it).
+struct Column {
+  std::string name;
+  ArrayPtr values;
+  bool nullable;
+};
+
+/// Write a Lance file of `columns` whose global buffers 1, 2, ... are `buffers`.
+Status WriteFile(const io::FileSystemPtr& fs, const std::string& dir, const std::string& name,
+                 const std::vector<Column>& columns, array::KeyValueMetadata metadata,
+                 const std::vector<std::string>& buffers, std::vector<IvfFile>* written) {
+  std::vector<array::FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (const auto& c : columns) {
+    fields.push_back(array::field(c.name, c.values->type, c.nullable));
+    arrays.push_back(c.values);
+  }
+  auto schema = array::schema(fields, std::move(metadata));
+  LANCEDB_ASSIGN_OR_RETURN(auto lance_schema, format::LanceSchema::FromArrow(*schema));
+  format::FileWriterOptions options;
+  options.statistics_zone_rows = 0;  // the first buffer added is global buffer 1
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto writer, format::FileWriter::Open(fs, io::JoinPath(dir, name), lance_schema, options));
+  for (const auto& b : buffers) writer->AddGlobalBuffer(b);
+  const int64_t n = arrays[0]->length;
+  constexpr int64_t kBatch = 64 * 1024;
+  for (int64_t start = 0; start == 0 || start < n; start += kBatch) {
+    std::vector<ArrayPtr> slice;
+    for (const auto& a : arrays)
+      slice.push_back(array::Slice(a, start, std::min(kBatch, n - start)));
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, array::RecordBatch::Make(schema, slice));
+    Status st = writer->Write(*batch);
+    if (!st.ok()) {
+      writer->Abort();
+      return st;
+    }
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto result, writer->Finish());
+  written->push_back({name, result.file_size_bytes});
+  return Status::OK();
+}
+
+/// The float32 Tensor of `values` with `shape`.
+std::string FloatTensor(std::span<const float> values, std::vector<uint32_t> shape) {
+  lpb::Tensor t;
+  t.set_data_type(lpb::Tensor::FLOAT32);
+  for (uint32_t s : shape) t.add_shape(s);
+  t.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+  return t.SerializeAsString();
+}
+
+/// Lance's PQ codes of a partition from one code a byte, row-major: packed two a byte (low
+/// nibble first) for 4-bit codes, then stored column-major (byte b of row r at b * rows + r).
+std::vector<uint8_t> ToLanceCodes(std::span<const uint8_t> row_major, size_t m, int bits) {
+  const size_t rows = m == 0 ? 0 : row_major.size() / m;
+  const size_t width = bits == 4 ? m / 2 : m;
+  std::vector<uint8_t> out(rows * width);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* code = row_major.data() + r * m;
+    for (size_t b = 0; b < width; ++b) {
+      out[b * rows + r] =
+          bits == 4 ? static_cast<uint8_t>((code[2 * b] & 0x0f) | (code[2 * b + 1] << 4)) : code[b];
+    }
+  }
+  return out;
+}
+
+/// Bytes a row of `pq`'s codes takes in Lance's layout.
+size_t LanceCodeWidth(const ProductQuantizer& pq) {
+  return pq.num_bits() == 4 ? pq.num_sub_vectors() / 2 : pq.num_sub_vectors();
+}
+
+IvfSearchStyle LanceStyle(bool flat) {
+  IvfSearchStyle style;
+  style.as_lancedb = true;
+  // Lance reports the PQ and SQ distances of cosine indices as found, the FLAT ones halved.
+  style.cosine = flat ? CosineReport::kHalved : CosineReport::kAsFound;
+  return style;
+}
+
+/// The smallest and largest value of the FLAT storages of `index`.
+std::pair<float, float> ValueRange(const IvfIndex& index) {
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -std::numeric_limits<float>::infinity();
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    const auto& s = static_cast<const FlatStorage&>(*index.partition(p).storage);
+    for (float v : s.vectors()) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (lo > hi) return {0.0f, 0.0f};
+  return {lo, hi};
+}
+
+bool AllStorages(const IvfIndex& index, auto is_kind) {
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    if (!is_kind(index.partition(p).storage.get())) return false;
+  }
+  return true;
+}
+
+/// The codes of auxiliary.idx (partitions in order) and its storage_metadata entry.
+struct AuxContent {
+  Column data;
+  std::string storage_metadata;
+  std::vector<std::string> buffers;  // after the IVF message (global buffer 1)
+};
+
+AuxContent FlatContent(const IvfIndex& index, int64_t n) {
+  const auto dim = static_cast<int32_t>(index.dim());
+  std::vector<float> vectors;
+  vectors.reserve(static_cast<size_t>(n) * index.dim());
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    auto v = static_cast<const FlatStorage&>(*index.partition(p).storage).vectors();
+    vectors.insert(vectors.end(), v.begin(), v.end());
+  }
+  ordered_json meta = {{"dim", dim}};
+  return {{"flat", FixedList(array::float32(), vectors.data(), n, dim), false},
+          ordered_json::array({meta.dump()}).dump(),
+          {}};
+}
+
+AuxContent PqContent(const IvfIndex& index, int64_t n) {
+  const auto& pq = static_cast<const ProductQuantizer&>(index.quantizer());
+  std::vector<uint8_t> codes;
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    auto c = static_cast<const LancePqStorage&>(*index.partition(p).storage).codes();
+    codes.insert(codes.end(), c.begin(), c.end());
+  }
+  const auto width = static_cast<int32_t>(LanceCodeWidth(pq));
+  ordered_json meta = {{"codebook_position", 2},
+                       {"nbits", pq.num_bits()},
+                       {"num_sub_vectors", pq.num_sub_vectors()},
+                       {"dimension", index.dim()},
+                       {"codebook_tensor", ordered_json::array()},
+                       {"transposed", true}};
+  // Layout: (num_sub_vectors, 2^nbits, sub_dim), declared as (2^nbits, dim) as Lance does.
+  std::string codebook = FloatTensor(pq.codebook(), {static_cast<uint32_t>(pq.num_centroids()),
+                                                     static_cast<uint32_t>(index.dim())});
+  return {{"__pq_code", FixedList(array::uint8(), codes.data(), n, width), true},
+          ordered_json::array({meta.dump()}).dump(),
+          {std::move(codebook)}};
+}
+
+AuxContent SqContent(const IvfIndex& index, int64_t n) {
+  const auto& sq = static_cast<const LanceScalarQuantizer&>(index.quantizer());
+  const auto dim = static_cast<int32_t>(index.dim());
+  std::vector<uint8_t> codes;
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    auto c = static_cast<const LanceSqStorage&>(*index.partition(p).storage).codes();
+    codes.insert(codes.end(), c.begin(), c.end());
+  }
+  ordered_json meta = {
+      {"dim", dim}, {"num_bits", 8}, {"bounds", {{"start", sq.start()}, {"end", sq.end()}}}};
+  return {{"__sq_code", FixedList(array::uint8(), codes.data(), n, dim), true},
+          ordered_json::array({meta.dump()}).dump(),
+          {}};
+}
+
+Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIndex& index,
+                const std::string& type, std::vector<IvfFile>* written) {
+  LANCEDB_RETURN_NOT_OK(fs->CreateDir(dir));
+  const int64_t partitions = index.num_partitions();
+  const std::string distance(DistanceTypeName(index.distance_type()));
+  // auxiliary.idx: the rows grouped by partition, the partitions' row ranges.
+  lpb::IVF ranges;
+  std::vector<uint64_t> row_ids;
+  for (int64_t p = 0; p < partitions; ++p) {
+    const auto& ids = index.partition(p).row_ids;
+    ranges.add_offsets(row_ids.size());
+    ranges.add_lengths(static_cast<uint32_t>(ids.size()));
+    row_ids.insert(row_ids.end(), ids.begin(), ids.end());
+  }
+  const auto n = static_cast<int64_t>(row_ids.size());
+  AuxContent aux = type == "IVF_FLAT" ? FlatContent(index, n)
+                   : type == "IVF_PQ" ? PqContent(index, n)
+                                      : SqContent(index, n);
+  std::vector<std::string> aux_buffers = {ranges.SerializeAsString()};
+  aux_buffers.insert(aux_buffers.end(), aux.buffers.begin(), aux.buffers.end());
+  LANCEDB_RETURN_NOT_OK(WriteFile(
+      fs, dir, kAuxiliaryFile,
+      {{"_rowid", Primitive(array::uint64(), row_ids.data(), n), true}, aux.data},
+      {{"distance_type", distance}, {"lance:ivf", "1"}, {"storage_metadata", aux.storage_metadata}},
+      aux_buffers, written));
+  // index.idx (no rows): the IVF model, the (empty) FLAT sub-index metadata per partition.
+  lpb::IVF model;
+  for (int64_t p = 0; p < partitions; ++p) {
+    model.add_offsets(0);
+    model.add_lengths(0);
+  }
+  *model.mutable_centroids_tensor() = [&] {
+    lpb::Tensor t;
+    t.ParseFromString(FloatTensor(index.centroids(), {static_cast<uint32_t>(partitions),
+                                                      static_cast<uint32_t>(index.dim())}));
+    return t;
+  }();
+  ordered_json header = {{"type", type}, {"distance_type", distance}};
+  ordered_json flat = ordered_json::array();
+  for (int64_t p = 0; p < partitions; ++p) flat.push_back("");
+  const uint64_t none = 0;
+  // Written last: its presence marks a complete index directory.
+  return WriteFile(
+      fs, dir, kIndexFile, {{"__flat_marker", Primitive(array::uint64(), &none, 0), false}},
+      {{"lance:flat", flat.dump()}, {"lance:index", header.dump()}, {"lance:ivf", "1"}},
+      {model.SerializeAsString()}, written);
+}
+
+}  // namespace
+
+std::string LanceIvfTypeName(const IvfIndex& index) {
+  if (index.sub_index_type() != SubIndexType::kFlat || !index.style().as_lancedb) return "";
+  const Quantizer& q = index.quantizer();
+  if (dynamic_cast<const FlatQuantizer*>(&q) != nullptr &&
+      AllStorages(index, [](const PartitionStorage* s) {
+        return dynamic_cast<const FlatStorage*>(s) != nullptr;
+      })) {
+    return "IVF_FLAT";
+  }
+  if (dynamic_cast<const ProductQuantizer*>(&q) != nullptr &&
+      AllStorages(index, [](const PartitionStorage* s) {
+        return dynamic_cast<const LancePqStorage*>(s) != nullptr;
+      })) {
+    return "IVF_PQ";
+  }
+  if (dynamic_cast<const LanceScalarQuantizer*>(&q) != nullptr &&
+      AllStorages(index, [](const PartitionStorage* s) {
+        return dynamic_cast<const LanceSqStorage*>(s) != nullptr;
+      })) {
+    return "IVF_SQ";
+  }
+  return "";
+}
+
+Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
+                                                  const std::string& index_type) {
+  const size_t dim = built->dim();
+  const DistanceType metric = IndexMetric(built->distance_type());
+  const bool flat_storages = AllStorages(*built, [](const PartitionStorage* s) {
+    return dynamic_cast<const FlatStorage*>(s) != nullptr;
+  });
+  const auto* pq = dynamic_cast<const ProductQuantizer*>(&built->quantizer());
+  const bool pq_storages = AllStorages(*built, [](const PartitionStorage* s) {
+    return dynamic_cast<const PqStorage*>(s) != nullptr;
+  });
+  const bool ok = built->sub_index_type() == SubIndexType::kFlat &&
+                  ((index_type == "IVF_PQ" && pq != nullptr && pq_storages) ||
+                   ((index_type == "IVF_FLAT" || index_type == "IVF_SQ") && flat_storages));
+  if (!ok) {
+    return Status::InvalidArgument("Cannot write this index as a Lance " + index_type + " index");
+  }
+  std::unique_ptr<Quantizer> quantizer;
+  std::vector<IvfPartition> parts(static_cast<size_t>(built->num_partitions()));
+  if (index_type == "IVF_PQ") {
+    std::vector<float> codebook(pq->codebook().begin(), pq->codebook().end());
+    LANCEDB_ASSIGN_OR_RETURN(
+        auto lance_pq,
+        ProductQuantizer::Make(dim, pq->num_sub_vectors(), pq->num_bits(), pq->metric(),
+                               pq->use_residual(), std::move(codebook)));
+    for (int64_t p = 0; p < built->num_partitions(); ++p) {
+      IvfPartition* from = built->mutable_partition(p);
+      const auto& s = static_cast<const PqStorage&>(*from->storage);
+      parts[p].storage = std::make_unique<LancePqStorage>(
+          lance_pq.get(), ToLanceCodes(s.codes(), pq->num_sub_vectors(), pq->num_bits()),
+          from->row_ids.size(), built->centroids().subspan(p * dim, dim), false);
+    }
+    quantizer = std::move(lance_pq);
+  } else if (index_type == "IVF_SQ") {
+    auto [lo, hi] = ValueRange(*built);
+    auto sq = std::make_unique<LanceScalarQuantizer>(dim, metric, lo, hi);
+    for (int64_t p = 0; p < built->num_partitions(); ++p) {
+      const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
+      parts[p].storage = sq->Encode(s.vectors(), built->centroids().subspan(p * dim, dim));
+    }
+    quantizer = std::move(sq);
+  } else {
+    for (int64_t p = 0; p < built->num_partitions(); ++p) {
+      parts[p].storage = std::move(built->mutable_partition(p)->storage);
+    }
+    quantizer = std::make_unique<FlatQuantizer>(dim, metric);
+  }
+  for (int64_t p = 0; p < built->num_partitions(); ++p) {
+    parts[p].row_ids = std::move(built->mutable_partition(p)->row_ids);
+    parts[p].sub_index = std::make_unique<FlatSubIndex>();
+  }
+  std::vector<float> centroids(built->centroids().begin(), built->centroids().end());
+  return std::make_unique<IvfIndex>(dim, built->distance_type(), std::move(centroids),
+                                    std::move(quantizer), SubIndexType::kFlat, std::move(parts),
+                                    LanceStyle(index_type == "IVF_FLAT"));
+}
+
+Result<std::unique_ptr<PartitionStorage>> ConcatLanceStorage(const Quantizer& q,
+                                                             const PartitionStorage& a,
+                                                             const PartitionStorage& b,
+                                                             std::span<const float> centroid) {
+  const auto* pq = dynamic_cast<const ProductQuantizer*>(&q);
+  const auto* lpa = dynamic_cast<const LancePqStorage*>(&a);
+  const auto* pb = dynamic_cast<const PqStorage*>(&b);
+  if (pq != nullptr && lpa != nullptr && pb != nullptr) {
+    const auto ra = static_cast<size_t>(lpa->num_rows());
+    const auto rb = static_cast<size_t>(pb->num_rows());
+    const size_t width = LanceCodeWidth(*pq);
+    const std::vector<uint8_t> added =
+        ToLanceCodes(pb->codes(), pq->num_sub_vectors(), pq->num_bits());
+    std::vector<uint8_t> codes;
+    codes.reserve((ra + rb) * width);
+    for (size_t c = 0; c < width; ++c) {  // column-major: byte c of every row, then c + 1
+      codes.insert(codes.end(), lpa->codes().begin() + c * ra, lpa->codes().begin() + (c + 1) * ra);
+      codes.insert(codes.end(), added.begin() + c * rb, added.begin() + (c + 1) * rb);
+    }
+    return std::unique_ptr<PartitionStorage>(std::make_unique<LancePqStorage>(
+        pq, std::move(codes), ra + rb, centroid, lpa->half_precision()));
+  }
+  const auto* sq = dynamic_cast<const LanceScalarQuantizer*>(&q);
+  const auto* sa = dynamic_cast<const LanceSqStorage*>(&a);
+  const auto* sb = dynamic_cast<const LanceSqStorage*>(&b);
+  if (sq != nullptr && sa != nullptr && sb != nullptr) {
+    std::vector<uint8_t> codes(sa->codes().begin(), sa->codes().end());
+    codes.insert(codes.end(), sb->codes().begin(), sb->codes().end());
+    return sq->FromCodes(std::move(codes));
+  }
+  return Status::NotSupported("Cannot extend this Lance partition storage");
+}
+
+namespace {
+
+/// The rows `keep` (ascending local rows) of a Lance-form partition storage.
+std::unique_ptr<PartitionStorage> KeepRows(const Quantizer& q, const PartitionStorage& storage,
+                                           const std::vector<size_t>& keep,
+                                           std::span<const float> centroid) {
+  const auto n = static_cast<size_t>(storage.num_rows());
+  if (const auto* f = dynamic_cast<const FlatStorage*>(&storage)) {
+    std::vector<float> vectors;
+    vectors.reserve(keep.size() * f->dim());
+    for (size_t r : keep) vectors.insert(vectors.end(), f->row(r), f->row(r) + f->dim());
+    return std::make_unique<FlatStorage>(std::move(vectors), f->dim(), f->metric());
+  }
+  if (const auto* p = dynamic_cast<const LancePqStorage*>(&storage)) {
+    const size_t width = n == 0 ? 0 : p->codes().size() / n;
+    std::vector<uint8_t> codes;
+    codes.reserve(keep.size() * width);
+    for (size_t c = 0; c < width; ++c) {  // column-major
+      for (size_t r : keep) codes.push_back(p->codes()[c * n + r]);
+    }
+    return std::make_unique<LancePqStorage>(&p->pq(), std::move(codes), keep.size(), centroid,
+                                            p->half_precision());
+  }
+  const auto& sq = static_cast<const LanceScalarQuantizer&>(q);
+  const auto& codes = static_cast<const LanceSqStorage&>(storage).codes();
+  std::vector<uint8_t> kept;
+  kept.reserve(keep.size() * sq.dim());
+  for (size_t r : keep) {
+    kept.insert(kept.end(), codes.begin() + r * sq.dim(), codes.begin() + (r + 1) * sq.dim());
+  }
+  return sq.FromCodes(std::move(kept));
+}
+
+}  // namespace
+
+Status RemapLanceIvfIndex(IvfIndex* index,
+                          const std::function<std::optional<uint64_t>(uint64_t)>& map) {
+  if (LanceIvfTypeName(*index).empty()) {
+    return Status::InvalidArgument("The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ)");
+  }
+  const size_t dim = index->dim();
+  for (int64_t p = 0; p < index->num_partitions(); ++p) {
+    IvfPartition* part = index->mutable_partition(p);
+    std::vector<size_t> keep;
+    std::vector<uint64_t> ids;
+    for (size_t r = 0; r < part->row_ids.size(); ++r) {
+      if (auto moved = map(part->row_ids[r])) {
+        keep.push_back(r);
+        ids.push_back(*moved);
+      }
+    }
+    if (keep.size() != part->row_ids.size()) {
+      part->storage = KeepRows(index->quantizer(), *part->storage, keep,
+                               index->centroids().subspan(p * dim, dim));
+    }
+    part->row_ids = std::move(ids);
+  }
+  return Status::OK();
+}
+
+Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs,
+                                                     const std::string& dir,
+                                                     const IvfIndex& index) {
+  const std::string type = LanceIvfTypeName(index);
+  if (type.empty()) {
+    return Status::InvalidArgument("The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ)");
+  }
+  std::vector<IvfFile> written;
+  Status st = WriteAll(fs, dir, index, type, &written);
+  if (!st.ok()) {
+    (void)fs->DeleteDirRecursive(dir);
+    return st;
+  }
+  return written;
+}
+
+}  // namespace lancedb::index::vector

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: The lancedb-cpp Authors
+//
+// The Lance-layout writer (lance_ivf_write.h): what it writes reads back (lance_ivf_read.h) as
+// the same index, searching alike; the bytes are deterministic; extended indices stay in
+// Lance form. LanceDB itself reads these files in
+// python/tests/test_lancedb_reads_our_vector_indices.py.
+
+#include "index/vector/lance_ivf_write.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "index/vector/hnsw_index.h"
+#include "index/vector/ivf_builder.h"
+#include "index/vector/ivf_extend.h"
+#include "index/vector/lance_ivf_read.h"
+#include "index/vector/test_util.h"
+
+namespace lancedb::index::vector {
+namespace {
+
+constexpr size_t kDim = 16;
+constexpr int64_t kRows = 600;
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "lance-ivf-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The case: LanceDB's type name (IVF_PQ4: 4-bit PQ) and a distance type.
+struct Case {
+  std::string type;
+  DistanceType distance;
+};
+
+std::unique_ptr<IvfIndex> BuildLance(const std::vector<float>& data, const Case& c,
+                                     uint64_t seed = 5) {
+  IvfBuildParams p;
+  p.distance_type = c.distance;
+  p.num_partitions = 6;
+  p.seed = seed;
+  p.num_threads = 1;
+  if (c.type.rfind("IVF_PQ", 0) == 0) {
+    p.quantizer = QuantizerType::kPq;
+    p.num_sub_vectors = 4;
+    p.num_bits = c.type == "IVF_PQ4" ? 4 : 8;
+  }
+  auto built = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
+  EXPECT_TRUE(built.ok()) << built.status().ToString();
+  const std::string type = c.type == "IVF_PQ4" ? "IVF_PQ" : c.type;
+  auto lance = ToLanceIvfIndex(std::move(*built), type);
+  EXPECT_TRUE(lance.ok()) << lance.status().ToString();
+  return std::move(*lance);
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> out;
+  for (const char* type : {"IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"}) {
+    for (auto d : {DistanceType::kL2, DistanceType::kCosine, DistanceType::kDot}) {
+      out.push_back({type, d});
+    }
+  }
+  return out;
+}
+
+void ExpectSameSearches(const IvfIndex& a, const IvfIndex& b) {
+  auto queries = testing::ClusteredData(5, kDim, 3, 99);
+  for (size_t nprobes : {1, 3, 6}) {
+    for (size_t q = 0; q < 5; ++q) {
+      IvfSearchParams sp;
+      sp.k = 10;
+      sp.nprobes = nprobes;
+      auto query = std::span<const float>(queries).subspan(q * kDim, kDim);
+      auto x = a.Search(query, sp);
+      auto y = b.Search(query, sp);
+      ASSERT_TRUE(x.ok() && y.ok());
+      ASSERT_EQ(x->size(), y->size());
+      for (size_t i = 0; i < x->size(); ++i) {
+        EXPECT_EQ((*x)[i].row_id, (*y)[i].row_id);
+        EXPECT_EQ((*x)[i].distance, (*y)[i].distance);
+      }
+    }
+  }
+}
+
+TEST(LanceIvfWrite, ReadsBackAsTheSameIndex) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 1);
+  auto fs = io::LocalFileSystem();
+  for (const auto& c : AllCases()) {
+    SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
+    ScratchDir dir;
+    auto index = BuildLance(data, c);
+    const std::string want = c.type == "IVF_PQ4" ? "IVF_PQ" : c.type;
+    EXPECT_EQ(LanceIvfTypeName(*index), want);
+    auto files = WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index);
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    ASSERT_EQ(files->size(), 2u);
+    EXPECT_EQ((*files)[0].name, "auxiliary.idx");
+    EXPECT_EQ((*files)[1].name, "index.idx");
+    std::string type;
+    auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("i"), &type);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(type, want);
+    EXPECT_EQ(LanceIvfTypeName(**read), want);
+    ASSERT_EQ((*read)->num_partitions(), index->num_partitions());
+    for (int64_t p = 0; p < index->num_partitions(); ++p) {
+      EXPECT_EQ((*read)->partition(p).row_ids, index->partition(p).row_ids);
+    }
+    EXPECT_TRUE(std::equal(index->centroids().begin(), index->centroids().end(),
+                           (*read)->centroids().begin(), (*read)->centroids().end()));
+    ExpectSameSearches(*index, **read);
+    // Recall stays usable: a row's own vector finds it with every partition probed.
+    IvfSearchParams all;
+    all.k = 5;
+    all.nprobes = 6;
+    auto hit = (*read)->Search(std::span<const float>(data).subspan(7 * kDim, kDim), all);
+    ASSERT_TRUE(hit.ok());
+    if (c.distance != DistanceType::kDot) {
+      EXPECT_TRUE(
+          std::any_of(hit->begin(), hit->end(), [](const Neighbor& n) { return n.row_id == 7; }));
+    }
+  }
+}
+
+TEST(LanceIvfWrite, SameIndexSameBytes) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 2);
+  auto fs = io::LocalFileSystem();
+  for (const char* type : {"IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"}) {
+    SCOPED_TRACE(type);
+    ScratchDir dir;
+    const Case c{type, DistanceType::kCosine};
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(data, c, 11)).ok());
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("b"), *BuildLance(data, c, 11)).ok());
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("c"), *BuildLance(data, c, 12)).ok());
+    for (const char* file : {"index.idx", "auxiliary.idx"}) {
+      EXPECT_EQ(ReadAll(dir.Sub("a/") + file), ReadAll(dir.Sub("b/") + file)) << file;
+    }
+    EXPECT_NE(ReadAll(dir.Sub("a/index.idx")), ReadAll(dir.Sub("c/index.idx")));
+  }
+}
+
+TEST(LanceIvfWrite, ExtendedIndexStaysInLanceForm) {
+  auto data = testing::ClusteredData(kRows + 100, kDim, 8, 3);
+  auto fs = io::LocalFileSystem();
+  const std::vector<float> first(data.begin(), data.begin() + kRows * kDim);
+  const std::vector<float> added(data.begin() + kRows * kDim, data.end());
+  for (const auto& c : AllCases()) {
+    SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
+    ScratchDir dir;
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(first, c)).ok());
+    auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("a"), nullptr);
+    ASSERT_TRUE(read.ok());
+    auto ids = testing::Iota(100, kRows);
+    ASSERT_TRUE(ExtendIvfIndex(read->get(), added, ids, HnswParams{}, nullptr).ok());
+    EXPECT_EQ((*read)->num_rows(), kRows + 100);
+    ASSERT_FALSE(LanceIvfTypeName(**read).empty());
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("b"), **read).ok());
+    auto again = ReadLanceIvfIndexFiles(fs, dir.Sub("b"), nullptr);
+    ASSERT_TRUE(again.ok());
+    ExpectSameSearches(**read, **again);
+    // An added row ranks near the top for its own vector (PQ codes are coarse: near, not
+    // first).
+    IvfSearchParams all;
+    all.k = kRows + 100;
+    all.nprobes = 6;
+    auto hit = (*again)->Search(std::span<const float>(added).subspan(5 * kDim, kDim), all);
+    ASSERT_TRUE(hit.ok());
+    auto at = std::find_if(hit->begin(), hit->end(),
+                           [](const Neighbor& n) { return n.row_id == kRows + 5; });
+    ASSERT_NE(at, hit->end());
+    if (c.distance != DistanceType::kDot) {
+      EXPECT_LT(at - hit->begin(), 30);
+    }
+  }
+}
+
+TEST(LanceIvfWrite, RemapMovesAndDropsRows) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 5);
+  auto fs = io::LocalFileSystem();
+  for (const char* type : {"IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"}) {
+    SCOPED_TRACE(type);
+    auto index = BuildLance(data, {type, DistanceType::kL2});
+    // Even rows move to 1000 + row; odd rows are deleted.
+    auto map = [](uint64_t id) -> std::optional<uint64_t> {
+      if (id % 2 != 0) return std::nullopt;
+      return 1000 + id;
+    };
+    // The expected index: each partition's even rows, in order, under their new ids.
+    auto expected = BuildLance(data, {type, DistanceType::kL2});
+    ASSERT_TRUE(RemapLanceIvfIndex(index.get(), map).ok());
+    EXPECT_EQ(index->num_rows(), kRows / 2);
+    ScratchDir dir;
+    ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("r"), *index).ok());
+    auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("r"), nullptr);
+    ASSERT_TRUE(read.ok());
+    IvfSearchParams sp;
+    sp.k = 20;
+    sp.nprobes = 6;
+    auto query = std::span<const float>(data).subspan(10 * kDim, kDim);
+    sp.accept = [](uint64_t id) { return id % 2 == 0; };
+    auto want = expected->Search(query, sp);
+    sp.accept = [](uint64_t) { return true; };  // the same (prefiltered, exact) 4-bit scan
+    auto got = (*read)->Search(query, sp);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].row_id, 1000 + (*want)[i].row_id);
+      EXPECT_EQ((*got)[i].distance, (*want)[i].distance);
+    }
+  }
+}
+
+TEST(LanceIvfWrite, RejectsIndicesNotInLanceForm) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 4);
+  IvfBuildParams p;
+  p.num_partitions = 4;
+  p.seed = 1;
+  p.quantizer = QuantizerType::kSq;  // lancedb-cpp's per-dimension SQ
+  auto own = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(LanceIvfTypeName(**own), "");
+  ScratchDir dir;
+  auto written = WriteLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), **own);
+  EXPECT_TRUE(written.status().IsInvalidArgument());
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("x/index.idx")));
+  auto converted = ToLanceIvfIndex(std::move(*own), "IVF_SQ");
+  EXPECT_TRUE(converted.status().IsInvalidArgument()) << converted.status().ToString();
+  p.quantizer = QuantizerType::kFlat;
+  auto flat = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
+  ASSERT_TRUE(flat.ok());
+  auto rq = ToLanceIvfIndex(std::move(*flat), "IVF_RQ");
+  EXPECT_TRUE(rq.status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace lancedb::index::vector
