@@ -83,6 +83,24 @@ struct AddOptions {
   /// table); CommitConflict (retryable) when the table is at another version or another writer
   /// commits first. InvalidArgument with kAppend.
   std::optional<uint64_t> expected_version;
+  /// Blob v2 columns: store an external URI outside every registered base path as its
+  /// absolute URI (base id 0). When false (the default) such a URI fails the add with
+  /// InvalidArgument and nothing is written; a URI under a registered base is stored relative
+  /// to it either way (see Table::AddBases).
+  bool allow_external_blob_outside_bases = false;
+};
+
+/// A location registered on a table (a Lance manifest base path). External blob URIs under
+/// a registered base that is not a dataset root are stored relative to it.
+struct TableBasePath {
+  /// 0 when registering: the next free id is assigned.
+  uint32_t id = 0;
+  std::optional<std::string> name;
+  /// A dataset root (shallow clones, branches) rather than a plain directory; external blobs
+  /// are never stored relative to one.
+  bool is_dataset_root = false;
+  /// A URI ("file:///data/media", "memory://x") or a local path, stored as given.
+  std::string path;
 };
 
 struct TableVersion {
@@ -299,6 +317,13 @@ class Table : public std::enable_shared_from_this<Table> {
   /// blob column or a row id is not in this version.
   virtual Status FetchBlobs(const std::string& column, const std::vector<uint64_t>& row_ids,
                             ArrowArrayStream* out) const;
+  /// Register base paths in one commit (Lance's add_bases). InvalidArgument (nothing
+  /// committed) for an empty or malformed path, a name or path already registered or given
+  /// twice (as in Lance 12, a second unnamed base conflicts with the first), or an id already
+  /// taken.
+  virtual Status AddBases(const std::vector<TableBasePath>& bases);
+  /// The base paths registered in the current version, by id.
+  virtual Result<std::vector<TableBasePath>> ListBases() const;
 
   /// Every version of the table, oldest first.
   virtual Result<std::vector<TableVersion>> ListVersions() const = 0;

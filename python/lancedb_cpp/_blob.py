@@ -30,26 +30,9 @@ def _storage_type(field: pa.Field) -> pa.DataType:
     return t.storage_type if isinstance(t, pa.ExtensionType) else t
 
 
-def _check_external_uri(uri: str, allow_outside_bases: bool) -> None:
-    """LanceDB's rule for external blob URIs: an absolute URI, and (no base being registered
-    on lancedb_cpp tables) only with ``allow_external_blob_outside_bases=True``."""
-    if not _URI_SCHEME.match(uri):
-        raise ValueError(
-            f"Invalid input, External URI '{uri}' is outside registered external bases and "
-            "is not a valid absolute URI"
-        )
-    if not allow_outside_bases:
-        raise ValueError(
-            f"Invalid input, External blob URI '{uri}' is outside registered external bases "
-            "(dataset root is not allowed). Set allow_external_blob_outside_bases=true to "
-            "store it as absolute external URI."
-        )
-
-
-def _coerce_column(
-    column: pa.Array, field: pa.Field, coerce_strings: bool, allow_outside_bases: bool
-) -> pa.Array:
-    """`column` as the storage of blob v2 `field` (wrapped in its extension type)."""
+def _coerce_column(column: pa.Array, field: pa.Field, coerce_strings: bool) -> pa.Array:
+    """`column` as the storage of blob v2 `field` (wrapped in its extension type). URIs are
+    checked against the table's registered base paths by the engine when it writes them."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     storage = _storage_type(field)
@@ -74,12 +57,6 @@ def _coerce_column(
             f"Invalid input, cannot write {source} to blob column '{field.name}': give bytes, "
             "a URI string, or lancedb blob structs"
         )
-    uris = children.get("uri")
-    if uris is not None:
-        valid = column.is_valid()
-        for uri, ok in zip(uris.to_pylist(), valid.to_pylist()):
-            if ok and uri is not None:
-                _check_external_uri(uri, allow_outside_bases)
     arrays = []
     for f in storage:
         value = children.get(f.name)
@@ -103,7 +80,6 @@ def coerce_blob_reader(
     target: pa.Schema,
     *,
     coerce_strings: bool = True,
-    allow_outside_bases: bool = False,
 ) -> pa.RecordBatchReader:
     """Coerce the blob v2 columns of `reader` to `target`'s blob fields (bytes -> inline data,
     strings -> external URIs when `coerce_strings`). The data is read here, so that a bad
@@ -116,7 +92,7 @@ def coerce_blob_reader(
         if name not in table.column_names:
             continue
         field = target.field(name)
-        coerced = _coerce_column(table[name], field, coerce_strings, allow_outside_bases)
+        coerced = _coerce_column(table[name], field, coerce_strings)
         index = table.schema.get_field_index(name)
         table = table.set_column(index, pa.field(name, field.type, field.nullable, field.metadata), coerced)
     return table.to_reader()

@@ -679,7 +679,6 @@ def sanitize(
     allow_missing: bool = False,
     metadata: Optional[dict] = None,
     blob_strings: bool = True,
-    allow_external_blob_outside_bases: bool = False,
 ) -> pa.RecordBatchReader:
     """Convert `data` into a reader whose schema is `target` (or the inferred schema).
     Embedding functions named in `metadata` (default: the target's schema metadata) fill
@@ -724,12 +723,7 @@ def sanitize(
     # merge_insert), URI strings (external blobs).
     from ._blob import coerce_blob_reader
 
-    reader = coerce_blob_reader(
-        reader,
-        target,
-        coerce_strings=blob_strings,
-        allow_outside_bases=allow_external_blob_outside_bases,
-    )
+    reader = coerce_blob_reader(reader, target, coerce_strings=blob_strings)
     reader = _cast_to(reader, target)
     if configs:
         # Embed everything before the write starts, so that a failing embedding (or a bad

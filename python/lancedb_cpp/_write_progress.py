@@ -104,13 +104,18 @@ def add(
     mode: str,
     progress: Any,
     total_rows: Optional[int],
+    allow_external_blob_outside_bases: bool = False,
 ) -> int:
-    """Add `reader` to the native table reporting to `progress`; the new version."""
+    """Add `reader` to the native table reporting to `progress`; the new version. External
+    blob URIs outside the registered base paths need `allow_external_blob_outside_bases`."""
     callback, owned = normalize(progress)
+    allow = allow_external_blob_outside_bases
     try:
         if callback is None:
-            return inner.add(reader, mode)
-        return _native.add_with_progress(inner, reader, mode, total_rows, callback)
+            return inner.add(reader, mode, allow_external_blob_outside_bases=allow)
+        return _native.add_with_progress(
+            inner, reader, mode, total_rows, callback, allow_external_blob_outside_bases=allow
+        )
     finally:
         if owned is not None:
             owned.close()

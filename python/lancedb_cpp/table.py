@@ -441,8 +441,9 @@ class Table(IndexMixin):
         True (a tqdm bar), a callable receiving progress dicts, or a tqdm-like bar (see
         lancedb_cpp._write_progress). `write_parallelism` is not
         supported: anything but its default raises NotImplementedError. Blob v2 columns take
-        bytes (stored inline) or URI strings (external blobs: no base is registered, so a URI
-        needs `allow_external_blob_outside_bases=True` and is stored as given)."""
+        bytes (stored inline) or URI strings (external blobs: a URI under a registered base path
+        is stored relative to it; one outside every base needs
+        `allow_external_blob_outside_bases=True` and is stored as its absolute URI)."""
         reject_unsupported("add", write_parallelism=(write_parallelism, None))
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
@@ -456,7 +457,6 @@ class Table(IndexMixin):
             fill_value,
             allow_missing=(mode == "append"),
             metadata=current.metadata,
-            allow_external_blob_outside_bases=allow_external_blob_outside_bases,
         )
         if mode == "overwrite":
             if set(reader.schema.names) == set(current.names):
@@ -464,7 +464,11 @@ class Table(IndexMixin):
         from . import _write_progress
 
         total = _write_progress.known_rows(data, mode, on_bad_vectors)
-        return AddResult(version=_write_progress.add(self._inner, reader, mode, progress, total))
+        return AddResult(
+            version=_write_progress.add(
+                self._inner, reader, mode, progress, total, allow_external_blob_outside_bases
+            )
+        )
 
     def delete(self, where: str) -> DeleteResult:
         """Delete the rows where the SQL predicate is true."""

@@ -178,8 +178,9 @@ std::unique_ptr<SchemaExport> SchemaPy(const Table& table) {
 }
 
 uint64_t AddPy(Table& table, nb::handle data, const std::string& mode,
-               std::optional<uint64_t> expected_version) {
+               std::optional<uint64_t> expected_version, bool allow_external_blob_outside_bases) {
   AddOptions options;
+  options.allow_external_blob_outside_bases = allow_external_blob_outside_bases;
   options.mode = ParseAddMode(mode);
   options.expected_version = expected_version;
   ArrowArrayStream stream = TakeStream(data);
@@ -422,8 +423,10 @@ NB_MODULE(_native, m) {
           "Set columns to SQL expressions in matching rows; return (rows_updated, version).")
       .def("add", &AddPy, nb::arg("data"), nb::arg("mode") = "append",
            nb::arg("expected_version") = nb::none(),
+           nb::arg("allow_external_blob_outside_bases") = false,
            "Add rows from an Arrow stream; return the new version. With expected_version "
-           "(overwrite only), commit only as the version after it.")
+           "(overwrite only), commit only as the version after it. External blob URIs outside "
+           "the registered base paths need allow_external_blob_outside_bases.")
       .def("scan", &ScanPy, nb::arg("columns") = std::vector<std::string>{},
            nb::arg("with_row_id") = false, nb::arg("batch_size") = 8192,
            nb::arg("with_row_address") = false, "Stream the rows of the current version.")

@@ -76,8 +76,10 @@ nb::dict ProgressDict(const WriteProgress& p) {
 /// Add rows, calling `callback(dict)` with each progress report under the GIL. As in LanceDB,
 /// an exception of the callback does not stop the add (it goes to sys.unraisablehook).
 uint64_t AddWithProgressPy(Table& table, nb::handle data, const std::string& mode,
-                           std::optional<uint64_t> total_rows, nb::object callback) {
+                           std::optional<uint64_t> total_rows, nb::object callback,
+                           bool allow_external_blob_outside_bases) {
   AddOptions options;
+  options.allow_external_blob_outside_bases = allow_external_blob_outside_bases;
   if (mode == "append") {
     options.mode = AddMode::kAppend;
   } else if (mode == "overwrite") {
@@ -145,6 +147,7 @@ void RegisterTableInfo(nb::module_& m) {
       nb::arg("table"), "Rename V1-named manifests to the V2 scheme.");
   m.def("add_with_progress", &AddWithProgressPy, nb::arg("table"), nb::arg("data"), nb::arg("mode"),
         nb::arg("total_rows").none(), nb::arg("callback"),
+        nb::arg("allow_external_blob_outside_bases") = false,
         "Add rows from an Arrow stream, reporting progress to callback(dict); the new version.");
   m.def("changed_rows", &ChangedRowsPy, nb::arg("table"), nb::arg("from_version"),
         nb::arg("to_version"),

@@ -136,12 +136,16 @@ class LocalConnection : public Connection {
         }
         return Wrap(name, *existing, std::nullopt);
       }
-      LANCEDB_ASSIGN_OR_RETURN(auto written, (*existing)->Overwrite(reader));
+      // A new table's rows are user data: no external blob outside the registered bases.
+      table::WriteParams overwrite;
+      overwrite.allow_external_blob_outside_bases = false;
+      LANCEDB_ASSIGN_OR_RETURN(auto written, (*existing)->Overwrite(reader, overwrite));
       return Wrap(name, written, std::nullopt);
     }
     if (!existing.status().IsNotFound()) return existing.status();
     table::WriteParams params;
     params.mode = table::WriteMode::kCreate;
+    params.allow_external_blob_outside_bases = false;
     // The table's `new_table_*` keys override the connection's; local and memory:// storage
     // take no other options (StorageOnlyOptions is what an object store would get).
     LANCEDB_RETURN_NOT_OK(ApplyNewTableOptions(

@@ -4,6 +4,7 @@
 // Blob payloads by row id (docs/format/blobs.md): the rows are taken with their blob column
 // materialized, and external blobs are read from their URI.
 
+#include <algorithm>
 #include <optional>
 
 #include "array/builder.h"
@@ -11,6 +12,8 @@
 #include "db/table_impl.h"
 #include "format/blob.h"
 #include "io/file_system.h"
+#include "table/commit.h"
+#include "table/operations.h"
 #include "table/stable_row_ids.h"
 
 namespace lancedb {
@@ -23,6 +26,15 @@ Status Table::FetchBlobs(const std::string& column, const std::vector<uint64_t>&
   return Status::NotSupported("FetchBlobs is not supported by this table");
 }
 
+Status Table::AddBases(const std::vector<TableBasePath>& bases) {
+  (void)bases;
+  return Status::NotSupported("AddBases is not supported by this table");
+}
+
+Result<std::vector<TableBasePath>> Table::ListBases() const {
+  return Status::NotSupported("ListBases is not supported by this table");
+}
+
 namespace db {
 
 namespace {
@@ -32,7 +44,7 @@ namespace {
 Result<std::string> ReadExternalBlob(const std::string& uri, uint64_t position, uint64_t size) {
   io::FileSystemPtr fs;
   std::string path;
-  LANCEDB_RETURN_NOT_OK(io::ResolveUri(uri, &fs, &path));
+  LANCEDB_RETURN_NOT_OK(format::OpenBlobLocation(uri, &fs, &path));
   if (size == 0) {
     LANCEDB_ASSIGN_OR_RETURN(auto bytes, fs->ReadFile(path));
     return std::string(bytes->view());
@@ -106,6 +118,46 @@ Status LocalTable::FetchBlobs(const std::string& column, const std::vector<uint6
       array::RecordBatch::Make(schema, {array::MakeBinaryLike(array::large_binary(), values)},
                                static_cast<int64_t>(values.size())));
   return array::ExportRecordBatchReader(array::MakeVectorReader(schema, {batch}), out);
+}
+
+Status LocalTable::AddBases(const std::vector<TableBasePath>& bases) {
+  if (bases.empty()) return Status::InvalidArgument("AddBases needs at least one base path");
+  std::vector<table::pb::BasePath> protos;
+  for (const auto& base : bases) {
+    if (base.path.empty()) return Status::InvalidArgument("A base path must not be empty");
+    auto parsed = format::ParseBlobLocation(base.path);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("Base path '" + base.path +
+                                     "' is not a valid URI or path: " + parsed.status().message());
+    }
+    table::pb::BasePath proto;
+    proto.set_id(base.id);
+    if (base.name) proto.set_name(*base.name);
+    proto.set_is_dataset_root(base.is_dataset_root);
+    proto.set_path(base.path);
+    protos.push_back(std::move(proto));
+  }
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  table::UpdateBasesOperation op(std::move(protos));
+  LANCEDB_ASSIGN_OR_RETURN(auto written, table::CommitOperation(latest, &op));
+  Publish(written);
+  return Status::OK();
+}
+
+Result<std::vector<TableBasePath>> LocalTable::ListBases() const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  std::vector<TableBasePath> out;
+  for (const auto& base : ds->manifest().proto().base_paths()) {
+    TableBasePath b;
+    b.id = base.id();
+    if (base.has_name()) b.name = base.name();
+    b.is_dataset_root = base.is_dataset_root();
+    b.path = base.path();
+    out.push_back(std::move(b));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  return out;
 }
 
 }  // namespace db

@@ -114,12 +114,11 @@ Result<AddResult> LocalTable::AddReader(array::RecordBatchReader* reader,
   if (options.expected_version && options.mode != AddMode::kOverwrite) {
     return Status::InvalidArgument("expected_version applies to overwrites only");
   }
-  if (!options.progress) {
-    return AddWith(reader, options.mode, table::WriteParams(), options.expected_version);
-  }
+  table::WriteParams params;
+  params.allow_external_blob_outside_bases = options.allow_external_blob_outside_bases;
+  if (!options.progress) return AddWith(reader, options.mode, params, options.expected_version);
   WriteProgressTracker tracker(options);
   ProgressReader counted(reader, &tracker);
-  table::WriteParams params;
   params.on_file_written = [&tracker](int64_t bytes) {
     tracker.FileWritten(static_cast<uint64_t>(bytes));
   };

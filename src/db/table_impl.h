@@ -81,6 +81,8 @@ class LocalTable : public Table {
   Status Scan(const ScanRequest& request, ArrowArrayStream* out) const override;
   Status FetchBlobs(const std::string& column, const std::vector<uint64_t>& row_ids,
                     ArrowArrayStream* out) const override;
+  Status AddBases(const std::vector<TableBasePath>& bases) override;
+  Result<std::vector<TableBasePath>> ListBases() const override;
   Result<std::vector<TableVersion>> ListVersions() const override;
   Status Checkout(uint64_t version) override;
   Status CheckoutLatest() override;

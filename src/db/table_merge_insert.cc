@@ -421,8 +421,15 @@ Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const Me
   LANCEDB_ASSIGN_OR_RETURN(
       rows, array::RecordBatch::Make(dataset->schema(), rows->columns(), rows->num_rows()));
   auto reader = array::MakeVectorReader(dataset->schema(), {rows});
-  if (changes.replaced.empty() && changes.removed.empty()) return dataset->Append(reader.get());
-  return table::MergeRows(dataset, changes, reader.get());
+  // As LanceDB: new values name no external blob outside the registered base paths.
+  if (changes.replaced.empty() && changes.removed.empty()) {
+    table::WriteParams params;
+    params.allow_external_blob_outside_bases = false;
+    return dataset->Append(reader.get(), params);
+  }
+  table::MergeRowsOptions options;
+  options.allow_external_blob_outside_bases = false;
+  return table::MergeRows(dataset, changes, reader.get(), nullptr, options);
 }
 
 }  // namespace

@@ -110,7 +110,9 @@ Result<array::ArrayPtr> MaterializeLegacy(const io::FileSystemPtr& fs, const std
 }
 
 Result<array::ArrayPtr> MaterializeV2(const io::FileSystemPtr& fs, const std::string& data_file,
-                                      const array::ArrayData& d) {
+                                      const array::ArrayData& d, const ExternalBlobBases* bases) {
+  static const ExternalBlobBases kNoBases;
+  if (bases == nullptr) bases = &kNoBases;
   const uint8_t* kinds = d.children[0]->GetValues<uint8_t>(1);
   const uint64_t* positions = d.children[1]->GetValues<uint64_t>(1);
   const uint64_t* sizes = d.children[2]->GetValues<uint64_t>(1);
@@ -131,7 +133,7 @@ Result<array::ArrayPtr> MaterializeV2(const io::FileSystemPtr& fs, const std::st
     if (d.IsNull(i)) continue;
     const auto kind = static_cast<BlobKind>(kinds[i]);
     if (kind == BlobKind::kExternal) {
-      uri.back() = std::string(uris.GetView(i));
+      LANCEDB_ASSIGN_OR_RETURN(uri.back(), bases->Resolve(ids[i], uris.GetView(i)));
       if (sizes[i] > 0) {
         ext_position.back() = positions[i];
         ext_size.back() = sizes[i];
@@ -330,10 +332,10 @@ Result<array::ArrayPtr> BlobDescriptorsFromItems(BlobEncoding encoding, const Le
 }
 
 Result<array::ArrayPtr> MaterializeBlobs(const io::FileSystemPtr& fs, const std::string& data_file,
-                                         BlobEncoding encoding,
-                                         const array::ArrayData& descriptors) {
+                                         BlobEncoding encoding, const array::ArrayData& descriptors,
+                                         const ExternalBlobBases* bases) {
   if (encoding == BlobEncoding::kLegacy) return MaterializeLegacy(fs, data_file, descriptors);
-  return MaterializeV2(fs, data_file, descriptors);
+  return MaterializeV2(fs, data_file, descriptors, bases);
 }
 
 std::string BlobSidecarPath(const std::string& data_file, uint32_t blob_id) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "array/array.h"
+#include "format/blob_bases.h"
 #include "format/lance_schema.h"
 #include "format/leaf_data.h"
 #include "format/proto/encodings_v2_1.pb.h"
@@ -73,10 +74,12 @@ Result<array::ArrayPtr> BlobDescriptorsFromItems(BlobEncoding encoding, const Le
 
 /// Read the payloads the descriptors point at: legacy -> large_binary; v2 -> storage struct
 /// with `data` for stored payloads and uri/position/size for external ones.
-/// `data_file` is the path of the data file holding the descriptors.
+/// `data_file` is the path of the data file holding the descriptors. An external reference
+/// relative to a base path comes back as its absolute URI, resolved by `bases` (Corruption
+/// when `bases` is null or lacks the base).
 Result<array::ArrayPtr> MaterializeBlobs(const io::FileSystemPtr& fs, const std::string& data_file,
-                                         BlobEncoding encoding,
-                                         const array::ArrayData& descriptors);
+                                         BlobEncoding encoding, const array::ArrayData& descriptors,
+                                         const ExternalBlobBases* bases = nullptr);
 
 /// Path of the sidecar file `blob_id` of a packed or dedicated v2 blob.
 std::string BlobSidecarPath(const std::string& data_file, uint32_t blob_id);

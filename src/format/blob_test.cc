@@ -102,7 +102,7 @@ TEST(BlobV2, MaterializedReadsReturnThePayloads) {
   auto fs = io::MemoryFileSystem();
   auto path = WriteBlobs(fs, SampleRows(), /*max_page_bytes=*/64);  // several pages
   ASSERT_TRUE(path.ok()) << path.status().ToString();
-  auto reader = FileReader::Open(fs, *path, -1, FileReadOptions{true});
+  auto reader = FileReader::Open(fs, *path, -1, FileReadOptions{true, nullptr});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   for (bool take : {false, true}) {
     auto batch = take ? (*reader)->Take({1}, {0, 1, 2, 3, 4}) : (*reader)->Read({1}, 0, 5);

@@ -441,7 +441,7 @@ class FileReaderImpl final : public FileReader {
     LANCEDB_RETURN_NOT_OK(read_leaf(fc.first_column, fc.paths[0], &items));
     LANCEDB_ASSIGN_OR_RETURN(auto descriptors, BlobDescriptorsFromItems(fc.blob, items));
     if (!options_.materialize_blobs) return descriptors;
-    return MaterializeBlobs(fs_, path_, fc.blob, *descriptors);
+    return MaterializeBlobs(fs_, path_, fc.blob, *descriptors, options_.external_blob_bases.get());
   }
 
   Status ReadLeafRange(int column, const LeafPath& path, int64_t row_start, int64_t num_rows,

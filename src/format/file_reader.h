@@ -24,6 +24,9 @@ namespace lancedb::format {
 struct FileReadOptions {
   /// Read blob columns as their payloads (format/blob.h BlobReadType) instead of descriptors.
   bool materialize_blobs = false;
+  /// With materialize_blobs: the base paths external blobs may be relative to; a relative
+  /// reference comes back as its absolute URI (Corruption for an unknown base).
+  std::shared_ptr<const ExternalBlobBases> external_blob_bases;
 };
 
 class FileReader {

@@ -325,9 +325,14 @@ class FileWriterImpl final : public FileWriter {
     if (target.empty()) return Status::InvalidArgument(where + " has an empty uri");
     const bool ranged =
         m.position != nullptr && m.size != nullptr && m.position->IsValid(c) && m.size->IsValid(c);
-    return PackBlobV2Descriptor(BlobKind::kExternal,
-                                ranged ? m.position->GetValues<uint64_t>(1)[c] : 0,
-                                ranged ? m.size->GetValues<uint64_t>(1)[c] : 0, 0, target);
+    static const ExternalBlobBases kNoBases;
+    const ExternalBlobBases& bases =
+        options_.external_blob_bases ? *options_.external_blob_bases : kNoBases;
+    LANCEDB_ASSIGN_OR_RETURN(auto reference,
+                             bases.Reference(target, options_.allow_external_blob_outside_bases));
+    return PackBlobV2Descriptor(
+        BlobKind::kExternal, ranged ? m.position->GetValues<uint64_t>(1)[c] : 0,
+        ranged ? m.size->GetValues<uint64_t>(1)[c] : 0, reference.base_id, reference.uri);
   }
 
   Status FlushPage(size_t leaf) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "array/array.h"
+#include "format/blob_bases.h"
 #include "format/lance_schema.h"
 #include "io/file_system.h"
 
@@ -34,6 +35,11 @@ struct FileWriterOptions {
   FileVersion version;  // only 2.2 is written for now
   /// Rows per zone of the statistics kept in the file (format/statistics.h); 0 writes none.
   int64_t statistics_zone_rows = 8192;
+  /// The registered base paths external blob URIs are written relative to (none when null).
+  std::shared_ptr<const ExternalBlobBases> external_blob_bases;
+  /// Write an external blob URI outside every registered base as its absolute URI (base id
+  /// 0); when false such a URI fails the write with InvalidArgument.
+  bool allow_external_blob_outside_bases = true;
 };
 
 struct FileWriteResult {

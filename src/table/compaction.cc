@@ -162,6 +162,7 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   WriteParams params;
   params.max_rows_per_file = o.target_rows_per_fragment;
   params.max_rows_per_group = o.max_rows_per_group;
+  params.external_blob_bases = ds->external_blob_bases();  // references stay references
   LANCEDB_ASSIGN_OR_RETURN(
       auto fragments,
       WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(), params, written));

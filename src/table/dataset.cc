@@ -128,6 +128,10 @@ uint64_t Dataset::version() const { return impl_->manifest->version(); }
 const Manifest& Dataset::manifest() const { return *impl_->manifest; }
 std::shared_ptr<const Manifest> Dataset::manifest_ptr() const { return impl_->manifest; }
 ManifestNaming Dataset::manifest_naming() const { return impl_->naming; }
+
+std::shared_ptr<const format::ExternalBlobBases> Dataset::external_blob_bases() const {
+  return ExternalBlobBasesOf(impl_->manifest->proto());
+}
 const format::LanceSchema& Dataset::lance_schema() const { return impl_->manifest->schema(); }
 array::SchemaPtr Dataset::schema() const { return impl_->schema; }
 

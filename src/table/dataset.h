@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "array/array.h"
+#include "format/blob_bases.h"
 #include "format/lance_schema.h"
 #include "format/statistics.h"
 #include "io/file_system.h"
@@ -51,6 +52,13 @@ struct WriteParams {
   /// writer committed after it, fail with a retryable CommitConflict instead of rebasing (for
   /// read-modify-write of a whole table, such as a directory namespace's `__manifest`).
   bool fail_if_rebased = false;
+  /// The base paths external blob URIs are written relative to; Append and Overwrite use the
+  /// dataset's own when null (docs/format/blobs.md).
+  std::shared_ptr<const format::ExternalBlobBases> external_blob_bases;
+  /// Store an external blob URI outside every registered base as its absolute URI; when false
+  /// such a URI fails the write (InvalidArgument, nothing written). Writes of user data turn
+  /// this off unless asked; rewrites of stored rows keep it on.
+  bool allow_external_blob_outside_bases = true;
 };
 
 struct ScanOptions {
@@ -94,6 +102,8 @@ class Dataset {
   std::shared_ptr<const Manifest> manifest_ptr() const;
   /// How this dataset names its manifests.
   ManifestNaming manifest_naming() const;
+  /// The registered base paths of this version (manifest base_paths), for external blobs.
+  std::shared_ptr<const format::ExternalBlobBases> external_blob_bases() const;
   const format::LanceSchema& lance_schema() const;
   array::SchemaPtr schema() const;
   /// Rows not deleted.

@@ -26,6 +26,9 @@ struct Dataset::Impl {
 Result<DatasetPtr> MakeDataset(io::FileSystemPtr fs, std::string path, ManifestPtr manifest,
                                ManifestNaming naming);
 
+/// The base paths registered in `manifest`, for external blobs.
+std::shared_ptr<const format::ExternalBlobBases> ExternalBlobBasesOf(const pb::Manifest& manifest);
+
 /// A random 16-byte UUID, hyphenated ("8-4-4-4-12").
 std::string NewUuid();
 /// A data file name in Lance's shape: 24 binary digits, 26 hex digits, ".lance" (§1.1).

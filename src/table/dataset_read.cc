@@ -60,7 +60,8 @@ class ScanReader : public array::RecordBatchReader {
         with_row_address_(with_row_address),
         batch_size_(std::max<int64_t>(batch_size, 1)),
         may_match_(std::move(may_match)),
-        read_options_{materialize_blobs} {}
+        read_options_{materialize_blobs,
+                      materialize_blobs ? ExternalBlobBasesOf(manifest_->proto()) : nullptr} {}
 
   array::SchemaPtr schema() const override { return schema_; }
 

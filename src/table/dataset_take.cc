@@ -79,16 +79,18 @@ Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_add
     wanted[addr >> 32].push_back(static_cast<int64_t>(offset));
   }
   // Read each fragment's rows; remember where each address landed in the concatenation.
+  format::FileReadOptions read_options;
+  read_options.materialize_blobs = materialize_blobs;
+  if (materialize_blobs) read_options.external_blob_bases = external_blob_bases();
   std::vector<array::RecordBatchPtr> parts;
   std::map<uint64_t, int64_t> position;
   int64_t base = 0;
   for (auto& [frag_id, offsets] : wanted) {
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-    LANCEDB_ASSIGN_OR_RETURN(
-        auto cols,
-        TakeFromFragment(impl_->fs, impl_->path, manifest, *fragments[frag_id], projected.fields(),
-                         *schema, offsets, format::FileReadOptions{materialize_blobs}));
+    LANCEDB_ASSIGN_OR_RETURN(auto cols,
+                             TakeFromFragment(impl_->fs, impl_->path, manifest, *fragments[frag_id],
+                                              projected.fields(), *schema, offsets, read_options));
     LANCEDB_ASSIGN_OR_RETURN(
         auto part,
         array::RecordBatch::Make(schema, std::move(cols), static_cast<int64_t>(offsets.size())));

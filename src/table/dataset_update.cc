@@ -129,8 +129,10 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
     if (!versions) created.clear();
   }
   std::vector<std::string> written;
+  WriteParams params;
+  params.external_blob_bases = external_blob_bases();
   auto fragments =
-      WriteFragments(impl_->fs, impl_->path, manifest.schema(), new_rows, WriteParams{}, &written);
+      WriteFragments(impl_->fs, impl_->path, manifest.schema(), new_rows, params, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();

@@ -35,7 +35,11 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
   if (input_schema == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_ASSIGN_OR_RETURN(auto schema, format::LanceSchema::FromArrow(*input_schema));
   std::vector<std::string> written;
-  auto fragments = WriteFragments(fs, path, schema, data, params, &written);
+  WriteParams with_bases = params;
+  if (!with_bases.external_blob_bases && base) {
+    with_bases.external_blob_bases = ExternalBlobBasesOf(base->proto());
+  }
+  auto fragments = WriteFragments(fs, path, schema, data, with_bases, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)fs->DeleteFile(p);
     return fragments.status();
@@ -74,8 +78,10 @@ Result<DatasetPtr> Dataset::Append(array::RecordBatchReader* data,
   if (data->schema() == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_RETURN_NOT_OK(CheckAppendSchema(*impl_->schema, *data->schema()));
   std::vector<std::string> written;
+  WriteParams with_bases = params;
+  if (!with_bases.external_blob_bases) with_bases.external_blob_bases = external_blob_bases();
   auto fragments =
-      WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, params, &written);
+      WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, with_bases, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();

@@ -47,6 +47,14 @@ struct OpenFile {
 
 }  // namespace
 
+std::shared_ptr<const format::ExternalBlobBases> ExternalBlobBasesOf(const pb::Manifest& manifest) {
+  std::vector<format::BlobBase> bases;
+  for (const auto& base : manifest.base_paths()) {
+    bases.push_back({base.id(), base.path(), base.is_dataset_root()});
+  }
+  return std::make_shared<const format::ExternalBlobBases>(std::move(bases));
+}
+
 Status CheckAppendSchema(const array::Schema& table, const array::Schema& data) {
   for (const auto& field : data.fields()) {
     if (table.GetFieldIndex(field->name()) < 0) {
@@ -116,7 +124,10 @@ Result<std::vector<pb::DataFragment>> WriteFragments(
       if (!current.writer) {
         current.name = NewDataFileName();
         current.path = io::JoinPath(io::JoinPath(root, "data"), current.name);
-        auto writer = format::FileWriter::Open(fs, current.path, schema);
+        format::FileWriterOptions file_options;
+        file_options.external_blob_bases = params.external_blob_bases;
+        file_options.allow_external_blob_outside_bases = params.allow_external_blob_outside_bases;
+        auto writer = format::FileWriter::Open(fs, current.path, schema, file_options);
         if (!writer.ok()) return writer.status();
         current.writer = writer.MoveValueUnsafe();
         written->push_back(current.path);

@@ -169,8 +169,11 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
     LANCEDB_RETURN_NOT_OK(LookUpStableIds(*dataset, changes.replaced, &kept_ids, &kept_created));
   }
   std::vector<std::string> written;
-  auto fragments = WriteFragments(dataset->fs(), dataset->path(), manifest.schema(), new_rows,
-                                  WriteParams{}, &written);
+  WriteParams params;
+  params.external_blob_bases = dataset->external_blob_bases();
+  params.allow_external_blob_outside_bases = options.allow_external_blob_outside_bases;
+  auto fragments =
+      WriteFragments(dataset->fs(), dataset->path(), manifest.schema(), new_rows, params, &written);
   auto discard = [&written, &dataset] {
     for (const auto& p : written) (void)dataset->fs()->DeleteFile(p);
   };

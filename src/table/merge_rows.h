@@ -36,6 +36,9 @@ struct MergeRowsOptions {
   /// Fail with a (non-retryable) CommitConflict instead of rebasing when another writer
   /// committed a version after `dataset`: the commit lands on exactly the next version.
   bool fail_if_moved = false;
+  /// Store external blob URIs outside every registered base as absolute URIs; when false such
+  /// a URI fails the merge (InvalidArgument, nothing committed).
+  bool allow_external_blob_outside_bases = true;
 };
 
 /// Commit `changes` and `new_rows` (the replacement rows first, then the inserted rows; the

@@ -186,4 +186,43 @@ Status RestoreOperation::Build(CommitAttempt* a) {
   return Status::OK();
 }
 
+namespace {
+
+std::string DescribeBase(const pb::BasePath& base) {
+  return "name='" + (base.has_name() ? base.name() : std::string()) + "', path='" + base.path() +
+         "'";
+}
+
+}  // namespace
+
+Status UpdateBasesOperation::Build(CommitAttempt* a) {
+  pb::Manifest& m = a->manifest;
+  auto* update = a->transaction.mutable_update_bases();
+  for (const auto& wanted : bases_) {
+    for (const auto& existing : m.base_paths()) {
+      // As Lance 12: two unnamed bases have the same (absent) name.
+      const bool same_name = wanted.has_name() == existing.has_name() &&
+                             (!wanted.has_name() || wanted.name() == existing.name());
+      if (same_name || wanted.path() == existing.path()) {
+        return Status::InvalidArgument("Conflict detected: Base path with name '" + wanted.name() +
+                                       "' or path '" + wanted.path() +
+                                       "' already exists. Existing: " + DescribeBase(existing));
+      }
+      if (wanted.id() != 0 && wanted.id() == existing.id()) {
+        return Status::InvalidArgument("Duplicate base path ID " + std::to_string(wanted.id()) +
+                                       " detected. Base path IDs must be unique.");
+      }
+    }
+    pb::BasePath base = wanted;
+    if (base.id() == 0) {
+      uint32_t next = 1;
+      for (const auto& existing : m.base_paths()) next = std::max(next, existing.id() + 1);
+      base.set_id(next);
+    }
+    *m.add_base_paths() = base;
+    *update->add_new_bases() = std::move(base);
+  }
+  return Status::OK();
+}
+
 }  // namespace lancedb::table

@@ -118,4 +118,19 @@ class RestoreOperation : public Operation {
   ManifestPtr target_;
 };
 
+/// Register base paths (lance-format.md §1.3 base_paths; Lance's UpdateBases). Each base
+/// with id 0 gets the next free id (above the largest registered, from 1). InvalidArgument
+/// when a name (an absent name counts, as in Lance 12) or path is already registered (or
+/// given twice), or an id is taken.
+class UpdateBasesOperation : public Operation {
+ public:
+  explicit UpdateBasesOperation(std::vector<pb::BasePath> bases) : bases_(std::move(bases)) {}
+  std::string_view name() const override { return "UpdateBases"; }
+  bool supports_stable_row_ids() const override { return true; }
+  Status Build(CommitAttempt* attempt) override;
+
+ private:
+  std::vector<pb::BasePath> bases_;
+};
+
 }  // namespace lancedb::table

@@ -51,6 +51,7 @@ Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFr
   auto reader = array::MakeVectorReader(added_arrow, std::move(batches));
   WriteParams params;
   params.max_rows_per_file = std::max<int64_t>(rows, 1);
+  params.external_blob_bases = ds->external_blob_bases();
   LANCEDB_ASSIGN_OR_RETURN(
       auto frags, WriteFragments(ds->fs(), ds->path(), added, reader.get(), params, written));
   if (frags.size() != 1 || frags[0].files_size() != 1) {
@@ -308,6 +309,7 @@ Result<DatasetPtr> ReplaceColumnValues(const DatasetPtr& ds, const std::string& 
     auto reader = array::MakeVectorReader(one_arrow, {batch});
     WriteParams params;
     params.max_rows_per_file = std::max<int64_t>(rows, 1);
+    params.external_blob_bases = ds->external_blob_bases();
     LANCEDB_ASSIGN_OR_RETURN(
         auto frags, WriteFragments(ds->fs(), ds->path(), one, reader.get(), params, &written));
     if (frags.size() != 1 || frags[0].files_size() != 1) {
