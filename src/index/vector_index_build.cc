@@ -457,7 +457,6 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
       auto params, ResolveVectorIndexParams(config, dim, static_cast<int64_t>(rows.size())));
   params.progress = options.progress;
   const std::string type_name(VectorIndexTypeName(config.index_type));
-  const array::Schema& schema = *dataset->schema();
   const auto& value_type = *schema.field(schema.GetFieldIndex(column))->type()->value_type();
   const bool lance = UseLanceLayout(config, value_type);
   // Lance's IVF_SQ codes every dimension with one range: trained on the stored vectors.
