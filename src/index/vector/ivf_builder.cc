@@ -86,6 +86,7 @@ Result<std::unique_ptr<Quantizer>> TrainQuantizer(std::span<const float> data, s
       pq.max_iterations = p.max_iterations;
       pq.sample_rate = p.sample_rate;
       pq.seed = rng.Next();
+      pq.num_threads = p.num_threads;
       bool residual = metric == DistanceType::kL2;
       std::vector<float> train =
           TrainingResiduals(data, dim, assignment, centroids, residual,
@@ -132,12 +133,13 @@ Result<std::unique_ptr<IvfIndex>> BuildIvfIndex(std::span<const float> vectors,
   kp.sample_rate = params.sample_rate;
   kp.distance_type = params.distance_type;
   kp.seed = rng.Next();
+  kp.num_threads = params.num_threads;
   LANCEDB_ASSIGN_OR_RETURN(KMeansResult km, TrainKMeans(data, dim, kp));
   std::vector<uint32_t> assignment(n);
   AssignToCentroids(
       data.data(), n, km.centroids.data(), num_partitions, dim,
       params.distance_type == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2,
-      assignment.data(), nullptr);
+      assignment.data(), nullptr, params.num_threads);
   Report(params, "train_quantizer", 0.0);
   LANCEDB_ASSIGN_OR_RETURN(auto quantizer,
                            TrainQuantizer(data, dim, assignment, km.centroids, params, rng));

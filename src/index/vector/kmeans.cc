@@ -3,23 +3,58 @@
 
 #include "index/vector/kmeans.h"
 
-#include <cblas.h>
-
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <unordered_set>
 
+#include "index/vector/kmeans_kernels.h"
+#include "index/vector/parallel.h"
 #include "index/vector/random.h"
 
 namespace lancedb::index::vector {
 namespace {
 
-/// Rows per sgemm block; bounds the (block, num_centroids) scratch matrix to ~16 MiB.
-int64_t BlockRows(int64_t num_centroids) {
-  return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(num_centroids, 1), 16, 4096);
+/// Rows per task of the parallel assignment step (fixed, so the split does not depend on the
+/// thread count; each row's result is independent of the split anyway).
+constexpr int64_t kAssignChunkRows = 512;
+
+int ResolveThreads(int num_threads) { return num_threads > 0 ? num_threads : DefaultNumThreads(); }
+
+/// Nearest centroid of every row and its distance, given the rows' squared norms (L2 only;
+/// without them the L2 "distances" are the kernel's scores, ||c||^2 - 2 x·c).
+void AssignRows(const internal::CentroidPanels& panels, const float* data, const float* norms,
+                int64_t n, DistanceType type, int threads, uint32_t* assignment, float* distances) {
+  const size_t dim = panels.dim;
+  ParallelFor((n + kAssignChunkRows - 1) / kAssignChunkRows, threads, [&](int64_t t) {
+    const int64_t begin = t * kAssignChunkRows;
+    const int64_t m = std::min(kAssignChunkRows, n - begin);
+    internal::NearestCentroids(panels, data + static_cast<size_t>(begin) * dim, m, dim,
+                               assignment + begin, distances + begin);
+    for (int64_t r = begin; r < begin + m; ++r) {
+      switch (type) {
+        case DistanceType::kL2:
+          if (norms) distances[r] = std::max(0.0f, distances[r] + norms[r]);
+          break;
+        case DistanceType::kCosine:
+          distances[r] = 1.0f + distances[r];
+          break;
+        default:
+          break;
+      }
+    }
+  });
+}
+
+std::vector<float> SquaredNorms(const float* data, int64_t n, size_t dim) {
+  std::vector<float> norms(n);
+  for (int64_t r = 0; r < n; ++r) norms[r] = internal::SquaredNorm(data + r * dim, dim);
+  return norms;
 }
 
 Status ValidateData(std::span<const float> data) {
@@ -154,48 +189,19 @@ std::vector<int64_t> SampleRows(int64_t num_rows, int64_t count, uint64_t rng_se
 
 void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
                        int64_t num_centroids, size_t dim, DistanceType distance_type,
-                       uint32_t* assignment, float* distances) {
-  std::vector<float> cnorm(num_centroids, 0.0f);
-  if (distance_type == DistanceType::kL2) {
-    for (int64_t c = 0; c < num_centroids; ++c) cnorm[c] = Norm2(centroids + c * dim, dim);
+                       uint32_t* assignment, float* distances, int num_threads) {
+  const bool l2 = distance_type == DistanceType::kL2;
+  internal::CentroidPanels panels = internal::MakeCentroidPanels(centroids, num_centroids, dim, l2);
+  std::vector<float> norms;
+  if (l2 && distances) norms = SquaredNorms(data, num_rows, dim);
+  std::vector<float> scratch;
+  if (!distances) {
+    scratch.resize(num_rows);
+    distances = scratch.data();
   }
-  int64_t block = BlockRows(num_centroids);
-  std::vector<float> dots(static_cast<size_t>(block) * num_centroids);
-  for (int64_t b = 0; b < num_rows; b += block) {
-    int64_t m = std::min(block, num_rows - b);
-    const float* x = data + static_cast<size_t>(b) * dim;
-    // dots (m, k) = x (m, dim) · centroids^T (dim, k)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m),
-                static_cast<int>(num_centroids), static_cast<int>(dim), 1.0f, x,
-                static_cast<int>(dim), centroids, static_cast<int>(dim), 0.0f, dots.data(),
-                static_cast<int>(num_centroids));
-    for (int64_t i = 0; i < m; ++i) {
-      const float* row = &dots[i * num_centroids];
-      float best = std::numeric_limits<float>::infinity();
-      uint32_t best_c = 0;
-      for (int64_t c = 0; c < num_centroids; ++c) {
-        float score = distance_type == DistanceType::kL2 ? cnorm[c] - 2 * row[c] : -row[c];
-        if (score < best) {
-          best = score;
-          best_c = static_cast<uint32_t>(c);
-        }
-      }
-      assignment[b + i] = best_c;
-      if (distances) {
-        const float* xi = x + i * dim;
-        switch (distance_type) {
-          case DistanceType::kL2:
-            distances[b + i] = std::max(0.0f, best + Norm2(xi, dim));
-            break;
-          case DistanceType::kCosine:
-            distances[b + i] = 1.0f + best;
-            break;
-          default:
-            distances[b + i] = best;
-        }
-      }
-    }
-  }
+  // Without distances asked the norms are not needed: the argmin is the scores'.
+  AssignRows(panels, data, norms.empty() ? nullptr : norms.data(), num_rows, distance_type,
+             ResolveThreads(num_threads), assignment, distances);
 }
 
 Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
@@ -238,10 +244,16 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
   }
   std::vector<uint32_t> assignment(n);
   std::vector<float> dist(n);
+  const bool l2 = params.distance_type == DistanceType::kL2;
+  std::vector<float> norms;
+  if (l2) norms = SquaredNorms(train.data(), n, dim);
+  const int threads = ResolveThreads(params.num_threads);
   double prev_loss = std::numeric_limits<double>::infinity();
   for (int it = 0; it < std::max(params.max_iterations, 1); ++it) {
-    AssignToCentroids(train.data(), n, result.centroids.data(), k, dim, params.distance_type,
-                      assignment.data(), dist.data());
+    internal::CentroidPanels panels =
+        internal::MakeCentroidPanels(result.centroids.data(), k, dim, l2);
+    AssignRows(panels, train.data(), norms.data(), n, params.distance_type, threads,
+               assignment.data(), dist.data());
     double loss = 0;
     for (float d : dist) loss += d;
     result.loss = loss;
