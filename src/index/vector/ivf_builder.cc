@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "index/vector/binary_vectors.h"
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_builder.h"
 #include "index/vector/kmeans.h"
@@ -29,7 +30,18 @@ Status Validate(std::span<const float> vectors, std::span<const uint64_t> row_id
     return Status::InvalidArgument("BuildIvfIndex: vectors and row ids disagree in length");
   }
   if (p.distance_type == DistanceType::kHamming) {
-    return Status::NotSupported("hamming distance is supported by flat search only");
+    if (p.quantizer != QuantizerType::kFlat) {
+      return Status::NotSupported(
+          "hamming distance (uint8 vectors) is indexed by IVF_FLAT and IVF_HNSW_FLAT only; the " +
+          std::string(p.quantizer == QuantizerType::kPq   ? "PQ"
+                      : p.quantizer == QuantizerType::kSq ? "SQ"
+                                                          : "RQ") +
+          " quantizer cannot encode uint8 vectors");
+    }
+    if (!AreByteFloats(vectors.data(), vectors.size())) {
+      return Status::InvalidArgument(
+          "hamming distance needs uint8 vectors (values 0..255, one byte per value)");
+    }
   }
   if (p.quantizer == QuantizerType::kPq) {
     size_t m = p.num_sub_vectors ? p.num_sub_vectors : DefaultNumSubVectors(dim);
@@ -138,7 +150,7 @@ Result<std::unique_ptr<IvfIndex>> BuildIvfIndex(std::span<const float> vectors,
   std::vector<uint32_t> assignment(n);
   AssignToCentroids(
       data.data(), n, km.centroids.data(), num_partitions, dim,
-      params.distance_type == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2,
+      params.distance_type == DistanceType::kCosine ? DistanceType::kL2 : params.distance_type,
       assignment.data(), nullptr, params.num_threads);
   Report(params, "train_quantizer", 0.0);
   LANCEDB_ASSIGN_OR_RETURN(auto quantizer,

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "index/vector/binary_vectors.h"
 #include "index/vector/kmeans_kernels.h"
 #include "index/vector/parallel.h"
 #include "index/vector/random.h"
@@ -147,6 +148,83 @@ void UpdateCentroids(const std::vector<float>& data, int64_t n, size_t dim, int6
   if (type == DistanceType::kCosine) NormalizeRows(centroids.data(), k, dim);
 }
 
+/// Nearest centroid by hamming distance (the first among equals) for rows and centroids
+/// carried as byte floats, packed here. Layout: data (n, dim); centroids (k, dim).
+void AssignHamming(const uint8_t* data, int64_t n, const uint8_t* centroids, int64_t k, size_t dim,
+                   int threads, uint32_t* assignment, float* distances) {
+  ParallelFor((n + kAssignChunkRows - 1) / kAssignChunkRows, threads, [&](int64_t t) {
+    const int64_t begin = t * kAssignChunkRows;
+    const int64_t end = std::min(n, begin + kAssignChunkRows);
+    for (int64_t r = begin; r < end; ++r) {
+      const uint8_t* x = data + static_cast<size_t>(r) * dim;
+      uint32_t best = std::numeric_limits<uint32_t>::max(), best_c = 0;
+      for (int64_t c = 0; c < k; ++c) {
+        const uint32_t d = Hamming(x, centroids + static_cast<size_t>(c) * dim, dim);
+        if (d < best) {
+          best = d;
+          best_c = static_cast<uint32_t>(c);
+        }
+      }
+      assignment[r] = best_c;
+      if (distances) distances[r] = static_cast<float>(best);
+    }
+  });
+}
+
+/// k-modes over packed bytes: Lloyd iterations whose centroids are each cluster's bitwise
+/// majority (a bit is set when more than half of the cluster's rows set it), as Lance trains
+/// IVF for hamming; an empty cluster keeps its centroid. Layout: train (n, dim) bytes.
+KMeansResult TrainKModes(const std::vector<uint8_t>& train, int64_t n, size_t dim,
+                         const KMeansParams& params, Rng& rng) {
+  const int64_t k = params.num_clusters;
+  std::vector<uint8_t> centroids(static_cast<size_t>(k) * dim);
+  std::vector<int64_t> picks = SampleRows(n, k, rng.Next());
+  for (int64_t c = 0; c < k; ++c) {
+    std::memcpy(&centroids[c * dim], &train[picks[c] * dim], dim);
+  }
+  const int threads = ResolveThreads(params.num_threads);
+  std::vector<uint32_t> assignment(n);
+  std::vector<float> dist(n);
+  std::vector<uint32_t> ones(static_cast<size_t>(k) * dim * 8);
+  std::vector<int64_t> counts(k);
+  KMeansResult result;
+  double prev_loss = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < std::max(params.max_iterations, 1); ++it) {
+    AssignHamming(train.data(), n, centroids.data(), k, dim, threads, assignment.data(),
+                  dist.data());
+    double loss = 0;
+    for (float d : dist) loss += d;
+    result.loss = loss;
+    result.iterations = it + 1;
+    std::fill(ones.begin(), ones.end(), 0u);
+    std::fill(counts.begin(), counts.end(), 0);
+    for (int64_t r = 0; r < n; ++r) {
+      const uint32_t c = assignment[r];
+      ++counts[c];
+      uint32_t* o = &ones[static_cast<size_t>(c) * dim * 8];
+      const uint8_t* x = &train[static_cast<size_t>(r) * dim];
+      for (size_t j = 0; j < dim; ++j) {
+        for (int b = 0; b < 8; ++b) o[j * 8 + b] += (x[j] >> b) & 1u;
+      }
+    }
+    for (int64_t c = 0; c < k; ++c) {
+      if (counts[c] == 0) continue;
+      const uint32_t* o = &ones[static_cast<size_t>(c) * dim * 8];
+      for (size_t j = 0; j < dim; ++j) {
+        uint8_t byte = 0;
+        for (int b = 0; b < 8; ++b) {
+          if (2 * static_cast<int64_t>(o[j * 8 + b]) > counts[c]) byte |= uint8_t(1u << b);
+        }
+        centroids[c * dim + j] = byte;
+      }
+    }
+    if (it > 0 && prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
+    prev_loss = loss;
+  }
+  result.centroids.assign(centroids.begin(), centroids.end());
+  return result;
+}
+
 }  // namespace
 
 void NormalizeRows(float* data, int64_t num_rows, size_t dim) {
@@ -190,6 +268,14 @@ std::vector<int64_t> SampleRows(int64_t num_rows, int64_t count, uint64_t rng_se
 void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
                        int64_t num_centroids, size_t dim, DistanceType distance_type,
                        uint32_t* assignment, float* distances, int num_threads) {
+  if (distance_type == DistanceType::kHamming) {
+    std::vector<uint8_t> rows = PackByteFloats(data, static_cast<size_t>(num_rows) * dim);
+    std::vector<uint8_t> cents =
+        PackByteFloats(centroids, static_cast<size_t>(num_centroids) * dim);
+    AssignHamming(rows.data(), num_rows, cents.data(), num_centroids, dim,
+                  ResolveThreads(num_threads), assignment, distances);
+    return;
+  }
   const bool l2 = distance_type == DistanceType::kL2;
   internal::CentroidPanels panels = internal::MakeCentroidPanels(centroids, num_centroids, dim, l2);
   std::vector<float> norms;
@@ -214,10 +300,12 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     return Status::InvalidArgument("k-means: cannot train " + std::to_string(k) +
                                    " clusters from " + std::to_string(n) + " rows");
   }
-  if (params.distance_type == DistanceType::kHamming) {
-    return Status::InvalidArgument("k-means does not support hamming distance");
-  }
   LANCEDB_RETURN_NOT_OK(ValidateData(data));
+  const bool hamming = params.distance_type == DistanceType::kHamming;
+  if (hamming && !AreByteFloats(data.data(), data.size())) {
+    return Status::InvalidArgument(
+        "k-means with hamming distance needs uint8 vectors (values 0..255, one byte per value)");
+  }
   Rng rng(Rng::ResolveSeed(params.seed));
 
   // Sample at most k * sample_rate rows, keeping their order.
@@ -234,6 +322,7 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     train.assign(data.begin(), data.end());
   }
   if (params.distance_type == DistanceType::kCosine) NormalizeRows(train.data(), n, dim);
+  if (hamming) return TrainKModes(PackByteFloats(train.data(), train.size()), n, dim, params, rng);
 
   KMeansResult result;
   result.centroids.resize(static_cast<size_t>(k) * dim);

@@ -29,7 +29,9 @@ struct KMeansParams {
   /// Train on at most num_clusters * sample_rate rows, sampled with the seed.
   int64_t sample_rate = 256;
   KMeansInit init = KMeansInit::kRandom;
-  /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot.
+  /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot; kHamming for
+  /// uint8 vectors carried one byte per float (binary_vectors.h): k-modes, whose centroids
+  /// are their clusters' bitwise majorities.
   DistanceType distance_type = DistanceType::kL2;
   /// Seed of the sampling, the initialisation and the empty-cluster repair; absent: random.
   std::optional<uint64_t> seed;
@@ -47,15 +49,15 @@ struct KMeansResult {
 
 /// Train num_clusters centroids on `data`. Layout: data (num_rows, dim).
 /// Errors: InvalidArgument when num_clusters is 0 or exceeds the number of rows, or when the
-/// data has NaN/infinite values or hamming is asked.
+/// data has NaN/infinite values (for hamming: values that are not bytes).
 Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
                                  const KMeansParams& params);
 
 /// Write the index of the nearest centroid for each row into `assignment` (and the distance
 /// into `distances` when not null). Cosine expects unit-normalized rows and centroids and
-/// reports 1 - dot. Among centroids at equal distance the first one wins. `num_threads` (0: one
-/// per core) does not change the result. Layout: data (num_rows, dim); centroids
-/// (num_centroids, dim).
+/// reports 1 - dot; hamming expects byte floats. Among centroids at equal distance the first one
+/// wins. `num_threads` (0: one per core) does not change the result. Layout: data (num_rows, dim);
+/// centroids (num_centroids, dim).
 void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
                        int64_t num_centroids, size_t dim, DistanceType distance_type,
                        uint32_t* assignment, float* distances, int num_threads = 0);

@@ -208,6 +208,75 @@ TEST(KMeans, ResultDoesNotDependOnThreadsOrInstructionSet) {
                          (*pq_two)->codebook().begin(), (*pq_two)->codebook().end()));
 }
 
+// --- Hamming: k-modes over bytes ---------------------------------------------------------------
+
+TEST(KMeans, HammingCentroidsAreTheirClustersBitMajorities) {
+  const size_t dim = 8;  // bytes
+  const int64_t n = 2000, k = 12;
+  std::mt19937 gen(3);
+  std::vector<uint8_t> centers(20 * dim);
+  for (auto& b : centers) b = static_cast<uint8_t>(gen());
+  std::vector<float> data(n * dim);
+  for (int64_t r = 0; r < n; ++r) {
+    const uint8_t* c = &centers[(gen() % 20) * dim];
+    for (size_t j = 0; j < dim; ++j) {
+      uint8_t flip = 0;
+      for (int b = 0; b < 8; ++b) flip |= static_cast<uint8_t>((gen() % 16 == 0) << b);
+      data[r * dim + j] = static_cast<float>(c[j] ^ flip);
+    }
+  }
+  KMeansParams p;
+  p.num_clusters = k;
+  p.seed = 4;
+  p.distance_type = DistanceType::kHamming;
+  p.tolerance = 0;  // run until the assignment stops changing the loss
+  auto km = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(km.ok()) << km.status().ToString();
+  ASSERT_EQ(km->centroids.size(), k * dim);
+  std::vector<uint32_t> assignment(n);
+  std::vector<float> dist(n);
+  AssignToCentroids(data.data(), n, km->centroids.data(), k, dim, DistanceType::kHamming,
+                    assignment.data(), dist.data());
+  double loss = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    // The distance is the popcount of the xor with the chosen centroid, the least of all.
+    float best = 1e9f;
+    for (int64_t c = 0; c < k; ++c) {
+      int bits = 0;
+      for (size_t j = 0; j < dim; ++j) {
+        bits += __builtin_popcount(static_cast<uint8_t>(data[r * dim + j]) ^
+                                   static_cast<uint8_t>(km->centroids[c * dim + j]));
+      }
+      best = std::min(best, static_cast<float>(bits));
+    }
+    EXPECT_EQ(dist[r], best);
+    loss += dist[r];
+  }
+  EXPECT_LE(loss, km->loss);  // the last update only lowers it
+  // Converged: each centroid holds the majority bits of the rows assigned to it.
+  for (int64_t c = 0; c < k; ++c) {
+    std::vector<int> ones(dim * 8, 0);
+    int count = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      if (assignment[r] != c) continue;
+      ++count;
+      for (size_t j = 0; j < dim * 8; ++j) {
+        ones[j] += (static_cast<uint8_t>(data[r * dim + j / 8]) >> (j % 8)) & 1;
+      }
+    }
+    if (count == 0) continue;
+    for (size_t j = 0; j < dim * 8; ++j) {
+      const int bit = (static_cast<uint8_t>(km->centroids[c * dim + j / 8]) >> (j % 8)) & 1;
+      EXPECT_EQ(bit, 2 * ones[j] > count ? 1 : 0) << "centroid " << c << " bit " << j;
+    }
+  }
+  // Values that are not bytes are refused.
+  data[5] = 0.5f;
+  EXPECT_TRUE(TrainKMeans(data, dim, p).status().IsInvalidArgument());
+  data[5] = 256.0f;
+  EXPECT_TRUE(TrainKMeans(data, dim, p).status().IsInvalidArgument());
+}
+
 // --- Seeded reproducibility across processes -------------------------------------------------
 
 /// The bytes a seeded IVF_PQ training produces: centroids then the PQ codebook.
