@@ -9,16 +9,22 @@ Each side runs in its own subprocess (so its peak RSS is its own) and reports:
   - flat kNN latency (exact search, k=10, mean over the queries);
   - IVF_PQ: build time, index size, recall@10 and latency for several nprobes, without and
     with refine_factor;
-  - IVF_HNSW_SQ: build time, index size, recall@10 and latency for several ef;
+  - IVF_FLAT: build time, index size, recall@10 and latency for several nprobes;
+  - IVF_HNSW_SQ: build time, index size, recall@10 and latency for several ef (--no-hnsw skips);
   - peak RSS.
 The memory-bandwidth floor of one flat query (reading every vector once from RAM) is measured
 in the same run with numpy. Ratios are lancedb-cpp / LanceDB (lower is better for times).
 
     python3 bench/bench_vector.py [--rows 200000] [--dim 128] [--queries 1000] [--quick]
-                                  [--only cpp|lancedb]
+                                  [--only cpp|lancedb] [--no-hnsw]
 
 --only runs one engine (e.g. to re-measure lancedb-cpp after a change without waiting for
 LanceDB again at 1M rows) and prints its raw figures next to the floor.
+
+--lance-index instead measures both engines' search on one IVF_PQ index that LanceDB built
+(sqrt(rows) partitions, dim/8 sub-vectors, no refine): each engine opens the same table
+directory in its own subprocess and answers the same queries one at a time, at each --nprobes
+(equal nprobes: the same partitions and PQ distances, so equal recall).
 """
 
 import argparse
@@ -133,6 +139,24 @@ def run_side(args):
     out["ivf_pq"] = curves
 
     start = time.perf_counter()
+    table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_FLAT",
+                       num_partitions=num_partitions, replace=True)
+    out["ivf_flat_build_s"] = time.perf_counter() - start
+    out["ivf_flat_size_bytes"] = dir_size(index_dir)
+    curves = []
+    for nprobes in args.nprobes:
+        def configure(q, nprobes=nprobes):
+            return q.nprobes(nprobes)
+        search(configure, 2)
+        latency, recall = search(configure, args.queries)
+        curves.append({"nprobes": nprobes, "latency_s": latency, "recall": recall})
+    out["ivf_flat"] = curves
+    if args.no_hnsw:
+        out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
+        return
+
+    start = time.perf_counter()
     table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_HNSW_SQ",
                        num_partitions=max(1, num_partitions // 16), replace=True)
     out["hnsw_sq_build_s"] = time.perf_counter() - start
@@ -147,6 +171,74 @@ def run_side(args):
     out["hnsw_sq"] = curves
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
+
+
+def run_lance_index_side(args):
+    """Search the LanceDB-built IVF_PQ index in args.work/shared with one engine."""
+    if args.side == "cpp":
+        import lancedb_cpp as lancedb
+    else:
+        import lancedb
+    _, queries = make_data(args.rows, args.dim, args.queries)
+    truth = np.load(args.truth)
+    table = lancedb.connect(pathlib.Path(args.work) / "shared").open_table("t")
+    curves = []
+    for nprobes in args.nprobes:
+        def run(n):
+            hits, start = 0, time.perf_counter()
+            for i in range(n):
+                ids = (table.search(queries[i]).nprobes(nprobes).limit(K).select(["id"])
+                       .to_arrow()["id"])
+                hits += len(set(ids.to_pylist()) & set(truth[i].tolist()))
+            return (time.perf_counter() - start) / n, hits / (n * K)
+        run(min(20, args.queries))  # warm-up: index and column caches
+        latency, recall = run(args.queries)
+        curves.append({"nprobes": nprobes, "latency_s": latency, "recall": recall})
+    print(json.dumps({"curves": curves}))
+
+
+def lance_index_main(args):
+    import lancedb
+
+    vectors, queries = make_data(args.rows, args.dim, args.queries)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bench_vector_"))
+    try:
+        truth_path = work / "truth.npy"
+        np.save(truth_path, ground_truth(vectors, queries))
+        table = lancedb.connect(work / "shared").create_table("t", pa.table({
+            "id": pa.array(np.arange(args.rows, dtype=np.int64)),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
+        }))  # fmt: skip
+        del vectors
+        start = time.perf_counter()
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
+                           num_partitions=max(1, int(round(np.sqrt(args.rows)))),
+                           num_sub_vectors=args.dim // 8)
+        build_s = time.perf_counter() - start
+        del table
+        results = {}
+        for side in ("cpp", "lancedb"):
+            cmd = [sys.executable, __file__, "--lance-index", "--side", side, "--truth",
+                   str(truth_path), "--work", str(work), "--rows", str(args.rows), "--dim",
+                   str(args.dim), "--queries", str(args.queries), "--nprobes",
+                   *map(str, args.nprobes)]
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  env={**os.environ, "RUST_LOG": "error"})
+            if proc.returncode != 0:
+                print(f"{side} failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
+                return 1
+            results[side] = json.loads(proc.stdout.strip().splitlines()[-1])["curves"]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} "
+          f"load average {os.getloadavg()[0]:.1f}; IVF_PQ built by LanceDB in {build_s:.1f} s")
+    print(f"  {'nprobes':>7} | {'cpp recall':>10} {'cpp latency':>12} | "
+          f"{'lancedb recall':>14} {'lancedb latency':>15} | ratio")
+    for a, b in zip(results["cpp"], results["lancedb"]):
+        print(f"  {a['nprobes']:>7} | {a['recall']:10.3f} {a['latency_s'] * 1e3:9.3f} ms | "
+              f"{b['recall']:14.3f} {b['latency_s'] * 1e3:12.3f} ms | "
+              f"{a['latency_s'] / b['latency_s']:.2f}")
+    return 0
 
 
 def best_at(curve, recall):
@@ -170,11 +262,16 @@ def main():
     p.add_argument("--refines", type=int, nargs="+", default=[0, 10, 50],
                    help="IVF_PQ refine factors to try (0 = no refine)")
     p.add_argument("--hnsw-nprobes", type=int, default=10)
+    p.add_argument("--no-hnsw", action="store_true", help="skip IVF_HNSW_SQ")
+    p.add_argument("--lance-index", action="store_true",
+                   help="search latency of both engines on one LanceDB-built IVF_PQ index")
     args = p.parse_args()
     if args.quick:
         args.rows, args.queries, args.flat_queries = 20_000, 100, 50
     if args.side:
-        return run_side(args)
+        return run_lance_index_side(args) if args.lance_index else run_side(args)
+    if args.lance_index:
+        return lance_index_main(args)
 
     vectors, queries = make_data(args.rows, args.dim, args.queries)
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench_vector_"))
@@ -190,7 +287,7 @@ def main():
                    "--queries", str(args.queries), "--flat-queries", str(args.flat_queries),
                    "--hnsw-nprobes", str(args.hnsw_nprobes), "--nprobes",
                    *map(str, args.nprobes), "--efs", *map(str, args.efs),
-                   "--refines", *map(str, args.refines)]
+                   "--refines", *map(str, args.refines), *(["--no-hnsw"] if args.no_hnsw else [])]
             proc = subprocess.run(cmd, capture_output=True, text=True,
                                   env={**os.environ, "RUST_LOG": "error"})
             if proc.returncode != 0:
@@ -215,9 +312,9 @@ def main():
     print(f"flat kNN   lancedb-cpp {ms(c['flat_latency_s'])} (recall {c['flat_recall']:.3f}, "
           f"{c['flat_latency_s'] / floor_s:.2f}x floor)   lancedb {ms(l['flat_latency_s'])} "
           f"(recall {l['flat_recall']:.3f})   ratio {c['flat_latency_s'] / l['flat_latency_s']:.2f}")
-    for name, key in (("IVF_PQ", "ivf_pq"), ("IVF_HNSW_SQ", "hnsw_sq")):
-        if key not in c:
-            print(f"{name}: lancedb-cpp has no create_index in this build")
+    for name, key in (("IVF_PQ", "ivf_pq"), ("IVF_FLAT", "ivf_flat"), ("IVF_HNSW_SQ", "hnsw_sq")):
+        if key not in c or key not in l:
+            print(f"{name}: not measured in this run")
             continue
         print(f"{name} build  lancedb-cpp {c[key + '_build_s']:.2f} s"
               f"   lancedb {l[key + '_build_s']:.2f} s   ratio "
@@ -232,7 +329,7 @@ def main():
                   f"{b['recall']:14.3f} {ms(b['latency_s']):>15} | "
                   f"{a['latency_s'] / b['latency_s']:.2f}")
     for target, key in ((0.90, "ivf_pq"), (0.95, "hnsw_sq")):
-        a, b = best_at(c.get(key, []), target), best_at(l[key], target)
+        a, b = best_at(c.get(key, []), target), best_at(l.get(key, []), target)
         if a and b:
             print(f"{key} at recall>={target}: lancedb-cpp {ms(a['latency_s'])} vs lancedb "
                   f"{ms(b['latency_s'])}: ratio {a['latency_s'] / b['latency_s']:.2f}")

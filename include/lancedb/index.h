@@ -18,7 +18,7 @@ namespace lancedb {
 
 /// The vector index types LanceDB accepts (wire names in comments).
 enum class VectorIndexType : uint8_t {
-  kIvfFlat,      ///< IVF_FLAT (the only one supporting hamming in LanceDB; not here yet)
+  kIvfFlat,      ///< IVF_FLAT (hamming on uint8 vectors too, as IVF_HNSW_FLAT)
   kIvfPq,        ///< IVF_PQ (the default for vector columns)
   kIvfSq,        ///< IVF_SQ
   kIvfRq,        ///< IVF_RQ (RaBitQ, 1 bit)
@@ -37,7 +37,7 @@ Result<VectorIndexType> ParseVectorIndexType(std::string_view name);
 /// create_index keywords). Unset optionals take LanceDB's defaults at build time.
 struct VectorIndexConfig {
   VectorIndexType index_type = VectorIndexType::kIvfPq;
-  /// "l2" (default), "cosine", "dot"; "hamming" is rejected for IVF indices.
+  /// "l2" (default), "cosine", "dot"; "hamming" (uint8 columns): IVF_FLAT, IVF_HNSW_FLAT.
   std::string distance_type = "l2";
   /// Default: rows / target_partition_size when that is set, else ~sqrt(rows).
   std::optional<int64_t> num_partitions;

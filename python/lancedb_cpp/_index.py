@@ -91,6 +91,40 @@ def _check_multivector_metric(table: Any, column: str, distance_type: Any) -> No
         raise RuntimeError(
             f"Build Vector Index: multivector type supports only cosine distance (column "
             f"'{column}', distance type {distance_type})"
+# LanceDB's errors (RuntimeError from its engine) for index types that cannot take uint8 data.
+_UINT8_BUILDER_ERRORS = {
+    "IVF_PQ": "PQ builder: unsupported data type: UInt8",
+    "IVF_HNSW_PQ": "PQ builder: unsupported data type: UInt8",
+    "IVF_SQ": "SQ builder: unsupported data type: UInt8",
+    "IVF_HNSW_SQ": "SQ builder: unsupported data type: UInt8",
+    "IVF_RQ": "Compute residual vector: centroids and vector type mismatch: centroid: UInt8, "
+    "vector: UInt8",
+}
+
+
+def _check_binary_vectors(schema: Any, column: str, kind: str, distance_type: str) -> None:
+    """Raise LanceDB's RuntimeError when a uint8 (binary) vector column is indexed with a
+    distance other than hamming, or by an index type other than IVF_FLAT / IVF_HNSW_FLAT."""
+    import pyarrow as pa
+
+    try:
+        value_type = schema.field(column).type
+    except KeyError:
+        return  # the engine names the missing column
+    if not pa.types.is_fixed_size_list(value_type) or not pa.types.is_uint8(
+        value_type.value_type
+    ):
+        return
+    distance_type = "l2" if distance_type == "euclidean" else distance_type
+    if distance_type != "hamming":
+        raise RuntimeError(
+            "lance error: LanceError(Index): Unsupported data type UInt8 with distance type "
+            f"{distance_type} (uint8 vectors are indexed with distance_type='hamming')"
+        )
+    if kind in _UINT8_BUILDER_ERRORS:
+        raise RuntimeError(
+            f"lance error: LanceError(Index): {_UINT8_BUILDER_ERRORS[kind]} ({kind} cannot "
+            "index uint8 vectors; hamming distance is indexed by IVF_FLAT and IVF_HNSW_FLAT)"
         )
 
 
@@ -197,6 +231,9 @@ class IndexMixin:
                 accelerator=None,
             )
         _check_multivector_metric(self, column, params["distance_type"])
+        _check_binary_vectors(
+            self.schema, column, kind, str(params["distance_type"] or "l2").lower()
+        )
         _native.create_index(
             self._inner,
             column,

@@ -82,7 +82,7 @@ namespace {
 Result<NeighborLists> SearchNeighbors(const VectorPlan& plan, size_t k, vec::DistanceType* used) {
   const auto& r = plan.request;
   *used = FlatDistanceType(plan);
-  if (r.bypass_vector_index || plan.element_type == vec::ElementType::kUInt8) {
+  if (r.bypass_vector_index) {
     return FlatNeighbors(plan, k, *used, nullptr);
   }
   LANCEDB_ASSIGN_OR_RETURN(auto segments, index::LoadVectorIndices(*plan.dataset, plan.column));

@@ -171,6 +171,47 @@ TEST(VectorQuery, HammingOnUint8Column) {
   }
 }
 
+TEST(VectorQuery, HammingIvfFlatOnUint8Column) {
+  const Data d = MakeData(600, 4);
+  auto t = MakeTable("memory://vq_hamming_ivf", d, 2);
+  auto config = VectorIndexConfig::IvfFlat();
+  config.distance_type = "hamming";
+  config.num_partitions = 6;
+  config.seed = 7;
+  ASSERT_OK(t->CreateIndex("bits", config));
+  for (const std::vector<float>& q :
+       std::vector<std::vector<float>>{{1, 2, 3, 4}, {255, 0, 9, 77}}) {
+    // Every partition probed: the index answers as the exact scan.
+    auto indexed = Collect(t->VectorSearch(q).Column("bits").Nprobes(6).Limit(20));
+    auto flat = Collect(t->VectorSearch(q).Column("bits").BypassVectorIndex().Limit(20));
+    ASSERT_NE(indexed, nullptr);
+    ASSERT_NE(flat, nullptr);
+    EXPECT_EQ(Column<float>(indexed, "_distance"), Column<float>(flat, "_distance"));
+    auto ids = Column<int64_t>(indexed, "id");
+    auto dist = Column<float>(indexed, "_distance");
+    for (size_t i = 0; i < ids.size(); ++i) {
+      int bits = 0;
+      for (int j = 0; j < 4; ++j) {
+        bits += __builtin_popcount(d.bits[ids[i]][j] ^ static_cast<uint8_t>(q[j]));
+      }
+      EXPECT_EQ(dist[i], static_cast<float>(bits));
+    }
+  }
+  auto pq = VectorIndexConfig::IvfPq();
+  pq.distance_type = "hamming";
+  pq.num_partitions = 2;
+  pq.num_sub_vectors = 2;
+  EXPECT_TRUE(t->CreateIndex("bits", pq).IsNotSupported());
+  auto l2 = VectorIndexConfig::IvfFlat();
+  l2.num_partitions = 2;
+  Status wrong_metric = t->CreateIndex("bits", l2);
+  EXPECT_TRUE(wrong_metric.IsInvalidArgument());
+  EXPECT_NE(wrong_metric.message().find("UInt8 with distance type l2"), std::string::npos);
+  Status on_floats = t->CreateIndex("vector", config);
+  EXPECT_TRUE(on_floats.IsInvalidArgument());
+  EXPECT_NE(on_floats.message().find("hamming needs uint8 vectors"), std::string::npos);
+}
+
 TEST(VectorQuery, DefaultsAndSchema) {
   const Data d = MakeData(100, 3);
   auto t = MakeTable("memory://vq_schema", d, 1);

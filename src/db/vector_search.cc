@@ -603,7 +603,7 @@ Result<std::unique_ptr<array::RecordBatchReader>> ExecuteVectorPlan(const Vector
 Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
   const auto& r = plan.request;
   std::vector<std::shared_ptr<const index::VectorIndex>> segments;
-  if (!r.bypass_vector_index && plan.element_type != vec::ElementType::kUInt8) {
+  if (!r.bypass_vector_index) {
     LANCEDB_ASSIGN_OR_RETURN(segments, index::LoadVectorIndices(*plan.dataset, plan.column));
     if (!segments.empty() && plan.distance_type &&
         *plan.distance_type != segments[0]->ivf().distance_type()) {

@@ -65,7 +65,10 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
   }
   const auto& type = schema.field(i)->type();
   if (IsMultivectorType(*type)) return static_cast<size_t>(type->value_type()->fixed_size());
-  bool ok = type->id() == array::TypeId::kFixedSizeList && type->value_type()->is_floating();
+  // uint8 vectors are binary: indexed with hamming distance only (CheckElementMetric).
+  bool ok =
+      type->id() == array::TypeId::kFixedSizeList &&
+      (type->value_type()->is_floating() || type->value_type()->id() == array::TypeId::kUInt8);
   if (type->id() == array::TypeId::kFixedSizeList && array::IsBFloat16Field(*type->value_field())) {
     return Status::InvalidArgument("Column '" + column +
                                    "' holds bfloat16 (lance.bfloat16) vectors, which vector "
@@ -75,10 +78,30 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
   if (!ok) {
     return Status::InvalidArgument("Column '" + column + "' of type " + type->ToString() +
                                    " is not a vector column (fixed_size_list of float16, "
-                                   "float32 or float64, or a list of those: a multivector); a "
-                                   "vector index needs one");
+                                   "float32, float64 or, for hamming, uint8, or a list of float "
+                                   "vectors: a multivector); a vector index needs one");
   }
   return static_cast<size_t>(type->fixed_size());
+}
+
+/// uint8 vectors take hamming distance and hamming takes uint8 vectors (as LanceDB).
+Status CheckElementMetric(const table::Dataset& dataset, const std::string& column,
+                          vector::DistanceType distance_type) {
+  const auto& type = dataset.schema()->GetFieldByName(column).ValueUnsafe()->type();
+  const bool u8 = type->value_type()->id() == array::TypeId::kUInt8;
+  if (u8 && distance_type != vector::DistanceType::kHamming) {
+    return Status::InvalidArgument(
+        "Unsupported data type UInt8 with distance type " +
+        std::string(vector::DistanceTypeName(distance_type)) + ": column '" + column +
+        "' holds uint8 vectors, which are indexed with distance type hamming only");
+  }
+  if (!u8 && distance_type == vector::DistanceType::kHamming) {
+    return Status::InvalidArgument(
+        "Distance type hamming needs uint8 vectors "
+        "(fixed_size_list<uint8>); column '" +
+        column + "' is " + type->ToString());
+  }
+  return Status::OK();
 }
 
 lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
@@ -149,6 +172,12 @@ void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t d
     }
     case array::TypeId::kFloat64: {
       const double* v = child.GetValues<double>(1) + start;
+      for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
+      break;
+    }
+    case array::TypeId::kUInt8: {
+      // Binary vectors: one byte per float (binary_vectors.h).
+      const uint8_t* v = child.GetValues<uint8_t>(1) + start;
       for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
       break;
     }
@@ -233,12 +262,14 @@ Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig&
   }
   vector::IvfBuildParams p;
   LANCEDB_ASSIGN_OR_RETURN(p.distance_type, vector::ParseDistanceType(c.distance_type));
-  if (p.distance_type == vector::DistanceType::kHamming) {
-    return Status::InvalidArgument("Distance type 'hamming' is not supported by " +
-                                   std::string(VectorIndexTypeName(c.index_type)) +
-                                   " here; use flat search (bypass_vector_index)");
-  }
   SetQuantizerAndSubIndex(c.index_type, &p);
+  if (p.distance_type == vector::DistanceType::kHamming && p.quantizer != QuantizerType::kFlat) {
+    return Status::NotSupported(
+        "Distance type hamming (uint8 vectors) is indexed by IVF_FLAT and "
+        "IVF_HNSW_FLAT only, not by " +
+        std::string(VectorIndexTypeName(c.index_type)) +
+        " (as LanceDB, whose quantizers reject UInt8 data)");
+  }
   if (c.num_partitions && *c.num_partitions <= 0) {
     return Status::InvalidArgument("num_partitions must be positive");
   }
@@ -445,7 +476,8 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   if (config.seed && config.accelerator) {
     return Status::InvalidArgument("seed is not supported with accelerator-based index training");
   }
-  LANCEDB_RETURN_NOT_OK(ResolveVectorIndexParams(config, dim, INT64_MAX / 2).status());
+  LANCEDB_ASSIGN_OR_RETURN(auto checked, ResolveVectorIndexParams(config, dim, INT64_MAX / 2));
+  LANCEDB_RETURN_NOT_OK(CheckElementMetric(*dataset, column, checked.distance_type));
   std::vector<float> vectors;
   std::vector<uint64_t> rows;
   LANCEDB_RETURN_NOT_OK(ReadVectorColumn(*dataset, column, nullptr, &dim, &vectors, &rows));

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "array/half.h"
+#include "index/vector/binary_vectors.h"
 #include "index/vector/distance_kernels.h"
 
 namespace lancedb::index::vector {
@@ -225,8 +226,11 @@ float Distance(DistanceType type, const float* a, const float* b, size_t dim) no
       float denom = std::sqrt(Norm2(a, dim)) * std::sqrt(Norm2(b, dim));
       return denom != 0 ? 1.0f - Dot(a, b, dim) / denom : 1.0f;
     }
-    case DistanceType::kHamming:
-      break;
+    case DistanceType::kHamming: {
+      // uint8 vectors carried one byte per float (binary_vectors.h).
+      const std::vector<uint8_t> packed = PackByteFloats(a, dim);
+      return HammingToByteFloats(packed.data(), b, dim);
+    }
   }
   return 0.0f;
 }

@@ -91,7 +91,8 @@ void Pq4ScanBlock(const float* lut, const uint8_t* codes, size_t num_sub_vectors
                   float* out) noexcept;
 
 /// Return the distance of `type` between two float32 vectors. For cosine, a zero vector has
-/// distance 1 to everything. REQUIRES: type != kHamming.
+/// distance 1 to everything. Hamming reads uint8 vectors carried one byte per float
+/// (binary_vectors.h; `dim` bytes).
 float Distance(DistanceType type, const float* a, const float* b, size_t dim) noexcept;
 
 /// Compute the distance of `type` from `query` to each of `num_rows` vectors stored

@@ -12,15 +12,19 @@
 #include <span>
 #include <vector>
 
+#include "index/vector/binary_vectors.h"
 #include "index/vector/quantizer.h"
 
 namespace lancedb::index::vector {
 
 class FlatStorage final : public PartitionStorage {
  public:
-  /// Layout: vectors (num_rows, dim). `metric` is kL2 or kDot (the index metric).
+  /// Layout: vectors (num_rows, dim). `metric` is kL2, kDot or kHamming (the index metric;
+  /// hamming vectors carry one byte per float, binary_vectors.h, and are kept packed too).
   FlatStorage(std::vector<float> vectors, size_t dim, DistanceType metric)
-      : owned_(std::move(vectors)), vectors_(owned_), dim_(dim), metric_(metric) {}
+      : owned_(std::move(vectors)), vectors_(owned_), dim_(dim), metric_(metric) {
+    Pack();
+  }
   /// View vectors owned elsewhere; they must outlive the storage. Layout: (num_rows, dim).
   static FlatStorage View(std::span<const float> vectors, size_t dim, DistanceType metric) {
     return FlatStorage(vectors, dim, metric);
@@ -35,6 +39,9 @@ class FlatStorage final : public PartitionStorage {
   const float* row(int64_t r) const { return vectors_.data() + static_cast<size_t>(r) * dim_; }
 
   float Distance(const float* query, int64_t r) const {
+    if (metric_ == DistanceType::kHamming) {
+      return HammingToByteFloats(&packed_[static_cast<size_t>(r) * dim_], query, dim_);
+    }
     return metric_ == DistanceType::kDot ? -Dot(query, row(r), dim_) : L2(query, row(r), dim_);
   }
 
@@ -45,21 +52,38 @@ class FlatStorage final : public PartitionStorage {
  private:
   class Computer final : public DistanceComputer {
    public:
-    Computer(const FlatStorage* s, std::span<const float> q) : s_(s), q_(q.begin(), q.end()) {}
-    float Distance(int64_t row) const override { return s_->Distance(q_.data(), row); }
+    Computer(const FlatStorage* s, std::span<const float> q) : s_(s), q_(q.begin(), q.end()) {
+      if (s->metric_ == DistanceType::kHamming) q_packed_ = PackByteFloats(q.data(), q.size());
+    }
+    float Distance(int64_t row) const override {
+      if (!q_packed_.empty()) {
+        return static_cast<float>(
+            Hamming(q_packed_.data(), &s_->packed_[static_cast<size_t>(row) * s_->dim_], s_->dim_));
+      }
+      return s_->Distance(q_.data(), row);
+    }
 
    private:
     const FlatStorage* s_;
     std::vector<float> q_;
+    std::vector<uint8_t> q_packed_;  // hamming: the query's bytes
   };
 
   FlatStorage(std::span<const float> view, size_t dim, DistanceType metric)
-      : vectors_(view), dim_(dim), metric_(metric) {}
+      : vectors_(view), dim_(dim), metric_(metric) {
+    Pack();
+  }
+
+  void Pack() {
+    if (metric_ == DistanceType::kHamming)
+      packed_ = PackByteFloats(vectors_.data(), vectors_.size());
+  }
 
   std::vector<float> owned_;
   std::span<const float> vectors_;  // owned_ or external memory
   size_t dim_;
   DistanceType metric_;
+  std::vector<uint8_t> packed_;  // hamming: the rows' bytes, (num_rows, dim)
 };
 
 /// The FLAT quantizer: stores vectors unchanged.

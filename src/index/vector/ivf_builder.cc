@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "index/vector/binary_vectors.h"
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_builder.h"
 #include "index/vector/kmeans.h"
@@ -29,7 +30,18 @@ Status Validate(std::span<const float> vectors, std::span<const uint64_t> row_id
     return Status::InvalidArgument("BuildIvfIndex: vectors and row ids disagree in length");
   }
   if (p.distance_type == DistanceType::kHamming) {
-    return Status::NotSupported("hamming distance is supported by flat search only");
+    if (p.quantizer != QuantizerType::kFlat) {
+      return Status::NotSupported(
+          "hamming distance (uint8 vectors) is indexed by IVF_FLAT and IVF_HNSW_FLAT only; the " +
+          std::string(p.quantizer == QuantizerType::kPq   ? "PQ"
+                      : p.quantizer == QuantizerType::kSq ? "SQ"
+                                                          : "RQ") +
+          " quantizer cannot encode uint8 vectors");
+    }
+    if (!AreByteFloats(vectors.data(), vectors.size())) {
+      return Status::InvalidArgument(
+          "hamming distance needs uint8 vectors (values 0..255, one byte per value)");
+    }
   }
   if (p.quantizer == QuantizerType::kPq) {
     size_t m = p.num_sub_vectors ? p.num_sub_vectors : DefaultNumSubVectors(dim);
@@ -86,6 +98,7 @@ Result<std::unique_ptr<Quantizer>> TrainQuantizer(std::span<const float> data, s
       pq.max_iterations = p.max_iterations;
       pq.sample_rate = p.sample_rate;
       pq.seed = rng.Next();
+      pq.num_threads = p.num_threads;
       bool residual = metric == DistanceType::kL2;
       std::vector<float> train =
           TrainingResiduals(data, dim, assignment, centroids, residual,
@@ -132,12 +145,13 @@ Result<std::unique_ptr<IvfIndex>> BuildIvfIndex(std::span<const float> vectors,
   kp.sample_rate = params.sample_rate;
   kp.distance_type = params.distance_type;
   kp.seed = rng.Next();
+  kp.num_threads = params.num_threads;
   LANCEDB_ASSIGN_OR_RETURN(KMeansResult km, TrainKMeans(data, dim, kp));
   std::vector<uint32_t> assignment(n);
   AssignToCentroids(
       data.data(), n, km.centroids.data(), num_partitions, dim,
-      params.distance_type == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2,
-      assignment.data(), nullptr);
+      params.distance_type == DistanceType::kCosine ? DistanceType::kL2 : params.distance_type,
+      assignment.data(), nullptr, params.num_threads);
   Report(params, "train_quantizer", 0.0);
   LANCEDB_ASSIGN_OR_RETURN(auto quantizer,
                            TrainQuantizer(data, dim, assignment, km.centroids, params, rng));

@@ -68,8 +68,7 @@ Status ExtendIvfIndex(IvfIndex* index, std::span<const float> vectors,
   if (cosine) NormalizeRows(data.data(), n, dim);
   std::vector<uint32_t> assignment(n);
   DistanceType metric = IndexMetric(index->distance_type());
-  AssignToCentroids(data.data(), n, index->centroids().data(), index->num_partitions(), dim,
-                    metric == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2,
+  AssignToCentroids(data.data(), n, index->centroids().data(), index->num_partitions(), dim, metric,
                     assignment.data(), nullptr);
   std::vector<std::vector<int64_t>> members(index->num_partitions());
   for (int64_t r = 0; r < n; ++r) members[assignment[r]].push_back(r);

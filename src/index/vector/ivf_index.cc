@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "index/vector/binary_vectors.h"
 #include "index/vector/kmeans.h"
 #include "index/vector/lance_heap.h"
 #include "index/vector/lance_hnsw_graph.h"
@@ -24,9 +25,12 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
   DistanceType metric = IndexMetric(distance_type_);
   int64_t p = num_partitions();
   std::vector<Neighbor> d(p);
+  std::vector<uint8_t> packed;
+  if (metric == DistanceType::kHamming) packed = PackByteFloats(query.data(), dim_);
   for (int64_t i = 0; i < p; ++i) {
     const float* c = &centroids_[i * dim_];
-    float distance = Distance(metric, query.data(), c, dim_);
+    float distance = metric == DistanceType::kHamming ? HammingToByteFloats(packed.data(), c, dim_)
+                                                      : Distance(metric, query.data(), c, dim_);
     if (style_.as_lancedb) {
       distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
                                               : LanceL2(query.data(), c, dim_);
@@ -47,6 +51,9 @@ Result<std::vector<float>> IvfIndex::PrepareQuery(std::span<const float> query) 
   }
   for (float v : query) {
     if (!std::isfinite(v)) return Status::InvalidArgument("Query vector contains NaN or infinity");
+  }
+  if (distance_type_ == DistanceType::kHamming && !AreByteFloats(query.data(), query.size())) {
+    return Status::InvalidArgument("A hamming query vector must hold uint8 values (0..255)");
   }
   std::vector<float> q(query.begin(), query.end());
   if (distance_type_ == DistanceType::kCosine) {

@@ -3,23 +3,59 @@
 
 #include "index/vector/kmeans.h"
 
-#include <cblas.h>
-
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <unordered_set>
 
+#include "index/vector/binary_vectors.h"
+#include "index/vector/kmeans_kernels.h"
+#include "index/vector/parallel.h"
 #include "index/vector/random.h"
 
 namespace lancedb::index::vector {
 namespace {
 
-/// Rows per sgemm block; bounds the (block, num_centroids) scratch matrix to ~16 MiB.
-int64_t BlockRows(int64_t num_centroids) {
-  return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(num_centroids, 1), 16, 4096);
+/// Rows per task of the parallel assignment step (fixed, so the split does not depend on the
+/// thread count; each row's result is independent of the split anyway).
+constexpr int64_t kAssignChunkRows = 512;
+
+int ResolveThreads(int num_threads) { return num_threads > 0 ? num_threads : DefaultNumThreads(); }
+
+/// Nearest centroid of every row and its distance, given the rows' squared norms (L2 only;
+/// without them the L2 "distances" are the kernel's scores, ||c||^2 - 2 x·c).
+void AssignRows(const internal::CentroidPanels& panels, const float* data, const float* norms,
+                int64_t n, DistanceType type, int threads, uint32_t* assignment, float* distances) {
+  const size_t dim = panels.dim;
+  ParallelFor((n + kAssignChunkRows - 1) / kAssignChunkRows, threads, [&](int64_t t) {
+    const int64_t begin = t * kAssignChunkRows;
+    const int64_t m = std::min(kAssignChunkRows, n - begin);
+    internal::NearestCentroids(panels, data + static_cast<size_t>(begin) * dim, m, dim,
+                               assignment + begin, distances + begin);
+    for (int64_t r = begin; r < begin + m; ++r) {
+      switch (type) {
+        case DistanceType::kL2:
+          if (norms) distances[r] = std::max(0.0f, distances[r] + norms[r]);
+          break;
+        case DistanceType::kCosine:
+          distances[r] = 1.0f + distances[r];
+          break;
+        default:
+          break;
+      }
+    }
+  });
+}
+
+std::vector<float> SquaredNorms(const float* data, int64_t n, size_t dim) {
+  std::vector<float> norms(n);
+  for (int64_t r = 0; r < n; ++r) norms[r] = internal::SquaredNorm(data + r * dim, dim);
+  return norms;
 }
 
 Status ValidateData(std::span<const float> data) {
@@ -112,6 +148,83 @@ void UpdateCentroids(const std::vector<float>& data, int64_t n, size_t dim, int6
   if (type == DistanceType::kCosine) NormalizeRows(centroids.data(), k, dim);
 }
 
+/// Nearest centroid by hamming distance (the first among equals) for rows and centroids
+/// carried as byte floats, packed here. Layout: data (n, dim); centroids (k, dim).
+void AssignHamming(const uint8_t* data, int64_t n, const uint8_t* centroids, int64_t k, size_t dim,
+                   int threads, uint32_t* assignment, float* distances) {
+  ParallelFor((n + kAssignChunkRows - 1) / kAssignChunkRows, threads, [&](int64_t t) {
+    const int64_t begin = t * kAssignChunkRows;
+    const int64_t end = std::min(n, begin + kAssignChunkRows);
+    for (int64_t r = begin; r < end; ++r) {
+      const uint8_t* x = data + static_cast<size_t>(r) * dim;
+      uint32_t best = std::numeric_limits<uint32_t>::max(), best_c = 0;
+      for (int64_t c = 0; c < k; ++c) {
+        const uint32_t d = Hamming(x, centroids + static_cast<size_t>(c) * dim, dim);
+        if (d < best) {
+          best = d;
+          best_c = static_cast<uint32_t>(c);
+        }
+      }
+      assignment[r] = best_c;
+      if (distances) distances[r] = static_cast<float>(best);
+    }
+  });
+}
+
+/// k-modes over packed bytes: Lloyd iterations whose centroids are each cluster's bitwise
+/// majority (a bit is set when more than half of the cluster's rows set it), as Lance trains
+/// IVF for hamming; an empty cluster keeps its centroid. Layout: train (n, dim) bytes.
+KMeansResult TrainKModes(const std::vector<uint8_t>& train, int64_t n, size_t dim,
+                         const KMeansParams& params, Rng& rng) {
+  const int64_t k = params.num_clusters;
+  std::vector<uint8_t> centroids(static_cast<size_t>(k) * dim);
+  std::vector<int64_t> picks = SampleRows(n, k, rng.Next());
+  for (int64_t c = 0; c < k; ++c) {
+    std::memcpy(&centroids[c * dim], &train[picks[c] * dim], dim);
+  }
+  const int threads = ResolveThreads(params.num_threads);
+  std::vector<uint32_t> assignment(n);
+  std::vector<float> dist(n);
+  std::vector<uint32_t> ones(static_cast<size_t>(k) * dim * 8);
+  std::vector<int64_t> counts(k);
+  KMeansResult result;
+  double prev_loss = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < std::max(params.max_iterations, 1); ++it) {
+    AssignHamming(train.data(), n, centroids.data(), k, dim, threads, assignment.data(),
+                  dist.data());
+    double loss = 0;
+    for (float d : dist) loss += d;
+    result.loss = loss;
+    result.iterations = it + 1;
+    std::fill(ones.begin(), ones.end(), 0u);
+    std::fill(counts.begin(), counts.end(), 0);
+    for (int64_t r = 0; r < n; ++r) {
+      const uint32_t c = assignment[r];
+      ++counts[c];
+      uint32_t* o = &ones[static_cast<size_t>(c) * dim * 8];
+      const uint8_t* x = &train[static_cast<size_t>(r) * dim];
+      for (size_t j = 0; j < dim; ++j) {
+        for (int b = 0; b < 8; ++b) o[j * 8 + b] += (x[j] >> b) & 1u;
+      }
+    }
+    for (int64_t c = 0; c < k; ++c) {
+      if (counts[c] == 0) continue;
+      const uint32_t* o = &ones[static_cast<size_t>(c) * dim * 8];
+      for (size_t j = 0; j < dim; ++j) {
+        uint8_t byte = 0;
+        for (int b = 0; b < 8; ++b) {
+          if (2 * static_cast<int64_t>(o[j * 8 + b]) > counts[c]) byte |= uint8_t(1u << b);
+        }
+        centroids[c * dim + j] = byte;
+      }
+    }
+    if (it > 0 && prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
+    prev_loss = loss;
+  }
+  result.centroids.assign(centroids.begin(), centroids.end());
+  return result;
+}
+
 }  // namespace
 
 void NormalizeRows(float* data, int64_t num_rows, size_t dim) {
@@ -154,48 +267,27 @@ std::vector<int64_t> SampleRows(int64_t num_rows, int64_t count, uint64_t rng_se
 
 void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
                        int64_t num_centroids, size_t dim, DistanceType distance_type,
-                       uint32_t* assignment, float* distances) {
-  std::vector<float> cnorm(num_centroids, 0.0f);
-  if (distance_type == DistanceType::kL2) {
-    for (int64_t c = 0; c < num_centroids; ++c) cnorm[c] = Norm2(centroids + c * dim, dim);
+                       uint32_t* assignment, float* distances, int num_threads) {
+  if (distance_type == DistanceType::kHamming) {
+    std::vector<uint8_t> rows = PackByteFloats(data, static_cast<size_t>(num_rows) * dim);
+    std::vector<uint8_t> cents =
+        PackByteFloats(centroids, static_cast<size_t>(num_centroids) * dim);
+    AssignHamming(rows.data(), num_rows, cents.data(), num_centroids, dim,
+                  ResolveThreads(num_threads), assignment, distances);
+    return;
   }
-  int64_t block = BlockRows(num_centroids);
-  std::vector<float> dots(static_cast<size_t>(block) * num_centroids);
-  for (int64_t b = 0; b < num_rows; b += block) {
-    int64_t m = std::min(block, num_rows - b);
-    const float* x = data + static_cast<size_t>(b) * dim;
-    // dots (m, k) = x (m, dim) · centroids^T (dim, k)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m),
-                static_cast<int>(num_centroids), static_cast<int>(dim), 1.0f, x,
-                static_cast<int>(dim), centroids, static_cast<int>(dim), 0.0f, dots.data(),
-                static_cast<int>(num_centroids));
-    for (int64_t i = 0; i < m; ++i) {
-      const float* row = &dots[i * num_centroids];
-      float best = std::numeric_limits<float>::infinity();
-      uint32_t best_c = 0;
-      for (int64_t c = 0; c < num_centroids; ++c) {
-        float score = distance_type == DistanceType::kL2 ? cnorm[c] - 2 * row[c] : -row[c];
-        if (score < best) {
-          best = score;
-          best_c = static_cast<uint32_t>(c);
-        }
-      }
-      assignment[b + i] = best_c;
-      if (distances) {
-        const float* xi = x + i * dim;
-        switch (distance_type) {
-          case DistanceType::kL2:
-            distances[b + i] = std::max(0.0f, best + Norm2(xi, dim));
-            break;
-          case DistanceType::kCosine:
-            distances[b + i] = 1.0f + best;
-            break;
-          default:
-            distances[b + i] = best;
-        }
-      }
-    }
+  const bool l2 = distance_type == DistanceType::kL2;
+  internal::CentroidPanels panels = internal::MakeCentroidPanels(centroids, num_centroids, dim, l2);
+  std::vector<float> norms;
+  if (l2 && distances) norms = SquaredNorms(data, num_rows, dim);
+  std::vector<float> scratch;
+  if (!distances) {
+    scratch.resize(num_rows);
+    distances = scratch.data();
   }
+  // Without distances asked the norms are not needed: the argmin is the scores'.
+  AssignRows(panels, data, norms.empty() ? nullptr : norms.data(), num_rows, distance_type,
+             ResolveThreads(num_threads), assignment, distances);
 }
 
 Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
@@ -208,10 +300,12 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     return Status::InvalidArgument("k-means: cannot train " + std::to_string(k) +
                                    " clusters from " + std::to_string(n) + " rows");
   }
-  if (params.distance_type == DistanceType::kHamming) {
-    return Status::InvalidArgument("k-means does not support hamming distance");
-  }
   LANCEDB_RETURN_NOT_OK(ValidateData(data));
+  const bool hamming = params.distance_type == DistanceType::kHamming;
+  if (hamming && !AreByteFloats(data.data(), data.size())) {
+    return Status::InvalidArgument(
+        "k-means with hamming distance needs uint8 vectors (values 0..255, one byte per value)");
+  }
   Rng rng(Rng::ResolveSeed(params.seed));
 
   // Sample at most k * sample_rate rows, keeping their order.
@@ -228,6 +322,7 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     train.assign(data.begin(), data.end());
   }
   if (params.distance_type == DistanceType::kCosine) NormalizeRows(train.data(), n, dim);
+  if (hamming) return TrainKModes(PackByteFloats(train.data(), train.size()), n, dim, params, rng);
 
   KMeansResult result;
   result.centroids.resize(static_cast<size_t>(k) * dim);
@@ -238,10 +333,16 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
   }
   std::vector<uint32_t> assignment(n);
   std::vector<float> dist(n);
+  const bool l2 = params.distance_type == DistanceType::kL2;
+  std::vector<float> norms;
+  if (l2) norms = SquaredNorms(train.data(), n, dim);
+  const int threads = ResolveThreads(params.num_threads);
   double prev_loss = std::numeric_limits<double>::infinity();
   for (int it = 0; it < std::max(params.max_iterations, 1); ++it) {
-    AssignToCentroids(train.data(), n, result.centroids.data(), k, dim, params.distance_type,
-                      assignment.data(), dist.data());
+    internal::CentroidPanels panels =
+        internal::MakeCentroidPanels(result.centroids.data(), k, dim, l2);
+    AssignRows(panels, train.data(), norms.data(), n, params.distance_type, threads,
+               assignment.data(), dist.data());
     double loss = 0;
     for (float d : dist) loss += d;
     result.loss = loss;

@@ -2,10 +2,12 @@
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
 // Lloyd's k-means over float32 vectors, the training step of IVF partitioning and of PQ
-// codebooks. The assignment step is a BLAS sgemm (x·c for blocks of rows against all
-// centroids); the update sums in double precision in row order. With a seed, the result
-// depends only on the data, its row order and the parameters: not on the thread count, the
-// process or the time. Thread-safety: the functions are thread-safe.
+// codebooks. The assignment step scores blocks of rows against panels of transposed
+// centroids (kmeans_kernels.h: ||c||^2 - 2 x·c with one fused multiply-add per dimension, the
+// same bits on every instruction set), over row chunks on several threads; the update sums in
+// double precision in row order. With a seed, the result depends only on the data, its row
+// order and the parameters: not on the thread count, the instruction set, the process or the
+// time. Thread-safety: the functions are thread-safe.
 
 #pragma once
 
@@ -27,12 +29,16 @@ struct KMeansParams {
   /// Train on at most num_clusters * sample_rate rows, sampled with the seed.
   int64_t sample_rate = 256;
   KMeansInit init = KMeansInit::kRandom;
-  /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot.
+  /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot; kHamming for
+  /// uint8 vectors carried one byte per float (binary_vectors.h): k-modes, whose centroids
+  /// are their clusters' bitwise majorities.
   DistanceType distance_type = DistanceType::kL2;
   /// Seed of the sampling, the initialisation and the empty-cluster repair; absent: random.
   std::optional<uint64_t> seed;
   /// Stop when the loss improves by less than this fraction between iterations.
   double tolerance = 1e-4;
+  /// Threads of the assignment step; 0: one per core. Does not change the result.
+  int num_threads = 0;
 };
 
 struct KMeansResult {
@@ -43,16 +49,18 @@ struct KMeansResult {
 
 /// Train num_clusters centroids on `data`. Layout: data (num_rows, dim).
 /// Errors: InvalidArgument when num_clusters is 0 or exceeds the number of rows, or when the
-/// data has NaN/infinite values or hamming is asked.
+/// data has NaN/infinite values (for hamming: values that are not bytes).
 Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
                                  const KMeansParams& params);
 
 /// Write the index of the nearest centroid for each row into `assignment` (and the distance
 /// into `distances` when not null). Cosine expects unit-normalized rows and centroids and
-/// reports 1 - dot. Layout: data (num_rows, dim); centroids (num_centroids, dim).
+/// reports 1 - dot; hamming expects byte floats. Among centroids at equal distance the first one
+/// wins. `num_threads` (0: one per core) does not change the result. Layout: data (num_rows, dim);
+/// centroids (num_centroids, dim).
 void AssignToCentroids(const float* data, int64_t num_rows, const float* centroids,
                        int64_t num_centroids, size_t dim, DistanceType distance_type,
-                       uint32_t* assignment, float* distances);
+                       uint32_t* assignment, float* distances, int num_threads = 0);
 
 /// Normalize each row to unit L2 norm in place (zero rows stay zero). Layout: (num_rows, dim).
 void NormalizeRows(float* data, int64_t num_rows, size_t dim);

@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <set>
 #include <string>
 
 #include "index/vector/ivf_builder.h"
+#include "index/vector/kmeans_kernels.h"
 #include "index/vector/pq_builder.h"
 #include "index/vector/test_util.h"
 
@@ -92,6 +94,187 @@ TEST(KMeans, CosineCentroidsAreUnitVectors) {
   auto km = TrainKMeans(data, 8, p);
   ASSERT_TRUE(km.ok());
   for (int c = 0; c < 4; ++c) EXPECT_NEAR(Norm2(&km->centroids[c * 8], 8), 1.0f, 1e-4);
+}
+
+// --- The nearest-centroid kernel ---------------------------------------------------------------
+
+std::vector<float> Gaussian(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
+
+TEST(NearestCentroids, SameBitsOnEveryInstructionSetAndNearestByExactL2) {
+  const SimdLevel saved = ActiveSimdLevel();
+  for (size_t dim : {1, 3, 8, 16, 128}) {
+    for (int64_t k : {1, 5, 16, 17, 256, 300}) {
+      const int64_t n = 203;  // not a multiple of any row block
+      std::vector<float> data = Gaussian(n * dim, 7);
+      std::vector<float> centroids = Gaussian(k * dim, 8);
+      // A duplicated centroid: the first of the two must win.
+      if (k > 3) std::copy_n(&centroids[1 * dim], dim, &centroids[3 * dim]);
+      for (bool l2 : {true, false}) {
+        auto panels = internal::MakeCentroidPanels(centroids.data(), k, dim, l2);
+        std::vector<uint32_t> ref_idx;
+        std::vector<float> ref_score;
+        for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+          SetSimdLevel(level);
+          std::vector<uint32_t> idx(n);
+          std::vector<float> score(n);
+          internal::NearestCentroids(panels, data.data(), n, dim, idx.data(), score.data());
+          if (ref_idx.empty()) {
+            ref_idx = idx;
+            ref_score = score;
+          } else {
+            EXPECT_EQ(idx, ref_idx) << "dim " << dim << " k " << k << " level " << int(level);
+            EXPECT_EQ(score, ref_score) << "dim " << dim << " k " << k;
+          }
+        }
+        for (int64_t r = 0; r < n; ++r) {
+          const float* x = &data[r * dim];
+          ASSERT_LT(ref_idx[r], static_cast<uint32_t>(k));
+          EXPECT_NE(ref_idx[r], 3u) << "duplicate of centroid 1 chosen over it";
+          double best = std::numeric_limits<double>::infinity();
+          for (int64_t c = 0; c < k; ++c) {
+            double d = 0;
+            for (size_t j = 0; j < dim; ++j) {
+              double x_j = x[j], c_j = centroids[c * dim + j];
+              d += l2 ? (x_j - c_j) * (x_j - c_j) : -x_j * c_j;
+            }
+            best = std::min(best, d);
+          }
+          double chosen = 0, norm = 0;
+          for (size_t j = 0; j < dim; ++j) {
+            double x_j = x[j], c_j = centroids[ref_idx[r] * dim + j];
+            chosen += l2 ? (x_j - c_j) * (x_j - c_j) : -x_j * c_j;
+            norm += x_j * x_j + c_j * c_j;
+          }
+          EXPECT_LE(chosen, best + 1e-5 * norm) << "row " << r << " dim " << dim << " k " << k;
+        }
+      }
+    }
+  }
+  SetSimdLevel(saved);
+}
+
+TEST(NearestCentroids, RowStrideReadsSubVectors) {
+  // Sub-vector 1 (values 4..7) of 10-value rows against 4-dimensional centroids.
+  const size_t dim = 4, stride = 10;
+  std::vector<float> centroids = Gaussian(20 * dim, 3);
+  std::vector<float> rows = Gaussian(9 * stride, 4);
+  auto panels = internal::MakeCentroidPanels(centroids.data(), 20, dim, true);
+  std::vector<uint32_t> strided(9), packed(9);
+  std::vector<float> s1(9), s2(9), sub(9 * dim);
+  for (int r = 0; r < 9; ++r) std::copy_n(&rows[r * stride + 4], dim, &sub[r * dim]);
+  internal::NearestCentroids(panels, rows.data() + 4, 9, stride, strided.data(), s1.data());
+  internal::NearestCentroids(panels, sub.data(), 9, dim, packed.data(), s2.data());
+  EXPECT_EQ(strided, packed);
+  EXPECT_EQ(s1, s2);
+}
+
+TEST(KMeans, ResultDoesNotDependOnThreadsOrInstructionSet) {
+  const SimdLevel saved = ActiveSimdLevel();
+  auto data = testing::ClusteredData(5000, 24, 40, 9, 0.5f);
+  KMeansParams p;
+  p.num_clusters = 37;
+  p.seed = 11;
+  p.num_threads = 1;
+  auto one = TrainKMeans(data, 24, p);
+  ASSERT_TRUE(one.ok());
+  for (int threads : {2, 3}) {
+    p.num_threads = threads;
+    auto many = TrainKMeans(data, 24, p);
+    ASSERT_TRUE(many.ok());
+    EXPECT_EQ(many->centroids, one->centroids) << threads << " threads";
+    EXPECT_EQ(many->loss, one->loss);
+  }
+  SetSimdLevel(SimdLevel::kScalar);
+  auto scalar = TrainKMeans(data, 24, p);
+  SetSimdLevel(saved);
+  ASSERT_TRUE(scalar.ok());
+  EXPECT_EQ(scalar->centroids, one->centroids) << "scalar kernel";
+
+  PqParams pq;
+  pq.num_sub_vectors = 3;
+  pq.seed = 5;
+  pq.num_threads = 1;
+  auto pq_one = ProductQuantizer::Train(data, 24, DistanceType::kL2, false, pq);
+  pq.num_threads = 2;
+  auto pq_two = ProductQuantizer::Train(data, 24, DistanceType::kL2, false, pq);
+  ASSERT_TRUE(pq_one.ok() && pq_two.ok());
+  EXPECT_TRUE(std::equal((*pq_one)->codebook().begin(), (*pq_one)->codebook().end(),
+                         (*pq_two)->codebook().begin(), (*pq_two)->codebook().end()));
+}
+
+// --- Hamming: k-modes over bytes ---------------------------------------------------------------
+
+TEST(KMeans, HammingCentroidsAreTheirClustersBitMajorities) {
+  const size_t dim = 8;  // bytes
+  const int64_t n = 2000, k = 12;
+  std::mt19937 gen(3);
+  std::vector<uint8_t> centers(20 * dim);
+  for (auto& b : centers) b = static_cast<uint8_t>(gen());
+  std::vector<float> data(n * dim);
+  for (int64_t r = 0; r < n; ++r) {
+    const uint8_t* c = &centers[(gen() % 20) * dim];
+    for (size_t j = 0; j < dim; ++j) {
+      uint8_t flip = 0;
+      for (int b = 0; b < 8; ++b) flip |= static_cast<uint8_t>((gen() % 16 == 0) << b);
+      data[r * dim + j] = static_cast<float>(c[j] ^ flip);
+    }
+  }
+  KMeansParams p;
+  p.num_clusters = k;
+  p.seed = 4;
+  p.distance_type = DistanceType::kHamming;
+  p.tolerance = 0;  // run until the assignment stops changing the loss
+  auto km = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(km.ok()) << km.status().ToString();
+  ASSERT_EQ(km->centroids.size(), k * dim);
+  std::vector<uint32_t> assignment(n);
+  std::vector<float> dist(n);
+  AssignToCentroids(data.data(), n, km->centroids.data(), k, dim, DistanceType::kHamming,
+                    assignment.data(), dist.data());
+  double loss = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    // The distance is the popcount of the xor with the chosen centroid, the least of all.
+    float best = 1e9f;
+    for (int64_t c = 0; c < k; ++c) {
+      int bits = 0;
+      for (size_t j = 0; j < dim; ++j) {
+        bits += __builtin_popcount(static_cast<uint8_t>(data[r * dim + j]) ^
+                                   static_cast<uint8_t>(km->centroids[c * dim + j]));
+      }
+      best = std::min(best, static_cast<float>(bits));
+    }
+    EXPECT_EQ(dist[r], best);
+    loss += dist[r];
+  }
+  EXPECT_LE(loss, km->loss);  // the last update only lowers it
+  // Converged: each centroid holds the majority bits of the rows assigned to it.
+  for (int64_t c = 0; c < k; ++c) {
+    std::vector<int> ones(dim * 8, 0);
+    int count = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      if (assignment[r] != c) continue;
+      ++count;
+      for (size_t j = 0; j < dim * 8; ++j) {
+        ones[j] += (static_cast<uint8_t>(data[r * dim + j / 8]) >> (j % 8)) & 1;
+      }
+    }
+    if (count == 0) continue;
+    for (size_t j = 0; j < dim * 8; ++j) {
+      const int bit = (static_cast<uint8_t>(km->centroids[c * dim + j / 8]) >> (j % 8)) & 1;
+      EXPECT_EQ(bit, 2 * ones[j] > count ? 1 : 0) << "centroid " << c << " bit " << j;
+    }
+  }
+  // Values that are not bytes are refused.
+  data[5] = 0.5f;
+  EXPECT_TRUE(TrainKMeans(data, dim, p).status().IsInvalidArgument());
+  data[5] = 256.0f;
+  EXPECT_TRUE(TrainKMeans(data, dim, p).status().IsInvalidArgument());
 }
 
 // --- Seeded reproducibility across processes -------------------------------------------------

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "index/vector/kmeans.h"
+#include "index/vector/parallel.h"
 #include "index/vector/pq_storage.h"
 #include "index/vector/random.h"
 
@@ -54,9 +55,15 @@ Result<std::unique_ptr<ProductQuantizer>> ProductQuantizer::Train(std::span<cons
   }
   Rng rng(Rng::ResolveSeed(params.seed));
   size_t sub_dim = dim / m;
+  std::vector<uint64_t> seeds(m);
+  for (uint64_t& s : seeds) s = rng.Next();
   std::vector<float> codebook(static_cast<size_t>(k) * dim);
-  std::vector<float> slice(static_cast<size_t>(n) * sub_dim);
-  for (size_t s = 0; s < m; ++s) {
+  std::vector<Status> errors(m);
+  // One sub-vector per task, each k-means on one thread: 8-dimensional sub-spaces are too
+  // small a job to split further.
+  int threads = params.num_threads > 0 ? params.num_threads : DefaultNumThreads();
+  ParallelFor(static_cast<int64_t>(m), threads, [&](int64_t s) {
+    std::vector<float> slice(static_cast<size_t>(n) * sub_dim);
     for (int64_t r = 0; r < n; ++r) {
       std::memcpy(&slice[r * sub_dim], &data[r * dim + s * sub_dim], sub_dim * sizeof(float));
     }
@@ -65,53 +72,40 @@ Result<std::unique_ptr<ProductQuantizer>> ProductQuantizer::Train(std::span<cons
     kp.max_iterations = params.max_iterations;
     kp.sample_rate = params.sample_rate;
     kp.distance_type = DistanceType::kL2;
-    kp.seed = rng.Next();
-    LANCEDB_ASSIGN_OR_RETURN(KMeansResult km, TrainKMeans(slice, sub_dim, kp));
-    std::memcpy(&codebook[s * k * sub_dim], km.centroids.data(), km.centroids.size() * 4);
-  }
+    kp.seed = seeds[s];
+    kp.num_threads = 1;
+    Result<KMeansResult> km = TrainKMeans(slice, sub_dim, kp);
+    if (!km.ok()) {
+      errors[s] = km.status();
+      return;
+    }
+    std::memcpy(&codebook[s * k * sub_dim], km->centroids.data(), km->centroids.size() * 4);
+  });
+  for (const Status& e : errors) LANCEDB_RETURN_NOT_OK(e);
   return Make(dim, m, params.num_bits, metric, use_residual, std::move(codebook));
 }
 
 void ProductQuantizer::EncodeCodes(std::span<const float> vectors, std::span<const float> centroid,
                                    uint8_t* codes) const {
-  size_t n = vectors.size() / dim_;
-  size_t sub = sub_dim();
-  size_t k = num_centroids();
-  // Codebook transposed per sub-vector, so that the distances from one sub-vector to all k
-  // centroids are a loop over contiguous lanes. Layout: (num_sub_vectors, sub_dim, k).
-  std::vector<float> transposed(num_sub_vectors_ * sub * k);
-  for (size_t s = 0; s < num_sub_vectors_; ++s) {
-    for (size_t c = 0; c < k; ++c) {
-      for (size_t j = 0; j < sub; ++j) {
-        transposed[(s * sub + j) * k + c] = codebook_[(s * k + c) * sub + j];
-      }
+  const size_t n = vectors.size() / dim_;
+  const size_t sub = sub_dim();
+  const float* x = vectors.data();
+  std::vector<float> residual;
+  if (use_residual_) {
+    residual.resize(vectors.size());
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t j = 0; j < dim_; ++j) residual[r * dim_ + j] = x[r * dim_ + j] - centroid[j];
     }
+    x = residual.data();
   }
-  std::vector<float> residual(dim_);
-  std::vector<float> dist(k);
-  for (size_t r = 0; r < n; ++r) {
-    const float* x = &vectors[r * dim_];
-    if (use_residual_) {
-      for (size_t j = 0; j < dim_; ++j) residual[j] = x[j] - centroid[j];
-      x = residual.data();
-    }
-    for (size_t s = 0; s < num_sub_vectors_; ++s) {
-      std::fill(dist.begin(), dist.end(), 0.0f);
-      for (size_t j = 0; j < sub; ++j) {
-        const float xj = x[s * sub + j];
-        const float* lane = &transposed[(s * sub + j) * k];
-        for (size_t c = 0; c < k; ++c) {
-          const float d = xj - lane[c];
-          dist[c] += d * d;
-        }
-      }
-      // The first centroid of least distance, as a scan in centroid order picks.
-      size_t best_c = 0;
-      for (size_t c = 1; c < k; ++c) {
-        if (dist[c] < dist[best_c]) best_c = c;
-      }
-      codes[r * num_sub_vectors_ + s] = static_cast<uint8_t>(best_c);
-    }
+  // Each sub-vector's nearest codeword by squared L2 (the first among equals), over all rows
+  // at once; the scores are ||c||^2 - 2 x·c, whose argmin is the L2 distance's.
+  std::vector<uint32_t> best(n);
+  std::vector<float> score(n);
+  for (size_t s = 0; s < num_sub_vectors_; ++s) {
+    internal::NearestCentroids(encode_panels_[s], x + s * sub, static_cast<int64_t>(n), dim_,
+                               best.data(), score.data());
+    for (size_t r = 0; r < n; ++r) codes[r * num_sub_vectors_ + s] = static_cast<uint8_t>(best[r]);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "index/vector/kmeans_kernels.h"
 #include "index/vector/quantizer.h"
 
 namespace lancedb::index::vector {
@@ -24,6 +25,9 @@ struct PqParams {
   int max_iterations = 50;
   int64_t sample_rate = 256;
   std::optional<uint64_t> seed;
+  /// Sub-vectors train on this many threads at once (0: one per core); the codebook does not
+  /// depend on it.
+  int num_threads = 0;
 };
 
 class ProductQuantizer final : public Quantizer {
@@ -73,7 +77,14 @@ class ProductQuantizer final : public Quantizer {
         num_bits_(bits),
         metric_(metric),
         use_residual_(residual),
-        codebook_(std::move(codebook)) {}
+        codebook_(std::move(codebook)) {
+    const int64_t k = int64_t{1} << bits;
+    const size_t sub = dim / m;
+    for (size_t s = 0; s < m; ++s) {
+      encode_panels_.push_back(
+          internal::MakeCentroidPanels(&codebook_[s * k * sub], k, sub, /*l2=*/true));
+    }
+  }
 
   size_t dim_;
   size_t num_sub_vectors_;
@@ -81,6 +92,8 @@ class ProductQuantizer final : public Quantizer {
   DistanceType metric_;
   bool use_residual_;
   std::vector<float> codebook_;
+  /// Each sub-vector's codebook prepared for the nearest-centroid kernel of encoding.
+  std::vector<internal::CentroidPanels> encode_panels_;
 };
 
 /// Return LanceDB's default num_sub_vectors for `dim`: dim/16 when divisible, else dim/8, else 1.
