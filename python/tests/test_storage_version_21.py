@@ -188,6 +188,9 @@ def test_update_delete_merge_compact_and_add_columns_in_21(tmp_path):
     for t in (ours, theirs):
         t.add_columns({"twice": "id * 2"})
     _assert_same(ours, theirs)
+    for t in (ours, theirs):
+        t.alter_columns({"path": "i32", "data_type": pa.int64()})
+    _assert_same(ours, theirs)
     # LanceDB keeps working on what lancedb_cpp wrote.
     theirs_on_ours = lancedb.connect(tmp_path / "ours").open_table("t")
     theirs_on_ours.delete("id < 10")

@@ -139,7 +139,9 @@ std::vector<std::vector<uint8_t>> ChunkValueBuffers(const LeafValues& v, const C
   return buffers;
 }
 
-/// Set by EncodeChunks when a 2.1 chunk outgrows its u16 words.
+/// The message of EncodeChunks' NotSupported when a chunk outgrows its header (over 32767
+/// levels; in 2.1 also a value buffer over 64 KiB or a chunk over 32 KiB): EncodeMiniBlock then
+/// tries fewer values per chunk.
 constexpr std::string_view kChunkTooLarge = "Mini-block chunk too large";
 
 /// Encode the page with at most `max_values` values per chunk.
