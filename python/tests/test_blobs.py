@@ -258,9 +258,9 @@ def test_bad_blob_input_writes_nothing(db):
     assert "old" not in db.table_names()
 
 
-def test_legacy_blob_tables_are_not_compacted_yet(tmp_path):
-    """Legacy blob columns live in 2.0/2.1 tables, which lancedb_cpp does not rewrite yet:
-    compaction refuses and leaves every payload as it was."""
+def test_legacy_blob_tables_are_compacted_in_21(tmp_path):
+    """Legacy blob columns live in 2.0/2.1 tables; lancedb_cpp compacts 2.1 ones, rewriting
+    every remaining payload (null stays null, empty stays empty), which pylance then reads."""
     field = pa.field("b", pa.large_binary(), metadata={"lance-encoding:blob": "true"})
     schema = pa.schema([pa.field("id", pa.int64()), field])
     for i, p in enumerate(PAYLOADS):
@@ -270,11 +270,14 @@ def test_legacy_blob_tables_are_not_compacted_yet(tmp_path):
                             mode="append")
     ours = lancedb_cpp.connect(tmp_path).open_table("v1")
     ours.delete("id = 0")
-    version = ours.version
-    with pytest.raises(NotImplementedError, match="2.1"):
-        ours.optimize()
-    assert ours.version == version
+    ours.optimize()
+    assert len(lance.dataset(str(tmp_path / "v1.lance")).get_fragments()) == 1
     assert ours.to_pandas(blob_mode="bytes")["b"].tolist() == PAYLOADS[1:]
+    ds = lance.dataset(str(tmp_path / "v1.lance"))
+    ids = ds.to_table(columns=["id"])["id"].to_pylist()
+    blobs = ds.take_blobs("b", indices=list(range(len(ids))))
+    assert {i: None if f is None else f.readall() for i, f in zip(ids, blobs)} == \
+        dict(enumerate(PAYLOADS[1:], start=1))
 
 
 def test_update_and_vector_search_keep_blobs(db):

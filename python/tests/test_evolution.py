@@ -414,9 +414,9 @@ def test_table_level_new_table_storage_options(tmp_path):
     with pytest.raises(ValueError, match="new_table_enable_stable_row_ids"):
         db.create_table("bad", pa.table({"id": [1]}),
                         storage_options={"new_table_enable_stable_row_ids": "maybe"})
-    with pytest.raises(NotImplementedError, match="2.1"):
-        db.create_table("v21", pa.table({"id": [1]}),
-                        storage_options={"new_table_data_storage_version": "2.1"})
+    with pytest.raises(NotImplementedError, match="2.0"):
+        db.create_table("v20", pa.table({"id": [1]}),
+                        storage_options={"new_table_data_storage_version": "2.0"})
     assert sorted(db.list_tables().tables) == ["e", "plain", "t"]
     import lance
     ds = lance.dataset(t.uri)

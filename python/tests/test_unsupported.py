@@ -160,8 +160,10 @@ def test_create_table_honours_lancedbs_older_keywords(db, tmp_path):
         db.create_table("v1", ROWS, enable_v2_manifest_paths=False)
     assert "1.manifest" in [p.name for p in (tmp_path / "cpp" / "v1.lance" / "_versions").iterdir()]
     with pytest.warns(DeprecationWarning, match="data_storage_version"):
-        with pytest.raises(NotImplementedError, match="2.1"):
-            db.create_table("v21", ROWS, data_storage_version="2.1")
+        with pytest.raises(NotImplementedError, match="2.0"):
+            db.create_table("v20", ROWS, data_storage_version="2.0")
+    with pytest.warns(DeprecationWarning, match="data_storage_version"):
+        assert len(db.create_table("v21", ROWS, data_storage_version="2.1")) == 300
     with pytest.warns(DeprecationWarning):
         assert len(db.create_table("v22", ROWS, data_storage_version="stable")) == 300
     with pytest.raises(TypeError):

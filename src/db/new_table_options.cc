@@ -7,6 +7,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "table/dataset.h"
+
 namespace lancedb::db {
 namespace {
 
@@ -44,10 +46,11 @@ Status ApplyNewTableOptions(const std::map<std::string, std::string>& options,
     } else if (key == "new_table_enable_v2_manifest_paths") {
       LANCEDB_ASSIGN_OR_RETURN(params->enable_v2_manifest_paths, ParseBool(key, value));
     } else if (key == "new_table_data_storage_version") {
-      if (value != "stable" && value != "2.2") {
+      if (auto version = table::ParseDataStorageVersion(value); !version.ok()) {
         return Status::NotSupported("new_table_data_storage_version '" + value +
-                                    "' is not supported: tables are written in file format 2.2");
+                                    "' is not supported: " + version.status().message());
       }
+      params->data_storage_version = value == "stable" ? "2.2" : value;
     }
   }
   return Status::OK();

@@ -4,7 +4,8 @@
 // LanceDB's `new_table_*` storage options: creation overrides, not storage settings.
 //   new_table_enable_stable_row_ids     "true" | "false" (default false)
 //   new_table_enable_v2_manifest_paths  "true" | "false" (default true)
-//   new_table_data_storage_version      "stable" | "2.2" (the only version written)
+//   new_table_data_storage_version      "stable" | "2.2" | "2.1" (the versions written;
+//                                       "2.0"/"legacy" and "next" are NotSupported)
 // They may be set on the connection (for every table it creates) or on one CreateTable call
 // (overriding the connection's); either way the storage layer never sees them.
 

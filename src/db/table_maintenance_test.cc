@@ -314,8 +314,9 @@ TEST(NewTableOptions, BadTableLevelValuesLeaveNoTable) {
   EXPECT_NE(created.status().message().find("new_table_enable_stable_row_ids"), std::string::npos);
   ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());
   created = db->CreateTable("t", &s, CreateTableMode::kCreate,
-                            {{"new_table_data_storage_version", "2.1"}});
+                            {{"new_table_data_storage_version", "2.0"}});
   EXPECT_TRUE(created.status().IsNotSupported()) << created.status().ToString();
+  EXPECT_NE(created.status().message().find("2.0 (Lance's legacy encodings)"), std::string::npos);
   EXPECT_TRUE(db->TableNames()->empty());
 }
 

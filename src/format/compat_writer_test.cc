@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
 // Writes Lance files of every type, plus the expected data as Arrow IPC files, into the
-// directory named by LANCEDB_FORMAT_OUT, for tests/compat/test_file_compat.py to read back
-// with pylance. Skipped when the variable is unset.
+// directory named by LANCEDB_FORMAT_OUT (file version 2.2) and its subdirectory v21 (the same
+// files in version 2.1), for tests/compat/test_file_compat.py to read back with pylance.
+// Fails when the variable is unset.
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ using testing::AllTypeColumns;
 
 void WriteCase(const io::FileSystemPtr& fs, const std::string& dir, const std::string& name,
                const std::vector<testing::TestColumn>& cols, int64_t max_page_bytes,
-               int num_batches = 1) {
+               int num_batches, FileVersion version) {
   std::vector<array::FieldPtr> fields;
   std::vector<array::ArrayPtr> arrays;
   for (const auto& c : cols) {
@@ -35,6 +36,7 @@ void WriteCase(const io::FileSystemPtr& fs, const std::string& dir, const std::s
   ASSERT_TRUE(lance_schema.ok()) << lance_schema.status().ToString();
   FileWriterOptions options;
   options.max_page_bytes = max_page_bytes;
+  options.version = version;
   auto writer = FileWriter::Open(fs, dir + "/" + name + ".lance", *lance_schema, options);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   std::vector<array::RecordBatchPtr> batches;
@@ -58,16 +60,22 @@ TEST(FileCompat, WriteEveryTypeForPylance) {
   const std::string dir = out;
   const char* rows = std::getenv("LANCEDB_FORMAT_ROWS");
   auto cols = AllTypeColumns(rows != nullptr ? std::atoll(rows) : 1000);
-  for (const auto& c : cols) WriteCase(fs, dir, c.name, {c}, 8 << 20);
-  WriteCase(fs, dir, "all_types", cols, 8 << 20);
-  WriteCase(fs, dir, "all_types_paged", cols, 2048, 3);
-  WriteCase(
-      fs, dir, "mostly_empty_lists",
-      {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}},
-      8 << 20);
   std::vector<std::optional<std::string>> big = {std::string(1 << 20, 'z'), "small", std::nullopt};
-  WriteCase(fs, dir, "one_mb_string",
-            {{"s", array::field("s", array::utf8()), array::MakeString(big)}}, 8 << 20);
+  for (const auto& [subdir, version] :
+       {std::pair<std::string, FileVersion>{"", {2, 2}}, {"/v21", {2, 1}}}) {
+    const std::string to = dir + subdir;
+    ASSERT_TRUE(fs->CreateDir(to).ok());
+    for (const auto& c : cols) WriteCase(fs, to, c.name, {c}, 8 << 20, 1, version);
+    WriteCase(fs, to, "all_types", cols, 8 << 20, 1, version);
+    WriteCase(fs, to, "all_types_paged", cols, 2048, 3, version);
+    WriteCase(
+        fs, to, "mostly_empty_lists",
+        {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}},
+        8 << 20, 1, version);
+    WriteCase(fs, to, "one_mb_string",
+              {{"s", array::field("s", array::utf8()), array::MakeString(big)}}, 8 << 20, 1,
+              version);
+  }
 }
 
 }  // namespace

@@ -3,15 +3,20 @@
 
 #include "format/file_reader.h"
 
+#include <google/protobuf/any.pb.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <thread>
 
+#include "format/container.h"
 #include "format/file_writer.h"
+#include "format/proto/encodings_v2_1.pb.h"
 #include "format/proto/file.pb.h"
+#include "format/proto/file2.pb.h"
 #include "format/test_data.h"
 #include "io/file_system.h"
 
@@ -38,12 +43,14 @@ RecordBatchPtr MakeBatch(const std::vector<testing::TestColumn>& cols) {
 
 /// Write `batch` (split into `num_batches` writes) and return the path.
 std::string WriteFile(const io::FileSystemPtr& fs, const RecordBatchPtr& batch,
-                      int64_t max_page_bytes = 8 << 20, int num_batches = 1) {
+                      int64_t max_page_bytes = 8 << 20, int num_batches = 1,
+                      FileVersion version = {2, 2}) {
   std::string path = UniquePath("t");
   auto schema = LanceSchema::FromArrow(*batch->schema());
   EXPECT_TRUE(schema.ok()) << schema.status().ToString();
   FileWriterOptions options;
   options.max_page_bytes = max_page_bytes;
+  options.version = version;
   auto writer = FileWriter::Open(fs, path, *schema, options);
   EXPECT_TRUE(writer.ok()) << writer.status().ToString();
   const int64_t n = batch->num_rows();
@@ -56,6 +63,7 @@ std::string WriteFile(const io::FileSystemPtr& fs, const RecordBatchPtr& batch,
   EXPECT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->num_rows, n);
   EXPECT_EQ(result->fields, schema->LeafFieldIds());
+  EXPECT_EQ(result->version.minor, version.minor);
   return path;
 }
 
@@ -387,14 +395,117 @@ TEST(FileWriter, RejectsMismatchedBatchesAndBadOptions) {
                            array::MakePrimitive<int32_t>(array::int32(), {1, 2})}});
   auto schema = LanceSchema::FromArrow(*batch->schema());
   FileWriterOptions options;
-  options.version = {2, 1};
-  EXPECT_TRUE(FileWriter::Open(fs, UniquePath("v"), *schema, options).status().IsNotSupported());
+  for (FileVersion v : {FileVersion{2, 3}, FileVersion{2, 0}, FileVersion{0, 3}}) {
+    options.version = v;
+    auto refused = FileWriter::Open(fs, UniquePath("v"), *schema, options);
+    EXPECT_TRUE(refused.status().IsNotSupported()) << v.major << "." << v.minor;
+    EXPECT_NE(refused.status().message().find("2.1 and 2.2"), std::string::npos);
+  }
+  options.version = {0, 3};
+  EXPECT_NE(FileWriter::Open(fs, UniquePath("v"), *schema, options)
+                .status()
+                .message()
+                .find("version 2.0 (the legacy encodings)"),
+            std::string::npos);
   auto writer = FileWriter::Open(fs, UniquePath("m"), *schema);
   ASSERT_TRUE(writer.ok());
   auto other = MakeBatch({{"a", array::field("a", array::int64()),
                            array::MakePrimitive<int64_t>(array::int64(), {1})}});
   EXPECT_TRUE((*writer)->Write(*other).IsInvalidArgument());
   (*writer)->Abort();
+}
+
+/// The page layouts of every column of the file at `path`, from its column metadata.
+std::vector<lance::encodings21::PageLayout> PageLayouts(const io::FileSystemPtr& fs,
+                                                        const std::string& path) {
+  std::vector<lance::encodings21::PageLayout> layouts;
+  auto bytes = fs->ReadFile(path);
+  EXPECT_TRUE(bytes.ok());
+  const std::string_view file = (*bytes)->view();
+  auto footer = DecodeFooter(file.substr(file.size() - kFooterSize), file.size(), path);
+  EXPECT_TRUE(footer.ok());
+  for (uint32_t c = 0; c < footer->num_columns; ++c) {
+    uint64_t entry[2];
+    std::memcpy(entry, file.data() + footer->cmo_table_pos + 16 * c, 16);
+    lance::file::v2::ColumnMetadata column;
+    EXPECT_TRUE(column.ParseFromArray(file.data() + entry[0], static_cast<int>(entry[1])));
+    for (const auto& page : column.pages()) {
+      google::protobuf::Any any;
+      EXPECT_TRUE(any.ParseFromString(page.encoding().direct().encoding()));
+      lance::encodings21::PageLayout layout;
+      EXPECT_TRUE(layout.ParseFromString(any.value()));
+      layouts.push_back(std::move(layout));
+    }
+  }
+  return layouts;
+}
+
+std::vector<testing::TestColumn> EveryTypeAndDictionaries(int64_t n) {
+  auto cols = testing::AllTypeColumns(n);
+  for (auto& c : testing::DictionaryColumns(n)) cols.push_back(std::move(c));
+  return cols;
+}
+
+TEST(FileWriter21, RoundTripsEveryType) {
+  auto fs = io::MemoryFileSystem();
+  for (auto [page_bytes, batches] : {std::pair<int64_t, int>{8 << 20, 1}, {512, 3}}) {
+    auto batch = MakeBatch(EveryTypeAndDictionaries(1000));
+    auto path = WriteFile(fs, batch, page_bytes, batches, {2, 1});
+    auto reader = FileReader::Open(fs, path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->version().major, 2u);
+    EXPECT_EQ((*reader)->version().minor, 1u);
+    auto read = (*reader)->Read(TopLevelIds(**reader), 0, 1000);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ExpectColumnsEqual(*batch, **read);
+    ExpectTakeEqualsSelect(**reader, **read, RandomRows(1000, 200, 7));
+  }
+}
+
+// The 2.1 grammar: u16 chunk words (no large chunks) and a constant layout only when every
+// value is null, without the 2.2 level counts.
+TEST(FileWriter21, WritesOnlyWhatA21ReaderAccepts) {
+  auto fs = io::MemoryFileSystem();
+  auto path = WriteFile(fs, MakeBatch(EveryTypeAndDictionaries(700)), 8 << 20, 1, {2, 1});
+  int mini_blocks = 0, constants = 0;
+  for (const auto& layout : PageLayouts(fs, path)) {
+    if (layout.has_mini_block_layout()) {
+      ++mini_blocks;
+      EXPECT_FALSE(layout.mini_block_layout().has_large_chunk());
+    }
+    if (layout.has_constant_layout()) {
+      ++constants;
+      EXPECT_FALSE(layout.constant_layout().has_inline_value());
+      EXPECT_EQ(layout.constant_layout().num_rep_values(), 0u);
+      EXPECT_EQ(layout.constant_layout().num_def_values(), 0u);
+    }
+  }
+  EXPECT_GT(mini_blocks, 20);
+  EXPECT_GT(constants, 0);
+  auto bytes = fs->ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  const std::string_view tail = (*bytes)->view().substr((*bytes)->size() - 8);
+  EXPECT_EQ(tail, std::string_view("\x02\x00\x01\x00LANC", 8));
+}
+
+// Chunks stay within the 32 KiB a u16 chunk word describes, even with many levels per value.
+TEST(FileWriter21, RoundTripsManyEmptyListsAndLongValues) {
+  auto fs = io::MemoryFileSystem();
+  std::vector<std::optional<std::string>> big{std::string(1 << 20, 'q'), std::nullopt, "ü"};
+  for (const auto& col :
+       {testing::TestColumn{"l", array::field("l", array::list(array::int32())),
+                            testing::MostlyEmptyLists(200000)},
+        testing::TestColumn{"ll", array::field("ll", array::list(array::list(array::utf8()))),
+                            testing::ListListString(20000)},
+        testing::TestColumn{"s", array::field("s", array::utf8()), array::MakeString(big)}}) {
+    auto batch = MakeBatch({col});
+    auto path = WriteFile(fs, batch, 8 << 20, 1, {2, 1});
+    auto reader = FileReader::Open(fs, path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto read = (*reader)->Read(TopLevelIds(**reader), 0, batch->num_rows());
+    ASSERT_TRUE(read.ok()) << col.name << ": " << read.status().ToString();
+    ExpectColumnsEqual(*batch, **read);
+  }
 }
 
 }  // namespace

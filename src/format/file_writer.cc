@@ -15,6 +15,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include "format/blob.h"
 #include "format/container.h"
@@ -29,9 +31,22 @@
 namespace lancedb::format {
 namespace {
 
+namespace pb21 = lance::encodings21;
+
 /// Bound on null/empty lists per page, so that any mini-block chunk (at most 4096 values) keeps
-/// its rep/def levels within the chunk header's u16 sizes.
+/// its rep/def levels within the chunk header's u16 sizes (2.2), or, in 2.1, the whole chunk
+/// within the 32 KiB its u16 chunk word can describe (4 bytes of raw levels per item).
 constexpr int64_t kMaxInvisibleItemsPerPage = 28 * 1024;
+constexpr int64_t kMaxInvisibleItemsPerPage21 = 4 * 1024;
+
+constexpr uint8_t kLegacyBlob = static_cast<uint8_t>(BlobEncoding::kLegacy);
+constexpr uint8_t kBlobV2 = static_cast<uint8_t>(BlobEncoding::kV2);
+
+/// "Lance file version 2.1", naming 2.0 by its own name (its footer says 0.3).
+std::string VersionName(const FileVersion& v) {
+  if (v.major == 0 && v.minor == 3) return "Lance file version 2.0 (the legacy encodings)";
+  return "Lance file version " + std::to_string(v.major) + "." + std::to_string(v.minor);
+}
 
 /// The bytes of `message` with map entries in key order (a protobuf map has none), so that the
 /// same schema metadata always gives the same file.
@@ -89,8 +104,12 @@ class FileWriterImpl final : public FileWriter {
     for (size_t leaf = 0; leaf < paths_.size(); ++leaf) {
       const auto& column = batch.column(top_index_[leaf]);
       LeafItems& items = items_[leaf];
-      if (paths_[leaf].blob_encoding != 0) {
+      if (paths_[leaf].blob_encoding == kBlobV2) {
         LANCEDB_RETURN_NOT_OK(AppendBlobs(leaf, *column));
+        continue;
+      }
+      if (paths_[leaf].blob_encoding == kLegacyBlob) {
+        LANCEDB_RETURN_NOT_OK(AppendLegacyBlobs(leaf, *column));
         continue;
       }
       LANCEDB_ASSIGN_OR_RETURN(Shredder shredder, Shredder::Make(paths_[leaf], *column));
@@ -112,7 +131,7 @@ class FileWriterImpl final : public FileWriter {
         row += block;
         // Invisible items all land in one mini-block chunk, whose level count is a u16.
         if (PendingBytes(items) >= options_.max_page_bytes ||
-            items.num_invisible >= kMaxInvisibleItemsPerPage ||
+            items.num_invisible >= max_invisible_per_page_ ||
             (options_.max_page_rows > 0 && items.num_rows >= options_.max_page_rows)) {
           LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
         }
@@ -181,8 +200,8 @@ class FileWriterImpl final : public FileWriter {
     LANCEDB_RETURN_NOT_OK(WriteOffsetTable(gbo));
     footer.num_global_buffers = static_cast<uint32_t>(gbo.size());
     footer.num_columns = static_cast<uint32_t>(columns_.size());
-    footer.major = 2;
-    footer.minor = 2;
+    footer.major = static_cast<uint16_t>(options_.version.major);
+    footer.minor = static_cast<uint16_t>(options_.version.minor);
     std::string footer_bytes = EncodeFooter(footer);
     LANCEDB_RETURN_NOT_OK(out_->Write(footer_bytes.data(), kFooterSize));
     FileWriteResult result;
@@ -201,7 +220,7 @@ class FileWriterImpl final : public FileWriter {
     for (size_t i = 0; i < result.fields.size(); ++i) {
       result.column_indices.push_back(static_cast<int32_t>(i));
     }
-    result.version = FileVersion{2, 2};
+    result.version = options_.version;
     return result;
   }
 
@@ -304,6 +323,67 @@ class FileWriterImpl final : public FileWriter {
     return Status::OK();
   }
 
+  /// Append the rows of a legacy blob column (large_binary, file version 2.1), as Lance does
+  /// (docs/format/blobs.md): each non-empty payload is written now as a file buffer and the row
+  /// keeps a (position, size) descriptor; a null row is (def << 16 | rep, 0) = (1 << 16, 0),
+  /// an empty one (0, 0).
+  Status AppendLegacyBlobs(size_t leaf, const array::ArrayData& column) {
+    const LanceField& field = schema_.fields()[top_index_[leaf]];
+    LeafItems& items = items_[leaf];
+    for (int64_t i = 0; i < column.length; ++i) {
+      std::array<uint64_t, 2> descriptor = {0, 0};  // position, size
+      if (column.IsNull(i)) {
+        if (!field.nullable) {
+          return Status::InvalidArgument("Blob column '" + field.name + "' row " +
+                                         std::to_string(i) +
+                                         " is null but the field is not "
+                                         "nullable");
+        }
+        descriptor[0] = uint64_t{1} << 16;
+      } else if (const std::string_view bytes = column.GetView(i); !bytes.empty()) {
+        LANCEDB_ASSIGN_OR_RETURN(auto loc, WriteAligned(bytes));
+        descriptor = {loc.first, loc.second};
+      }
+      const auto* p = reinterpret_cast<const uint8_t*>(descriptor.data());
+      items.values.data.insert(items.values.data.end(), p, p + sizeof(descriptor));
+      ++items.values.num_values;
+      items.codes.push_back(0);
+      ++items.num_rows;
+      if (PendingBytes(items) >= options_.max_page_bytes ||
+          (options_.max_page_rows > 0 && items.num_rows >= options_.max_page_rows)) {
+        LANCEDB_RETURN_NOT_OK(FlushPage(leaf));
+      }
+    }
+    return Status::OK();
+  }
+
+  /// A page of legacy blob descriptors: a BlobLayout (layers: whether the page has null rows)
+  /// around a mini-block page of packed struct<position: u64, size: u64> values, all valid.
+  Result<EncodedPage> EncodeLegacyBlobPage(const LeafPath& path, const LeafItems& items) {
+    pb21::CompressiveEncoding packed;
+    auto* ps = packed.mutable_packed_struct();
+    ps->add_bits_per_value(64);
+    ps->add_bits_per_value(64);
+    ps->mutable_values()->mutable_flat()->set_bits_per_value(128);
+    LANCEDB_ASSIGN_OR_RETURN(EncodedPage page,
+                             EncodeMiniBlock(path, items, ComputePageLevels(path, items), packed,
+                                             false, static_cast<int>(options_.version.minor)));
+    bool any_null = false;
+    const uint8_t* d = items.values.value_bytes();
+    for (int64_t i = 0; i < items.values.num_values && !any_null; ++i) {
+      uint64_t position, size;
+      std::memcpy(&position, d + 16 * i, 8);
+      std::memcpy(&size, d + 16 * i + 8, 8);
+      any_null = size == 0 && position != 0;
+    }
+    pb21::PageLayout blob;
+    *blob.mutable_blob_layout()->mutable_inner_layout() = std::move(page.layout);
+    blob.mutable_blob_layout()->add_layers(any_null ? pb21::REPDEF_NULLABLE_ITEM
+                                                    : pb21::REPDEF_ALL_VALID_ITEM);
+    page.layout = std::move(blob);
+    return page;
+  }
+
   /// The packed descriptor of storage row `c` (valid), writing its payload to the file.
   Result<std::string> DescribeBlob(const BlobMembers& m, int64_t c, const std::string& where) {
     const bool has_data = m.data->IsValid(c);
@@ -345,10 +425,12 @@ class FileWriterImpl final : public FileWriter {
   /// dictionary column can address, as pages of half the rows each.
   Status WritePage(size_t leaf, const LeafItems& items) {
     const LeafPath& path = paths_[leaf];
+    const int minor = static_cast<int>(options_.version.minor);
     auto encoded =
-        path.blob_encoding != 0
+        path.blob_encoding == kBlobV2
             ? EncodeFullZip(path, items, ComputePageLevels(path, items), BlobV2DescriptorEncoding())
-            : EncodePage(path, items);
+        : path.blob_encoding == kLegacyBlob ? EncodeLegacyBlobPage(path, items)
+                                            : EncodePage(path, items, minor);
     if (!encoded.ok() && encoded.status().IsInvalidArgument() && path.leaf_type->is_dictionary() &&
         items.num_rows > 1) {
       DecodedItems all;
@@ -393,20 +475,43 @@ class FileWriterImpl final : public FileWriter {
   std::vector<int64_t> page_row_start_;
   std::unique_ptr<StatisticsCollector> statistics_;  // null when disabled
   std::vector<std::string> extra_buffers_;
+  int64_t max_invisible_per_page_ =
+      options_.version.minor == 1 ? kMaxInvisibleItemsPerPage21 : kMaxInvisibleItemsPerPage;
   int64_t num_rows_ = 0;
   bool finished_ = false;
 };
 
 }  // namespace
 
+Status FileWriter::CheckSchema(const LanceSchema& schema, FileVersion version) {
+  if (version.major != 2 || (version.minor != 1 && version.minor != 2)) {
+    return Status::NotSupported(VersionName(version) +
+                                " cannot be written; lancedb-cpp writes file versions 2.1 and 2.2");
+  }
+  const bool v21 = version.minor == 1;
+  for (const LanceField& field : schema.fields()) {
+    const BlobEncoding blob = BlobEncodingOf(field);
+    if (blob == BlobEncoding::kLegacy && !v21) {
+      return Status::InvalidArgument(
+          "Legacy blob column '" + field.name +
+          "' (field metadata lance-encoding:blob) is not supported in Lance file version 2.2; "
+          "declare it as a blob v2 column (lancedb.blob(), extension lance.blob.v2)");
+    }
+    if (blob == BlobEncoding::kV2 && v21) {
+      return Status::InvalidArgument(
+          "Blob v2 column '" + field.name +
+          "' (extension lance.blob.v2) needs Lance file version 2.2, not 2.1; in a 2.1 table "
+          "declare it as a legacy blob column (large_binary with field metadata "
+          "lance-encoding:blob=true)");
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::string path,
                                                      LanceSchema schema,
                                                      FileWriterOptions options) {
-  if (options.version.major != 2 || options.version.minor != 2) {
-    return Status::NotSupported("Only Lance file version 2.2 can be written, not " +
-                                std::to_string(options.version.major) + "." +
-                                std::to_string(options.version.minor));
-  }
+  LANCEDB_RETURN_NOT_OK(CheckSchema(schema, options.version));
   if (options.max_page_rows < 0) {
     return Status::InvalidArgument("max_page_rows must not be negative");
   }
@@ -417,26 +522,17 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::FileSystemPtr fs, std::
   std::vector<int> top_index;
   for (size_t i = 0; i < schema.fields().size(); ++i) {
     const LanceField& field = schema.fields()[i];
-    switch (BlobEncodingOf(field)) {
-      case BlobEncoding::kLegacy:
-        return Status::InvalidArgument(
-            "Legacy blob column '" + field.name +
-            "' (field metadata lance-encoding:blob) is not supported in Lance file version 2.2; "
-            "declare it as a blob v2 column (lancedb.blob(), extension lance.blob.v2)");
-      case BlobEncoding::kV2: {
-        LANCEDB_ASSIGN_OR_RETURN(auto leaf, BlobLeafPath(field, BlobEncoding::kV2));
-        paths.push_back(std::move(leaf));
-        top_index.push_back(static_cast<int>(i));
-        break;
-      }
-      case BlobEncoding::kNone: {
-        LANCEDB_ASSIGN_OR_RETURN(auto leaves, BuildLeafPaths(LanceSchema({field}, {})));
-        for (auto& leaf : leaves) {
-          paths.push_back(std::move(leaf));
-          top_index.push_back(static_cast<int>(i));
-        }
-        break;
-      }
+    const BlobEncoding blob = BlobEncodingOf(field);
+    if (blob != BlobEncoding::kNone) {
+      LANCEDB_ASSIGN_OR_RETURN(auto leaf, BlobLeafPath(field, blob));
+      paths.push_back(std::move(leaf));
+      top_index.push_back(static_cast<int>(i));
+      continue;
+    }
+    LANCEDB_ASSIGN_OR_RETURN(auto leaves, BuildLeafPaths(LanceSchema({field}, {})));
+    for (auto& leaf : leaves) {
+      paths.push_back(std::move(leaf));
+      top_index.push_back(static_cast<int>(i));
     }
   }
   LANCEDB_ASSIGN_OR_RETURN(auto out, fs->OpenOutputStream(path));

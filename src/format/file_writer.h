@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// FileWriter: writes one Lance data file (file format 2.2, lance-format.md §2.1, §2.3, §2.6)
-// with the simplest encodings Lance accepts: mini-block Flat/Variable pages with raw u16
+// FileWriter: writes one Lance data file (file format 2.2 or 2.1, lance-format.md §2.1, §2.3,
+// §2.6) with the simplest encodings Lance accepts: mini-block Flat/Variable pages with raw u16
 // rep/def levels for narrow values, full-zip pages for wide values (vectors, long strings),
 // constant layout for all-null pages. Pages are bounded by `max_page_bytes` per column.
+// The versions differ in the mini-block grammar (u32 vs u16 chunk words and buffer sizes), the
+// constant layout (2.1: all-null only, levels always raw) and the blob columns they take: blob
+// v2 columns need 2.2, legacy blob columns (docs/format/blobs.md) need 2.1. 2.0 files (the
+// legacy ArrayEncoding tree) are not written.
 // Externally synchronized.
 
 #pragma once
@@ -32,7 +36,8 @@ struct FileWriterOptions {
   /// Also flush a page after this many rows (0: no limit). Index files whose readers fetch
   /// fixed row ranges (a BTREE's 4096-row pages) align their disk pages with those ranges.
   int64_t max_page_rows = 0;
-  FileVersion version;  // only 2.2 is written for now
+  /// 2.2 or 2.1; other versions are NotSupported.
+  FileVersion version;
   /// Rows per zone of the statistics kept in the file (format/statistics.h); 0 writes none.
   int64_t statistics_zone_rows = 8192;
   /// The registered base paths external blob URIs are written relative to (none when null).
@@ -56,6 +61,9 @@ class FileWriter {
   static Result<std::unique_ptr<FileWriter>> Open(io::FileSystemPtr fs, std::string path,
                                                   LanceSchema schema,
                                                   FileWriterOptions options = {});
+  /// Check that files of `version` can hold `schema`: NotSupported for versions other than
+  /// 2.1 and 2.2; InvalidArgument for a legacy blob column in 2.2 or a blob v2 column in 2.1.
+  static Status CheckSchema(const LanceSchema& schema, FileVersion version);
   virtual ~FileWriter() = default;
   /// Append a batch; its columns must match the schema (names, types) in order.
   virtual Status Write(const array::RecordBatch& batch) = 0;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Mini-block page writer, file version 2.2 grammar (lance-format.md §2.3):
-//   buffer 0: one u32 word per chunk, ((chunk_bytes / 8 - 1) << 4) | log2(values in chunk),
-//             the last chunk storing log2 = 0;
+// Mini-block page writer (lance-format.md §2.3), in the grammar of file version 2.2 or 2.1:
+//   buffer 0: one word per chunk (u32 in 2.2, u16 in 2.1),
+//             ((chunk_bytes / 8 - 1) << 4) | log2(values in chunk), the last chunk storing
+//             log2 = 0; a 2.1 chunk is therefore at most 32 KiB;
 //   buffer 1: the chunks, each
-//             u16 num_levels [u16 rep_bytes] [u16 def_bytes] u32 size per value buffer,
-//             0xFE padding to 8, then rep, def and each value buffer, each padded to 8;
+//             u16 num_levels [u16 rep_bytes] [u16 def_bytes] size per value buffer (u32 in
+//             2.2, u16 in 2.1), 0xFE padding to 8, then rep, def and each value buffer, each
+//             padded to 8;
 //   buffer 2: the repetition index when there are lists: per chunk (u64 rows completed in the
 //             chunk, u64 leftover items of an unfinished row).
 // Every chunk but the last holds a power-of-two number of values (at most 4096). Levels are
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <string_view>
 
 #include "common/bit_util.h"
 #include "format/page_encoder.h"
@@ -51,12 +54,14 @@ int64_t FixedValuesPerChunk(const LeafValues& v, bool with_validity) {
   return n;
 }
 
-std::vector<ChunkSpan> PlanChunks(const LeafValues& v, bool with_validity) {
+/// Values per chunk: at most `max_values` (a power of two) each.
+std::vector<ChunkSpan> PlanChunks(const LeafValues& v, bool with_validity, int64_t max_values) {
   std::vector<ChunkSpan> chunks;
   const int64_t total = v.num_values;
   int64_t start = 0;
   const int64_t width = v.large_offsets ? 8 : 4;
-  const int64_t fixed_n = v.kind == ValueKind::kFixed ? FixedValuesPerChunk(v, with_validity) : 0;
+  const int64_t fixed_n =
+      v.kind == ValueKind::kFixed ? std::min(FixedValuesPerChunk(v, with_validity), max_values) : 0;
   while (start < total) {
     int64_t remaining = total - start;
     int64_t n;
@@ -66,11 +71,11 @@ std::vector<ChunkSpan> PlanChunks(const LeafValues& v, bool with_validity) {
       auto bytes = [&](int64_t count) {
         return v.offsets[start + count] - v.offsets[start] + (count + 1) * width;
       };
-      if (remaining <= kMaxChunkValues && bytes(remaining) <= kTargetVariableChunkBytes) {
+      if (remaining <= max_values && bytes(remaining) <= kTargetVariableChunkBytes) {
         n = remaining;
       } else {
-        n = 2;
-        while (2 * n <= kMaxChunkValues && 2 * n <= remaining &&
+        n = std::min<int64_t>(2, max_values);
+        while (2 * n <= max_values && 2 * n <= remaining &&
                bytes(2 * n) <= kTargetVariableChunkBytes) {
           n *= 2;
         }
@@ -134,13 +139,18 @@ std::vector<std::vector<uint8_t>> ChunkValueBuffers(const LeafValues& v, const C
   return buffers;
 }
 
-}  // namespace
+/// The message of EncodeChunks' NotSupported when a chunk outgrows its header (over 32767
+/// levels; in 2.1 also a value buffer over 64 KiB or a chunk over 32 KiB): EncodeMiniBlock then
+/// tries fewer values per chunk.
+constexpr std::string_view kChunkTooLarge = "Mini-block chunk too large";
 
-Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items,
-                                    const PageLevels& levels, const pb::CompressiveEncoding& value,
-                                    bool with_validity) {
+/// Encode the page with at most `max_values` values per chunk.
+Result<EncodedPage> EncodeChunks(const LeafPath& path, const LeafItems& items,
+                                 const PageLevels& levels, const pb::CompressiveEncoding& value,
+                                 bool with_validity, int minor_version, int64_t max_values) {
+  const bool small = minor_version == 1;  // 2.1: u16 chunk words and buffer sizes
   const LeafValues& v = items.values;
-  const std::vector<ChunkSpan> chunks = PlanChunks(v, with_validity);
+  const std::vector<ChunkSpan> chunks = PlanChunks(v, with_validity, max_values);
   const bool has_rep = !items.rep.empty();
   const bool has_def = !levels.def.empty();
   const uint16_t max_rep = static_cast<uint16_t>(path.max_rep);
@@ -167,7 +177,7 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
     }
     const int64_t num_levels = level_pos - level_start;
     if (num_levels > 32767) {
-      return Status::NotSupported("Mini-block chunk with more than 32767 rep/def levels");
+      return Status::NotSupported(std::string(kChunkTooLarge));
     }
     if (has_rep) {
       // Repetition index: rows finishing in the chunk and leftover items (Lance semantics).
@@ -203,9 +213,14 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
     if (has_rep) put16(static_cast<uint16_t>(num_levels * 2));
     if (has_def) put16(static_cast<uint16_t>(num_levels * 2));
     for (const auto& b : value_buffers) {
-      uint32_t size = static_cast<uint32_t>(b.size());
-      data.insert(data.end(), reinterpret_cast<uint8_t*>(&size),
-                  reinterpret_cast<uint8_t*>(&size) + 4);
+      if (small) {
+        if (b.size() > UINT16_MAX) return Status::NotSupported(std::string(kChunkTooLarge));
+        put16(static_cast<uint16_t>(b.size()));
+      } else {
+        uint32_t size = static_cast<uint32_t>(b.size());
+        data.insert(data.end(), reinterpret_cast<uint8_t*>(&size),
+                    reinterpret_cast<uint8_t*>(&size) + 4);
+      }
     }
     PadTo(&data, 8, kChunkPad);
     if (has_rep) {
@@ -223,8 +238,8 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
       PadTo(&data, 8, kChunkPad);
     }
     const uint64_t chunk_bytes = data.size() - chunk_start;
-    if (chunk_bytes / 8 - 1 >= (1u << 28)) {
-      return Status::NotSupported("Mini-block chunk too large");
+    if (chunk_bytes / 8 - 1 >= (small ? (1u << 12) : (1u << 28))) {
+      return Status::NotSupported(std::string(kChunkTooLarge));
     }
     const uint32_t log2 =
         last ? 0 : static_cast<uint32_t>(std::countr_zero(static_cast<uint64_t>(c.num_values)));
@@ -233,7 +248,12 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
 
   EncodedPage page;
   page.num_rows = items.num_rows;
-  page.buffers.push_back(Buffer::Copy(words.data(), static_cast<int64_t>(words.size() * 4)));
+  if (small) {
+    std::vector<uint16_t> words16(words.begin(), words.end());
+    page.buffers.push_back(Buffer::Copy(words16.data(), static_cast<int64_t>(words16.size() * 2)));
+  } else {
+    page.buffers.push_back(Buffer::Copy(words.data(), static_cast<int64_t>(words.size() * 4)));
+  }
   page.buffers.push_back(Buffer::Copy(data.data(), static_cast<int64_t>(data.size())));
   if (has_rep) {
     page.buffers.push_back(
@@ -247,8 +267,21 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items
   mb->set_num_buffers(num_value_buffers);
   mb->set_repetition_index_depth(has_rep ? 1 : 0);
   mb->set_num_items(static_cast<uint64_t>(v.num_values));
-  mb->set_has_large_chunk(true);
+  mb->set_has_large_chunk(!small);
   return page;
+}
+
+}  // namespace
+
+Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items,
+                                    const PageLevels& levels, const pb::CompressiveEncoding& value,
+                                    bool with_validity, int minor_version) {
+  // A 2.1 chunk holds at most 32 KiB: with many rep/def levels (raw u16) per value, chunks of
+  // fewer values are tried until every chunk fits.
+  for (int64_t max_values = kMaxChunkValues;; max_values /= 2) {
+    auto page = EncodeChunks(path, items, levels, value, with_validity, minor_version, max_values);
+    if (page.ok() || max_values == 1 || page.status().message() != kChunkTooLarge) return page;
+  }
 }
 
 }  // namespace lancedb::format

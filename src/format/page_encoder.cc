@@ -44,19 +44,23 @@ pb::CompressiveEncoding ValueEncoding(const LeafValues& v, bool with_validity) {
   return FlatEncoding(v.bits_per_value);
 }
 
-EncodedPage ConstantPage(const LeafItems& items, const PageLevels& levels) {
+EncodedPage ConstantPage(const LeafItems& items, const PageLevels& levels, int minor_version) {
   EncodedPage page;
   page.num_rows = items.num_rows;
   auto* layout = page.layout.mutable_constant_layout();
   for (auto l : levels.layers) layout->add_layers(l);
   bool simple = items.rep.empty();
   for (uint16_t c : items.codes) simple = simple && c == NullCode(0);
+  // A 2.1 reader takes a page without level buffers only for a single nullable layer.
+  if (minor_version < 2) simple = simple && levels.layers.size() == 1;
   if (simple) return page;
   // Raw u16 levels: buffer 0 repetition, buffer 1 definition (lance-format.md §2.3).
   page.buffers.push_back(Buffer::Copy(items.rep.data(), items.rep.size() * 2));
   page.buffers.push_back(Buffer::Copy(levels.def.data(), levels.def.size() * 2));
-  layout->set_num_rep_values(items.rep.size());
-  layout->set_num_def_values(levels.def.size());
+  if (minor_version >= 2) {
+    layout->set_num_rep_values(items.rep.size());
+    layout->set_num_def_values(levels.def.size());
+  }
   return page;
 }
 
@@ -121,13 +125,6 @@ PageLevels ComputePageLevels(const LeafPath& path, const LeafItems& items) {
   return out;
 }
 
-// Defined in miniblock_writer.cc and fullzip_writer.cc.
-Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items,
-                                    const PageLevels& levels, const pb::CompressiveEncoding& value,
-                                    bool with_validity);
-Result<EncodedPage> EncodeFullZip(const LeafPath& path, const LeafItems& items,
-                                  const PageLevels& levels, const pb::CompressiveEncoding& value);
-
 namespace {
 
 /// The value slots of `items` as an Arrow array of `type`, null where the item is not valid.
@@ -190,7 +187,7 @@ std::pair<BufferPtr, pb::CompressiveEncoding> DictionaryBlock(const array::Array
 /// type's width with the page dictionary in buffer 2 (the repetition index, if any, follows).
 /// The dictionary starts with the input dictionaries (LeafItems::dictionaries).
 Result<EncodedPage> EncodeDictionaryPage(const LeafPath& path, const LeafItems& items,
-                                         const PageLevels& levels) {
+                                         const PageLevels& levels, int minor_version) {
   const array::DataTypePtr& type = path.leaf_type;
   LANCEDB_ASSIGN_OR_RETURN(auto values, SlotValues(path, items, type->value_type()));
   auto encoded = array::DictionaryEncode(values, type, items.dictionaries);
@@ -210,8 +207,9 @@ Result<EncodedPage> EncodeDictionaryPage(const LeafPath& path, const LeafItems& 
   const uint8_t* indices = dict_array.buffers[1]->data();
   indexed.values.data.assign(indices, indices + dict_array.length * (index_bits / 8));
   indexed.values.max_value_bytes = index_bits / 8;
-  LANCEDB_ASSIGN_OR_RETURN(EncodedPage page,
-                           EncodeMiniBlock(path, indexed, levels, FlatEncoding(index_bits), false));
+  LANCEDB_ASSIGN_OR_RETURN(
+      EncodedPage page,
+      EncodeMiniBlock(path, indexed, levels, FlatEncoding(index_bits), false, minor_version));
   auto [dictionary, encoding] = DictionaryBlock(*dict_array.dictionary);
   page.buffers.insert(page.buffers.begin() + 2, std::move(dictionary));
   auto* mb = page.layout.mutable_mini_block_layout();
@@ -222,7 +220,7 @@ Result<EncodedPage> EncodeDictionaryPage(const LeafPath& path, const LeafItems& 
 
 }  // namespace
 
-Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items) {
+Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items, int minor_version) {
   PageLevels levels = ComputePageLevels(path, items);
   const LeafValues& v = items.values;
   bool any_valid = false;
@@ -232,9 +230,9 @@ Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items) {
       break;
     }
   }
-  if (!any_valid || v.kind == ValueKind::kNone) return ConstantPage(items, levels);
+  if (!any_valid || v.kind == ValueKind::kNone) return ConstantPage(items, levels, minor_version);
   if (path.leaf_type != nullptr && path.leaf_type->is_dictionary()) {
-    return EncodeDictionaryPage(path, items, levels);
+    return EncodeDictionaryPage(path, items, levels, minor_version);
   }
   const bool with_validity = !v.item_validity.empty();
   pb::CompressiveEncoding value = ValueEncoding(v, with_validity);
@@ -243,7 +241,7 @@ Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items) {
   if (value_bytes >= kFullZipMinValueBytes && !with_validity) {
     return EncodeFullZip(path, items, levels, value);
   }
-  return EncodeMiniBlock(path, items, levels, value, with_validity);
+  return EncodeMiniBlock(path, items, levels, value, with_validity, minor_version);
 }
 
 }  // namespace lancedb::format

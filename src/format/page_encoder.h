@@ -4,9 +4,12 @@
 // Page encoding for file versions 2.1/2.2 (lance-format.md §2.3, §2.6): chooses a structural
 // layout for the items of one page of a leaf column and serializes it with the simplest
 // compressive encodings (Flat / Variable / FixedSizeList values, raw u16 rep/def levels):
-//   * ConstantLayout when no leaf value is valid,
+//   * ConstantLayout when no leaf value is valid (2.1 calls it AllNullLayout and has no
+//     num_rep_values / num_def_values: its levels are always raw u16 buffers 0 and 1),
 //   * FullZipLayout when a value can be 256 bytes or more,
-//   * MiniBlockLayout (u32 chunk words, 2.2 grammar) otherwise.
+//   * MiniBlockLayout otherwise: u32 chunk words and buffer sizes in 2.2 (has_large_chunk),
+//     u16 ones in 2.1 (chunks of at most 32 KiB).
+// `minor_version` is the file version's minor number: 1 (2.1) or 2 (2.2).
 // Thread-safety: stateless functions.
 
 #pragma once
@@ -47,7 +50,14 @@ Result<EncodedPage> EncodeFullZip(const LeafPath& path, const LeafItems& items,
                                   const PageLevels& levels,
                                   const lance::encodings21::CompressiveEncoding& value);
 
+/// Encode a mini-block page of `items` with values compressed as `value` (plus an FSL item
+/// validity buffer per chunk with `with_validity`).
+Result<EncodedPage> EncodeMiniBlock(const LeafPath& path, const LeafItems& items,
+                                    const PageLevels& levels,
+                                    const lance::encodings21::CompressiveEncoding& value,
+                                    bool with_validity, int minor_version);
+
 /// Encode one page. REQUIRES: items.num_rows > 0.
-Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items);
+Result<EncodedPage> EncodePage(const LeafPath& path, const LeafItems& items, int minor_version = 2);
 
 }  // namespace lancedb::format

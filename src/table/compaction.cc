@@ -163,9 +163,10 @@ Result<std::vector<pb::DataFragment>> RewriteBin(const DatasetPtr& ds,
   params.max_rows_per_file = o.target_rows_per_fragment;
   params.max_rows_per_group = o.max_rows_per_group;
   params.external_blob_bases = ds->external_blob_bases();  // references stay references
+  LANCEDB_ASSIGN_OR_RETURN(auto version, WritableFileVersion(ds->manifest(), "Compacting"));
   LANCEDB_ASSIGN_OR_RETURN(
-      auto fragments,
-      WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(), params, written));
+      auto fragments, WriteFragments(ds->fs(), ds->path(), ds->manifest().schema(), reader.get(),
+                                     params, version, written));
   if ((ds->manifest().proto().reader_feature_flags() & kFlagStableRowIds) != 0) {
     LANCEDB_ASSIGN_OR_RETURN(auto rows, CollectRowIds(ds, bin));
     LANCEDB_RETURN_NOT_OK(AssignBinRowIds(rows, &fragments));
@@ -405,10 +406,7 @@ Result<DatasetPtr> CompactFiles(const DatasetPtr& ds, const CompactionOptions& o
   const auto coverage = IndexCoverage(manifest.index_section());
   auto bins = PlanBins(manifest.proto(), o, remap ? &coverage : nullptr);
   if (bins.empty()) return ds;
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Compacting a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_RETURN_NOT_OK(WritableFileVersion(manifest, "Compacting").status());
   // Rewrite the bins in parallel.
   std::vector<Result<std::vector<pb::DataFragment>>> results(bins.size(),
                                                              Status::Internal("not run"));

@@ -14,10 +14,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "array/array.h"
 #include "format/blob_bases.h"
+#include "format/file_writer.h"
 #include "format/lance_schema.h"
 #include "format/statistics.h"
 #include "io/file_system.h"
@@ -48,6 +50,10 @@ struct WriteParams {
   bool enable_v2_manifest_paths = true;
   /// Called after each new data file is complete, with its size in bytes (write progress).
   std::function<void(int64_t file_size_bytes)> on_file_written;
+  /// Creation and overwrite: the data storage (file format) version of the new table, "2.1" or
+  /// "2.2" ("stable" = "2.2"); empty = 2.2 for a new table and, on overwrite, the version the
+  /// table already has when it is one of those. Appends always keep the table's version.
+  std::string data_storage_version;
   /// Overwrite only: commit exactly on top of the version the write started from; when another
   /// writer committed after it, fail with a retryable CommitConflict instead of rebasing (for
   /// read-modify-write of a whole table, such as a directory namespace's `__manifest`).
@@ -60,6 +66,10 @@ struct WriteParams {
   /// this off unless asked; rewrites of stored rows keep it on.
   bool allow_external_blob_outside_bases = true;
 };
+
+/// Parse a data storage version as WriteParams::data_storage_version takes it ("2.1", "2.2",
+/// "stable"); NotSupported naming the version for the others ("2.0"/"legacy", "next", ...).
+Result<format::FileVersion> ParseDataStorageVersion(std::string_view version);
 
 struct ScanOptions {
   /// Top-level columns to read, in order; empty means all.

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "table/dataset.h"
@@ -38,12 +39,18 @@ std::string NewDataFileName();
 /// the same type. InvalidArgument naming the first mismatch.
 Status CheckAppendSchema(const array::Schema& table, const array::Schema& data);
 
-/// Write the batches of `data` as new fragments (ids unassigned, 0) of data files under
-/// `{root}/data/`, each file holding at most params.max_rows_per_file rows. Columns are
-/// matched to `schema` by name. The full paths written are appended to `written`.
+/// The file version new data files of the table of `manifest` are written in: the table's own
+/// (2.1 or 2.2, Lance forbids mixing). NotSupported for 2.0 and older tables, the message
+/// starting with `action` ("Appending to", "Compacting", ...).
+Result<format::FileVersion> WritableFileVersion(const Manifest& manifest, std::string_view action);
+
+/// Write the batches of `data` as new fragments (ids unassigned, 0) of data files of file
+/// `version` under `{root}/data/`, each file holding at most params.max_rows_per_file rows.
+/// Columns are matched to `schema` by name. The full paths written are appended to `written`.
 Result<std::vector<pb::DataFragment>> WriteFragments(
     const io::FileSystemPtr& fs, const std::string& root, const format::LanceSchema& schema,
-    array::RecordBatchReader* data, const WriteParams& params, std::vector<std::string>* written);
+    array::RecordBatchReader* data, const WriteParams& params, const format::FileVersion& version,
+    std::vector<std::string>* written);
 
 /// For each top-level field of `fields`, the index of the data file of `frag` that holds it
 /// (the last file listing an id of the field's subtree; tombstones (-2) ignored), or -1 when no

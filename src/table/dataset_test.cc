@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+#include <set>
 
+#include "table/compaction.h"
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
@@ -165,6 +168,80 @@ TEST(Dataset, AppendSchemaMismatchChangesNothing) {
   EXPECT_EQ(latest, 1u);
   ASSERT_OK_AND_ASSIGN(auto files, fs->ListDir(path + "/data"));
   EXPECT_EQ(files.size(), 1u);
+}
+
+/// The file versions of the data files of `ds`, as "major.minor".
+std::set<std::string> FileVersions(const Dataset& ds) {
+  std::set<std::string> versions;
+  for (const auto& frag : ds.manifest().proto().fragments()) {
+    for (const auto& file : frag.files()) {
+      versions.insert(std::to_string(file.file_major_version()) + "." +
+                      std::to_string(file.file_minor_version()));
+    }
+  }
+  return versions;
+}
+
+TEST(Dataset, A21TableIsWrittenIn21ByEveryWrite) {
+  auto fs = io::MemoryFileSystem();
+  std::string path = MemPath("v21");
+  WriteParams params;
+  params.data_storage_version = "2.1";
+  params.max_rows_per_file = 30;
+  auto ds = Create(fs, path, 100, params);
+  ASSERT_NE(ds, nullptr);
+  EXPECT_EQ(ds->manifest().data_format_version(), "2.1");
+  auto more = TestReader(100, 50);
+  ASSERT_OK_AND_ASSIGN(auto appended, ds->Append(more.get(), WriteParams{}));
+  int64_t num_deleted = 0;
+  ASSERT_OK_AND_ASSIGN(auto deleted, appended->DeleteRows({0, 1, uint64_t{1} << 32}, &num_deleted));
+  EXPECT_EQ(num_deleted, 3);
+  auto replacement = TestReader(1000, 1);
+  int64_t updated = 0;
+  ASSERT_OK_AND_ASSIGN(auto rewritten,
+                       deleted->UpdateRows({(uint64_t{2} << 32) | 3}, replacement.get(), &updated));
+  EXPECT_EQ(updated, 1);
+  CompactionMetrics metrics;
+  ASSERT_OK_AND_ASSIGN(auto compacted, CompactFiles(rewritten, CompactionOptions{}, &metrics));
+  EXPECT_EQ(compacted->manifest().proto().fragments_size(), 1);
+  for (const DatasetPtr& version : std::vector<DatasetPtr>{ds, appended, rewritten, compacted}) {
+    EXPECT_EQ(version->manifest().data_format_version(), "2.1");
+    EXPECT_EQ(FileVersions(*version), std::set<std::string>{"2.1"});
+  }
+  std::vector<int64_t> expected = Range(2, 150);
+  expected.erase(std::find(expected.begin(), expected.end(), 30));
+  expected.erase(std::find(expected.begin(), expected.end(), 63));
+  expected.push_back(1000);
+  auto ids = ScanIds(*compacted);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, expected);
+  // An overwrite keeps the version; asking for another one changes it.
+  auto again = TestReader(0, 5);
+  ASSERT_OK_AND_ASSIGN(auto overwritten, compacted->Overwrite(again.get(), WriteParams{}));
+  EXPECT_EQ(overwritten->manifest().data_format_version(), "2.1");
+  EXPECT_EQ(FileVersions(*overwritten), std::set<std::string>{"2.1"});
+  WriteParams to22;
+  to22.data_storage_version = "2.2";
+  auto last = TestReader(0, 5);
+  ASSERT_OK_AND_ASSIGN(auto upgraded, overwritten->Overwrite(last.get(), to22));
+  EXPECT_EQ(upgraded->manifest().data_format_version(), "2.2");
+  EXPECT_EQ(FileVersions(*upgraded), std::set<std::string>{"2.2"});
+}
+
+TEST(Dataset, UnwritableVersionsAreRefusedNamingThem) {
+  auto fs = io::MemoryFileSystem();
+  for (const char* version : {"2.0", "legacy", "next", "3.7"}) {
+    WriteParams params;
+    params.data_storage_version = version;
+    auto reader = TestReader(0, 3);
+    auto ds = Dataset::Write(fs, MemPath("refused"), reader.get(), params);
+    ASSERT_TRUE(ds.status().IsNotSupported()) << version;
+    EXPECT_NE(ds.status().message().find(version == std::string("legacy") ? "v1 format" : version),
+              std::string::npos)
+        << ds.status().ToString();
+  }
+  EXPECT_NE(ParseDataStorageVersion("2.0").status().message().find("legacy encodings"),
+            std::string::npos);
 }
 
 TEST(Dataset, OverwriteReplacesContentAndSchema) {

@@ -70,10 +70,7 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
   const Manifest& manifest = *impl_->manifest;
   LANCEDB_RETURN_NOT_OK(manifest.CheckWriterFlags(kFlagStableRowIds));
   const bool stable = (manifest.proto().reader_feature_flags() & kFlagStableRowIds) != 0;
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Updating a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_ASSIGN_OR_RETURN(auto file_version, WritableFileVersion(manifest, "Updating"));
   if (new_rows->schema() == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_RETURN_NOT_OK(CheckAppendSchema(*impl_->schema, *new_rows->schema()));
   std::map<uint64_t, uint64_t> physical_rows;
@@ -131,8 +128,8 @@ Result<DatasetPtr> Dataset::UpdateRows(const std::vector<uint64_t>& row_addresse
   std::vector<std::string> written;
   WriteParams params;
   params.external_blob_bases = external_blob_bases();
-  auto fragments =
-      WriteFragments(impl_->fs, impl_->path, manifest.schema(), new_rows, params, &written);
+  auto fragments = WriteFragments(impl_->fs, impl_->path, manifest.schema(), new_rows, params,
+                                  file_version, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();

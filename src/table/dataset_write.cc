@@ -18,15 +18,6 @@ Status CheckWritable(const Manifest& manifest) {
   return manifest.CheckWriterFlags(kFlagStableRowIds);
 }
 
-Status CheckAppendableFormat(const Manifest& manifest) {
-  std::string version = manifest.data_format_version();
-  if (version != "2.2") {
-    return Status::NotSupported("Appending to a dataset with data file version " + version +
-                                " is not supported yet (only 2.2 files are written)");
-  }
-  return Status::OK();
-}
-
 Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::string& path,
                                      ManifestPtr base, ManifestNaming naming,
                                      array::RecordBatchReader* data, const WriteParams& params) {
@@ -34,12 +25,20 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
   auto input_schema = data->schema();
   if (input_schema == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_ASSIGN_OR_RETURN(auto schema, format::LanceSchema::FromArrow(*input_schema));
+  // The new table's file version: as asked, else the one the overwritten table has (when
+  // lancedb-cpp writes it), else 2.2.
+  std::string version_name = params.data_storage_version;
+  if (version_name.empty() && base != nullptr) {
+    if (WritableFileVersion(*base, "").ok()) version_name = base->data_format_version();
+  }
+  LANCEDB_ASSIGN_OR_RETURN(auto version,
+                           ParseDataStorageVersion(version_name.empty() ? "2.2" : version_name));
   std::vector<std::string> written;
   WriteParams with_bases = params;
   if (!with_bases.external_blob_bases && base) {
     with_bases.external_blob_bases = ExternalBlobBasesOf(base->proto());
   }
-  auto fragments = WriteFragments(fs, path, schema, data, with_bases, &written);
+  auto fragments = WriteFragments(fs, path, schema, data, with_bases, version, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)fs->DeleteFile(p);
     return fragments.status();
@@ -47,6 +46,7 @@ Result<DatasetPtr> CreateOrOverwrite(const io::FileSystemPtr& fs, const std::str
   OverwriteOperation op(fragments.MoveValueUnsafe(), std::move(schema), base == nullptr);
   op.set_enable_stable_row_ids(base == nullptr && params.enable_stable_row_ids);
   op.set_fail_if_rebased(params.fail_if_rebased);
+  op.set_data_format_version(std::to_string(version.major) + "." + std::to_string(version.minor));
   op.data_files = std::move(written);
   return CommitOperation(fs, path, std::move(base), naming, &op,
                          CommitOptions{params.commit_timeout});
@@ -74,14 +74,14 @@ Result<DatasetPtr> Dataset::Append(array::RecordBatchReader* data,
                                    const WriteParams& params) const {
   const Manifest& manifest = *impl_->manifest;
   LANCEDB_RETURN_NOT_OK(CheckWritable(manifest));
-  LANCEDB_RETURN_NOT_OK(CheckAppendableFormat(manifest));
+  LANCEDB_ASSIGN_OR_RETURN(auto version, WritableFileVersion(manifest, "Appending to"));
   if (data->schema() == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_RETURN_NOT_OK(CheckAppendSchema(*impl_->schema, *data->schema()));
   std::vector<std::string> written;
   WriteParams with_bases = params;
   if (!with_bases.external_blob_bases) with_bases.external_blob_bases = external_blob_bases();
   auto fragments =
-      WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, with_bases, &written);
+      WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, with_bases, version, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();

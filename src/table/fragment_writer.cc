@@ -81,13 +81,38 @@ Status CheckAppendSchema(const array::Schema& table, const array::Schema& data) 
   return Status::OK();
 }
 
+Result<format::FileVersion> ParseDataStorageVersion(std::string_view version) {
+  if (version == "2.2" || version == "stable") return format::FileVersion{2, 2};
+  if (version == "2.1") return format::FileVersion{2, 1};
+  std::string name(version);
+  if (version == "2.0") name = "2.0 (Lance's legacy encodings)";
+  if (version == "legacy" || version == "0.1") name = "legacy (Lance's v1 format, 0.1)";
+  return Status::NotSupported("Data storage version " + name +
+                              " cannot be written; lancedb-cpp writes versions 2.1 and 2.2");
+}
+
+Result<format::FileVersion> WritableFileVersion(const Manifest& manifest, std::string_view action) {
+  const std::string version = manifest.data_format_version();
+  if (version == "2.1") return format::FileVersion{2, 1};
+  if (version == "2.2") return format::FileVersion{2, 2};
+  std::string name = version;
+  if (version == "2.0") name = "2.0 (Lance's legacy 2.0 encodings)";
+  if (version == "0.1") name = "0.1 (Lance's v1 format)";
+  return Status::NotSupported(std::string(action) + " a dataset with data file version " + name +
+                              " is not supported: lancedb-cpp writes file versions 2.1 and 2.2 "
+                              "only");
+}
+
 Result<std::vector<pb::DataFragment>> WriteFragments(
     const io::FileSystemPtr& fs, const std::string& root, const format::LanceSchema& schema,
-    array::RecordBatchReader* data, const WriteParams& params, std::vector<std::string>* written) {
+    array::RecordBatchReader* data, const WriteParams& params, const format::FileVersion& version,
+    std::vector<std::string>* written) {
   if (params.max_rows_per_file <= 0 || params.max_rows_per_group <= 0) {
     return Status::InvalidArgument("max_rows_per_file and max_rows_per_group must be positive");
   }
   LANCEDB_ASSIGN_OR_RETURN(array::SchemaPtr arrow_schema, schema.ToArrow());
+  // Fail before reading any data when the file version cannot hold the schema.
+  LANCEDB_RETURN_NOT_OK(format::FileWriter::CheckSchema(schema, version));
   std::vector<pb::DataFragment> fragments;
   OpenFile current;
   auto finish = [&]() -> Status {
@@ -125,6 +150,7 @@ Result<std::vector<pb::DataFragment>> WriteFragments(
         current.name = NewDataFileName();
         current.path = io::JoinPath(io::JoinPath(root, "data"), current.name);
         format::FileWriterOptions file_options;
+        file_options.version = version;
         file_options.external_blob_bases = params.external_blob_bases;
         file_options.allow_external_blob_outside_bases = params.allow_external_blob_outside_bases;
         auto writer = format::FileWriter::Open(fs, current.path, schema, file_options);

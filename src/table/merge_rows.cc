@@ -129,10 +129,7 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
   }
   const Manifest& manifest = dataset->manifest();
   LANCEDB_RETURN_NOT_OK(manifest.CheckWriterFlags(kFlagStableRowIds));
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Updating a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_ASSIGN_OR_RETURN(auto file_version, WritableFileVersion(manifest, "Updating"));
   if (new_rows->schema() == nullptr) return Status::InvalidArgument("The data has no schema");
   LANCEDB_RETURN_NOT_OK(CheckAppendSchema(*dataset->schema(), *new_rows->schema()));
   std::map<uint64_t, uint64_t> physical_rows;
@@ -172,8 +169,8 @@ Result<DatasetPtr> MergeRows(const DatasetPtr& dataset, const MergeChanges& chan
   WriteParams params;
   params.external_blob_bases = dataset->external_blob_bases();
   params.allow_external_blob_outside_bases = options.allow_external_blob_outside_bases;
-  auto fragments =
-      WriteFragments(dataset->fs(), dataset->path(), manifest.schema(), new_rows, params, &written);
+  auto fragments = WriteFragments(dataset->fs(), dataset->path(), manifest.schema(), new_rows,
+                                  params, file_version, &written);
   auto discard = [&written, &dataset] {
     for (const auto& p : written) (void)dataset->fs()->DeleteFile(p);
   };

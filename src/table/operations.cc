@@ -81,7 +81,7 @@ Status OverwriteOperation::Build(CommitAttempt* a) {
   *overwrite->mutable_schema_metadata() = m.schema_metadata();
   auto* format = m.mutable_data_format();
   format->set_file_format("lance");
-  format->set_version("2.2");
+  format->set_version(data_format_version_);
   a->indices.Clear();
   return Status::OK();
 }

@@ -45,11 +45,14 @@ class OverwriteOperation : public Operation {
   void set_enable_stable_row_ids(bool enable) { enable_stable_row_ids_ = enable; }
   /// Fail with a retryable conflict instead of committing over a version newer than the read.
   void set_fail_if_rebased(bool fail) { fail_if_rebased_ = fail; }
+  /// The table's data storage version after the overwrite ("2.2" unless set).
+  void set_data_format_version(std::string version) { data_format_version_ = std::move(version); }
   Status Build(CommitAttempt* attempt) override;
 
  private:
   std::vector<pb::DataFragment> fragments_;
   format::LanceSchema schema_;
+  std::string data_format_version_ = "2.2";
   bool create_only_;
   bool enable_stable_row_ids_ = false;
   bool fail_if_rebased_ = false;

@@ -52,8 +52,9 @@ Result<pb::DataFile> WriteFragmentColumns(const DatasetPtr& ds, const pb::DataFr
   WriteParams params;
   params.max_rows_per_file = std::max<int64_t>(rows, 1);
   params.external_blob_bases = ds->external_blob_bases();
-  LANCEDB_ASSIGN_OR_RETURN(
-      auto frags, WriteFragments(ds->fs(), ds->path(), added, reader.get(), params, written));
+  LANCEDB_ASSIGN_OR_RETURN(auto version, WritableFileVersion(ds->manifest(), "Adding columns to"));
+  LANCEDB_ASSIGN_OR_RETURN(auto frags, WriteFragments(ds->fs(), ds->path(), added, reader.get(),
+                                                      params, version, written));
   if (frags.size() != 1 || frags[0].files_size() != 1) {
     return Status::Internal("Adding columns to fragment " + std::to_string(frag.id()) +
                             " did not produce exactly one data file");
@@ -98,10 +99,7 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& ds, const array::Schema& new_col
                               const std::vector<std::string>& read_columns,
                               const ColumnGenerator& generator, int64_t batch_size) {
   const Manifest& manifest = ds->manifest();
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Adding columns to a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_RETURN_NOT_OK(WritableFileVersion(manifest, "Adding columns to").status());
   if (new_columns.num_fields() == 0) {
     return Status::InvalidArgument("add_columns needs at least one new column");
   }
@@ -188,10 +186,7 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
                                const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
                                const ColumnConverter& convert, int64_t batch_size) {
   const Manifest& manifest = ds->manifest();
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Changing column types in a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_RETURN_NOT_OK(WritableFileVersion(manifest, "Changing column types in").status());
   // Each top-level column holding a cast field is rewritten whole into one new file per
   // fragment: the cast fields get new ids, the others keep theirs (as Lance).
   std::vector<format::LanceField> fields = manifest.schema().fields();
@@ -275,10 +270,7 @@ Status ReplaceColumnOperation::Build(CommitAttempt* a) {
 Result<DatasetPtr> ReplaceColumnValues(const DatasetPtr& ds, const std::string& column,
                                        const std::map<uint64_t, array::ArrayPtr>& values) {
   const Manifest& manifest = ds->manifest();
-  if (manifest.data_format_version() != "2.2") {
-    return Status::NotSupported("Replacing column values in a dataset with data file version " +
-                                manifest.data_format_version() + " is not supported yet");
-  }
+  LANCEDB_RETURN_NOT_OK(WritableFileVersion(manifest, "Replacing column values in").status());
   const auto& fields = manifest.schema().fields();
   auto field = std::find_if(fields.begin(), fields.end(),
                             [&](const format::LanceField& f) { return f.name == column; });
@@ -310,8 +302,10 @@ Result<DatasetPtr> ReplaceColumnValues(const DatasetPtr& ds, const std::string& 
     WriteParams params;
     params.max_rows_per_file = std::max<int64_t>(rows, 1);
     params.external_blob_bases = ds->external_blob_bases();
-    LANCEDB_ASSIGN_OR_RETURN(
-        auto frags, WriteFragments(ds->fs(), ds->path(), one, reader.get(), params, &written));
+    LANCEDB_ASSIGN_OR_RETURN(auto version,
+                             WritableFileVersion(ds->manifest(), "Replacing column values in"));
+    LANCEDB_ASSIGN_OR_RETURN(auto frags, WriteFragments(ds->fs(), ds->path(), one, reader.get(),
+                                                        params, version, &written));
     if (frags.size() != 1 || frags[0].files_size() != 1) {
       return Status::Internal("Replacing column values of fragment " + std::to_string(id) +
                               " did not produce exactly one data file");

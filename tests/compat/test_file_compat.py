@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""pylance must read the Lance 2.2 data files lancedb-cpp writes.
+"""pylance must read the Lance 2.2 and 2.1 data files lancedb-cpp writes.
 
-Runs the format layer's test binary to write one file per type (plus the expected data as Arrow
-IPC), then reads each with ``lance.file.LanceFileReader`` and compares with pyarrow; and to
+Runs the format layer's test binary to write one file per type in each version (plus the
+expected data as Arrow IPC), then reads each with ``lance.file.LanceFileReader`` and compares with pyarrow; and to
 decode every column of the data files LanceDB wrote (the fixtures), which must equal what
 pylance reads. Each C++ test must run and pass (see conftest.run_gtest); the binary comes from
 LANCEDB_BUILD_DIR.
@@ -57,10 +57,17 @@ def _expected(path):
         return f.read_all()
 
 
+VERSIONS = {"2.2": "", "2.1": "v21"}  # file version -> subdirectory of the written files
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
 @pytest.mark.parametrize("name", _cases())
-def test_pylance_reads_file(written, name):
-    expected = _expected(written / f"{name}.arrow")
-    reader = lance_file.LanceFileReader(str(written / f"{name}.lance"))
+def test_pylance_reads_file(written, name, version):
+    where = written / VERSIONS[version]
+    expected = _expected(where / f"{name}.arrow")
+    reader = lance_file.LanceFileReader(str(where / f"{name}.lance"))
+    assert (reader.metadata().major_version, reader.metadata().minor_version) == \
+        tuple(int(x) for x in version.split("."))
     actual = reader.read_all().to_table()
     assert actual.num_rows == expected.num_rows
     assert actual.schema.names == expected.schema.names
@@ -88,9 +95,11 @@ def _assert_members_of_null_structs_are_null(name, array):
         _assert_members_of_null_structs_are_null(f"{name}.{array.type.field(i).name}", member)
 
 
-def test_pylance_reads_row_ranges(written):
-    expected = _expected(written / "all_types_paged.arrow")
-    reader = lance_file.LanceFileReader(str(written / "all_types_paged.lance"))
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_pylance_reads_row_ranges(written, version):
+    where = written / VERSIONS[version]
+    expected = _expected(where / "all_types_paged.arrow")
+    reader = lance_file.LanceFileReader(str(where / "all_types_paged.lance"))
     for start, stop in [(0, 1), (5, 333), (500, 1000), (999, 1000)]:
         actual = reader.read_range(start, stop - start).to_table()
         for col in ["int32", "string", "list_int32", "fsl_float_128", "struct", "list_struct_list"]:
@@ -114,7 +123,9 @@ def test_reader_matches_pylance_on_lancedb_fixtures(decoded_fixtures, table):
             f"{table}.{col}"
 
 
-def test_paged_file_has_many_pages_per_column(written):
-    meta = lance_file.LanceFileReader(str(written / "all_types_paged.lance")).metadata()
-    assert (meta.major_version, meta.minor_version) == (2, 2)
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_paged_file_has_many_pages_per_column(written, version):
+    meta = lance_file.LanceFileReader(
+        str(written / VERSIONS[version] / "all_types_paged.lance")).metadata()
+    assert f"{meta.major_version}.{meta.minor_version}" == version
     assert all(len(c.pages) > 1 for c in meta.columns)
