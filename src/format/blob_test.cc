@@ -196,7 +196,7 @@ TEST(BlobLegacy, RoundTripsIn21KeepingNullDistinctFromEmpty) {
       }
     }
     // Payloads, read whole and taken.
-    auto payloads = FileReader::Open(fs, *path, -1, FileReadOptions{true});
+    auto payloads = FileReader::Open(fs, *path, -1, FileReadOptions{true, nullptr});
     ASSERT_TRUE(payloads.ok()) << payloads.status().ToString();
     auto expected = array::MakeBinaryLike(array::large_binary(), values);
     auto all = (*payloads)->Read({1}, 0, 300);

@@ -80,8 +80,8 @@ Result<DatasetPtr> Dataset::Append(array::RecordBatchReader* data,
   std::vector<std::string> written;
   WriteParams with_bases = params;
   if (!with_bases.external_blob_bases) with_bases.external_blob_bases = external_blob_bases();
-  auto fragments =
-      WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, with_bases, version, &written);
+  auto fragments = WriteFragments(impl_->fs, impl_->path, manifest.schema(), data, with_bases,
+                                  version, &written);
   if (!fragments.ok()) {
     for (const auto& p : written) (void)impl_->fs->DeleteFile(p);
     return fragments.status();
