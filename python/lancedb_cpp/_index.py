@@ -91,6 +91,9 @@ def _check_multivector_metric(table: Any, column: str, distance_type: Any) -> No
         raise RuntimeError(
             f"Build Vector Index: multivector type supports only cosine distance (column "
             f"'{column}', distance type {distance_type})"
+        )
+
+
 # LanceDB's errors (RuntimeError from its engine) for index types that cannot take uint8 data.
 _UINT8_BUILDER_ERRORS = {
     "IVF_PQ": "PQ builder: unsupported data type: UInt8",
