@@ -22,6 +22,7 @@
 #include "table/commit.h"
 #include "table/create_index_op.h"
 #include "table/manifest.h"
+#include "table/stable_row_ids.h"
 
 namespace lancedb::index {
 namespace {
@@ -260,6 +261,19 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
     }
   } else {
     LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ReadIvfIndexFiles(dataset->fs(), dir, &fp));
+    // A compaction rewrote rows of this segment without remapping it (lancedb-cpp's own layout
+    // is not remapped): its partitions still name the old row addresses, which cannot be read
+    // back to extend it. It stays as it is (searches skip those rows and scan the fragments it
+    // does not cover); re-creating the index indexes them again.
+    if (!table::UsesStableRowIds(*dataset)) {
+      std::set<uint64_t> present;
+      for (const auto& f : dataset->manifest().proto().fragments()) present.insert(f.id());
+      for (int64_t p = 0; p < ivf->num_partitions(); ++p) {
+        for (uint64_t id : ivf->partition(p).row_ids) {
+          if (own.count(id >> 32) == 0 || present.count(id >> 32) == 0) return dataset;
+        }
+      }
+    }
   }
   size_t dim = 0;
   std::vector<float> vectors;

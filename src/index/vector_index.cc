@@ -108,6 +108,19 @@ Result<std::unordered_map<uint64_t, uint64_t>> StableIdAddresses(const VectorInd
 
 }  // namespace
 
+std::vector<uint64_t> VectorIndex::RowFragments(const vector::IvfIndex& ivf) {
+  std::vector<uint64_t> out;
+  for (int64_t p = 0; p < ivf.num_partitions(); ++p) {
+    for (uint64_t id : ivf.partition(p).row_ids) {
+      const uint64_t f = id >> 32;
+      if (out.empty() || out.back() != f) out.push_back(f);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float> query,
                                                           const VectorSearchParams& params,
                                                           const table::Dataset& dataset) const {
@@ -127,8 +140,9 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
   if (uses_stable) {
     LANCEDB_ASSIGN_OR_RETURN(stable, StableIdAddresses(*this, dataset));
   }
-  // Rows of fragments that left the table (rewritten by a compaction of another writer) are
-  // never returned.
+  // Rows of fragments that left the table, or that this segment no longer covers (rewritten by
+  // a compaction that did not remap the segment: lancedb-cpp's own layout), are never returned:
+  // their addresses name rows that moved.
   std::vector<bool> present;
   bool all_present = true;
   for (const auto& frag : dataset.manifest().proto().fragments()) {
@@ -136,6 +150,14 @@ Result<std::vector<vector::Neighbor>> VectorIndex::Search(std::span<const float>
     present[frag.id()] = true;
   }
   for (uint64_t f : fragment_ids_) all_present = all_present && f < present.size() && present[f];
+  for (uint64_t f : row_fragments_) all_present = all_present && covers(f);
+  if (!uses_stable) {
+    std::vector<bool> covered(present.size(), false);
+    for (uint64_t f : fragment_ids_) {
+      if (f < covered.size()) covered[f] = present[f];
+    }
+    present = std::move(covered);
+  }
   if (uses_stable) {
     sp.accept = [&](uint64_t id) {
       auto it = stable.find(id);

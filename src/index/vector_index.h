@@ -101,12 +101,19 @@ class VectorIndex {
         column_(std::move(column)),
         index_type_(std::move(index_type)),
         fragment_ids_(std::move(fragment_ids)),
-        ivf_(std::move(ivf)) {}
+        ivf_(std::move(ivf)),
+        row_fragments_(RowFragments(*ivf_)) {}
 
  private:
+  /// The fragment ids (address >> 32) of the ids in `ivf`'s partitions, ascending, unique.
+  static std::vector<uint64_t> RowFragments(const vector::IvfIndex& ivf);
+
   std::string name_, uuid_, column_, index_type_;
   std::vector<uint64_t> fragment_ids_;
   std::unique_ptr<vector::IvfIndex> ivf_;
+  /// Fragments the segment's rows name when its ids are row addresses: a compaction that
+  /// rewrote rows without remapping this segment leaves rows of fragments it no longer covers.
+  std::vector<uint64_t> row_fragments_;
 };
 
 /// Load every vector index segment on `column` of `dataset` that lancedb-cpp reads: its own and
