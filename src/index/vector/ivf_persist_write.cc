@@ -10,6 +10,7 @@
 #include "format/file_writer.h"
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_index.h"
+#include "index/vector/index_file_columns.h"
 #include "index/vector/ivf_persist.h"
 #include "index/vector/ivf_persist_internal.h"
 #include "index/vector/pq_storage.h"
@@ -21,19 +22,6 @@ namespace lancedb::index::vector {
 namespace {
 
 using array::ArrayPtr;
-
-template <typename T>
-ArrayPtr Primitive(const array::DataTypePtr& type, const T* values, int64_t n) {
-  return array::ArrayData::Make(
-      type, n, {nullptr, Buffer::Copy(values, n * static_cast<int64_t>(sizeof(T)))});
-}
-
-/// A fixed_size_list<item, width> column over `n * width` values.
-template <typename T>
-ArrayPtr FixedList(const array::DataTypePtr& item, const T* values, int64_t n, int32_t width) {
-  auto child = Primitive(item, values, n * width);
-  return array::MakeFixedSizeList(array::fixed_size_list(item, width), child);
-}
 
 /// Writes one Lance file of `columns` (names and arrays, equal lengths) in batches.
 class FileBuilder {
@@ -108,17 +96,18 @@ Status WriteQuantizer(const IvfIndex& index, FileBuilder* out) {
     auto width = static_cast<int32_t>(pq->sub_dim());
     int64_t rows = static_cast<int64_t>(pq->codebook().size()) / width;
     return out->Write(kQuantizerFile, {"codebook"},
-                      {FixedList(f32, pq->codebook().data(), rows, width)}, {});
+                      {FixedListColumn(f32, pq->codebook().data(), rows, width)}, {});
   }
   auto dim = static_cast<int32_t>(index.dim());
   if (auto* sq = dynamic_cast<const ScalarQuantizer*>(&q)) {
     std::vector<float> bounds(sq->lower().begin(), sq->lower().end());
     bounds.insert(bounds.end(), sq->upper().begin(), sq->upper().end());
-    return out->Write(kQuantizerFile, {"bounds"}, {FixedList(f32, bounds.data(), 2, dim)}, {});
+    return out->Write(kQuantizerFile, {"bounds"}, {FixedListColumn(f32, bounds.data(), 2, dim)},
+                      {});
   }
   if (auto* rq = dynamic_cast<const RabitQuantizer*>(&q)) {
     return out->Write(kQuantizerFile, {"rotation"},
-                      {FixedList(f32, rq->rotation().data(), dim, dim)}, {});
+                      {FixedListColumn(f32, rq->rotation().data(), dim, dim)}, {});
   }
   return Status::OK();  // FLAT: nothing to store
 }
@@ -164,12 +153,12 @@ Status WriteAuxiliary(const IvfIndex& index, FileBuilder* out, std::vector<uint6
   }
   auto n = static_cast<int64_t>(aux.row_ids.size());
   std::vector<std::string> names = {kRowIdColumn};
-  std::vector<ArrayPtr> cols = {Primitive(array::uint64(), aux.row_ids.data(), n)};
+  std::vector<ArrayPtr> cols = {PrimitiveColumn(array::uint64(), aux.row_ids.data(), n)};
   auto dim = static_cast<int32_t>(index.dim());
   switch (index.quantizer().type()) {
     case QuantizerType::kFlat:
       names.push_back(kFlatColumn);
-      cols.push_back(FixedList(array::float32(), aux.floats.data(), n, dim));
+      cols.push_back(FixedListColumn(array::float32(), aux.floats.data(), n, dim));
       break;
     case QuantizerType::kPq:
     case QuantizerType::kSq:
@@ -179,11 +168,11 @@ Status WriteAuxiliary(const IvfIndex& index, FileBuilder* out, std::vector<uint6
         return Status::Internal("Partition codes disagree with the quantizer's code width");
       }
       names.push_back(CodeColumnName(index.quantizer().type()));
-      cols.push_back(FixedList(array::uint8(), aux.codes.data(), n, width));
+      cols.push_back(FixedListColumn(array::uint8(), aux.codes.data(), n, width));
       if (index.quantizer().type() == QuantizerType::kRq) {
         names.insert(names.end(), {kNormColumn, kFactorColumn});
-        cols.push_back(Primitive(array::float32(), aux.norms.data(), n));
-        cols.push_back(Primitive(array::float32(), aux.factors.data(), n));
+        cols.push_back(PrimitiveColumn(array::float32(), aux.norms.data(), n));
+        cols.push_back(PrimitiveColumn(array::float32(), aux.factors.data(), n));
       }
       break;
     }
@@ -217,11 +206,12 @@ Status WriteHnsw(const IvfIndex& index, FileBuilder* out, std::vector<uint64_t>*
     max_levels->push_back(g->max_level());
   }
   auto n = static_cast<int64_t>(ids.size());
-  auto child = Primitive(array::uint32(), neighbors.data(), static_cast<int64_t>(neighbors.size()));
+  auto child =
+      PrimitiveColumn(array::uint32(), neighbors.data(), static_cast<int64_t>(neighbors.size()));
   auto lists = array::MakeList(array::list(array::uint32()), list_offsets, child);
   return out->Write(kHnswFile, {kVectorIdColumn, kLevelColumn, kNeighborsColumn},
-                    {Primitive(array::uint32(), ids.data(), n),
-                     Primitive(array::uint8(), levels.data(), n), lists},
+                    {PrimitiveColumn(array::uint32(), ids.data(), n),
+                     PrimitiveColumn(array::uint8(), levels.data(), n), lists},
                     {});
 }
 
@@ -246,17 +236,17 @@ Result<std::vector<IvfFile>> WriteIvfIndexFiles(const io::FileSystemPtr& fs, con
     }
     auto p = index.num_partitions();
     std::vector<std::string> names = {kCentroidColumn, kOffsetColumn, kLengthColumn};
-    std::vector<ArrayPtr> cols = {
-        FixedList(array::float32(), index.centroids().data(), p, static_cast<int32_t>(index.dim())),
-        Primitive(array::uint64(), offsets.data(), p),
-        Primitive(array::uint64(), lengths.data(), p)};
+    std::vector<ArrayPtr> cols = {FixedListColumn(array::float32(), index.centroids().data(), p,
+                                                  static_cast<int32_t>(index.dim())),
+                                  PrimitiveColumn(array::uint64(), offsets.data(), p),
+                                  PrimitiveColumn(array::uint64(), lengths.data(), p)};
     if (hnsw) {
       names.insert(names.end(),
                    {kHnswOffsetColumn, kHnswLengthColumn, kHnswEntryColumn, kHnswMaxLevelColumn});
-      cols.push_back(Primitive(array::uint64(), hnsw_offsets.data(), p));
-      cols.push_back(Primitive(array::uint64(), hnsw_lengths.data(), p));
-      cols.push_back(Primitive(array::uint32(), entries.data(), p));
-      cols.push_back(Primitive(array::int32(), max_levels.data(), p));
+      cols.push_back(PrimitiveColumn(array::uint64(), hnsw_offsets.data(), p));
+      cols.push_back(PrimitiveColumn(array::uint64(), hnsw_lengths.data(), p));
+      cols.push_back(PrimitiveColumn(array::uint32(), entries.data(), p));
+      cols.push_back(PrimitiveColumn(array::int32(), max_levels.data(), p));
     }
     // index.idx last: its presence marks a complete index directory.
     return out.Write(kIndexFile, names, cols, IndexMetadata(index, params));

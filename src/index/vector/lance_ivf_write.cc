@@ -15,6 +15,7 @@
 #include "format/file_writer.h"
 #include "index/proto/lance_ivf.pb.h"
 #include "index/vector/flat_storage.h"
+#include "index/vector/index_file_columns.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_storage.h"
@@ -28,19 +29,6 @@ using nlohmann::ordered_json;
 
 constexpr char kIndexFile[] = "index.idx";
 constexpr char kAuxiliaryFile[] = "auxiliary.idx";
-
-template <typename T>
-ArrayPtr Primitive(const array::DataTypePtr& type, const T* values, int64_t n) {
-  return array::ArrayData::Make(
-      type, n, {nullptr, Buffer::Copy(values, n * static_cast<int64_t>(sizeof(T)))});
-}
-
-/// A fixed_size_list<item, width> column over `n * width` values.
-template <typename T>
-ArrayPtr FixedList(const array::DataTypePtr& item, const T* values, int64_t n, int32_t width) {
-  return array::MakeFixedSizeList(array::fixed_size_list(item, width),
-                                  Primitive(item, values, n * width));
-}
 
 /// One column of a file: name, values and nullability (as Lance declares it).
 struct Column {
@@ -160,7 +148,7 @@ AuxContent FlatContent(const IvfIndex& index, int64_t n) {
     vectors.insert(vectors.end(), v.begin(), v.end());
   }
   ordered_json meta = {{"dim", dim}};
-  return {{"flat", FixedList(array::float32(), vectors.data(), n, dim), false},
+  return {{"flat", FixedListColumn(array::float32(), vectors.data(), n, dim), false},
           ordered_json::array({meta.dump()}).dump(),
           {}};
 }
@@ -182,7 +170,7 @@ AuxContent PqContent(const IvfIndex& index, int64_t n) {
   // Layout: (num_sub_vectors, 2^nbits, sub_dim), declared as (2^nbits, dim) as Lance does.
   std::string codebook = FloatTensor(pq.codebook(), {static_cast<uint32_t>(pq.num_centroids()),
                                                      static_cast<uint32_t>(index.dim())});
-  return {{"__pq_code", FixedList(array::uint8(), codes.data(), n, width), true},
+  return {{"__pq_code", FixedListColumn(array::uint8(), codes.data(), n, width), true},
           ordered_json::array({meta.dump()}).dump(),
           {std::move(codebook)}};
 }
@@ -197,7 +185,7 @@ AuxContent SqContent(const IvfIndex& index, int64_t n) {
   }
   ordered_json meta = {
       {"dim", dim}, {"num_bits", 8}, {"bounds", {{"start", sq.start()}, {"end", sq.end()}}}};
-  return {{"__sq_code", FixedList(array::uint8(), codes.data(), n, dim), true},
+  return {{"__sq_code", FixedListColumn(array::uint8(), codes.data(), n, dim), true},
           ordered_json::array({meta.dump()}).dump(),
           {}};
 }
@@ -224,7 +212,7 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
   aux_buffers.insert(aux_buffers.end(), aux.buffers.begin(), aux.buffers.end());
   LANCEDB_RETURN_NOT_OK(WriteFile(
       fs, dir, kAuxiliaryFile,
-      {{"_rowid", Primitive(array::uint64(), row_ids.data(), n), true}, aux.data},
+      {{"_rowid", PrimitiveColumn(array::uint64(), row_ids.data(), n), true}, aux.data},
       {{"distance_type", distance}, {"lance:ivf", "1"}, {"storage_metadata", aux.storage_metadata}},
       aux_buffers, written));
   // index.idx (no rows): the IVF model, the (empty) FLAT sub-index metadata per partition.
@@ -245,7 +233,7 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
   const uint64_t none = 0;
   // Written last: its presence marks a complete index directory.
   return WriteFile(
-      fs, dir, kIndexFile, {{"__flat_marker", Primitive(array::uint64(), &none, 0), false}},
+      fs, dir, kIndexFile, {{"__flat_marker", PrimitiveColumn(array::uint64(), &none, 0), false}},
       {{"lance:flat", flat.dump()}, {"lance:index", header.dump()}, {"lance:ivf", "1"}},
       {model.SerializeAsString()}, written);
 }
