@@ -237,6 +237,11 @@ def _seconds(timeout: Union[timedelta, float, int, None]) -> Optional[float]:
     return seconds
 
 
+def _described(name: str, doc: str) -> property:
+    """A read-only property of a job's description: ``self._field(name)``."""
+    return property(lambda self: self._field(name), doc=doc)
+
+
 class _JobFields:
     """The fields of a job's description, shared by :class:`AsyncJob` and :class:`Job`; each
     reads them through ``_field`` (None for a job that is not in this process)."""
@@ -248,38 +253,15 @@ class _JobFields:
         """The job's state (always current for an in-process job)."""
         return self._inner.state if self._inner is not None else "finished"
 
-    @property
-    def job_type(self) -> Optional[str]:
-        """"refresh_column", "create_index" or "drop_table"."""
-        return self._field("job_type")
-
-    @property
-    def creation_ms(self) -> Optional[int]:
-        """When the job was started, in milliseconds since the epoch."""
-        return self._field("creation_ms")
-
-    @property
-    def spec(self) -> Optional[Any]:
-        """What the job was asked to do (table, column ...)."""
-        return self._field("spec")
-
-    @property
-    def result(self) -> Optional[Any]:
-        """The job's result as data once it finished (None before, or without a result)."""
-        return self._field("result")
-
-    @property
-    def failure(self) -> Optional[JobFailureInfo]:
-        """Why the job failed, when it failed."""
-        return self._field("failure")
-
-    @property
-    def _spec_json(self) -> Optional[str]:
-        return self._field("_spec_json")
-
-    @property
-    def _result_json(self) -> Optional[str]:
-        return self._field("_result_json")
+    job_type = _described("job_type", '"refresh_column", "create_index" or "drop_table".')
+    creation_ms = _described("creation_ms", "When the job was started, in ms since the epoch.")
+    spec = _described("spec", "What the job was asked to do (table, column ...).")
+    result = _described(
+        "result", "The job's result as data once it finished (None before, or without a result)."
+    )
+    failure = _described("failure", "Why the job failed (a JobFailureInfo), when it failed.")
+    _spec_json = _described("_spec_json", "The job's spec as JSON.")
+    _result_json = _described("_result_json", "The job's result as JSON.")
 
     def _field(self, name: str) -> Optional[Any]:
         raise NotImplementedError

@@ -15,10 +15,13 @@
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "db/vector_query_test_util.h"
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
 namespace {
+
+using db_testing::Column;
 
 namespace la = lancedb::array;
 
@@ -101,12 +104,6 @@ Result<la::RecordBatchPtr> RunQuery(const VectorQuery& q) {
   LANCEDB_ASSIGN_OR_RETURN(auto reader, la::ImportArrayStream(&s));
   LANCEDB_ASSIGN_OR_RETURN(auto batches, reader->ReadAll());
   return la::ConcatenateBatches(reader->schema(), batches);
-}
-
-template <typename T>
-std::vector<T> Column(const la::RecordBatchPtr& b, const std::string& name) {
-  auto c = b->GetColumnByName(name);
-  return std::vector<T>(c->GetValues<T>(1), c->GetValues<T>(1) + c->length);
 }
 
 /// LanceDB's per-pair distance: l2 squared, 1 - cos, 1 - x.y.

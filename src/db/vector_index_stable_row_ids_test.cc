@@ -15,10 +15,14 @@
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "db/vector_query_test_util.h"
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
 namespace {
+
+using db_testing::Collect;
+using db_testing::Column;
 
 namespace la = lancedb::array;
 
@@ -77,23 +81,6 @@ std::shared_ptr<Table> MakeStableTable(const std::string& uri,
     }
   }
   return table;
-}
-
-la::RecordBatchPtr Collect(const VectorQuery& q) {
-  ArrowArrayStream s;
-  Status st = q.Execute(&s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  if (!st.ok()) return nullptr;
-  auto reader = la::ImportArrayStream(&s);
-  auto batches = (*reader)->ReadAll();
-  EXPECT_TRUE(batches.ok());
-  return *la::ConcatenateBatches((*reader)->schema(), *batches);
-}
-
-template <typename T>
-std::vector<T> Column(const la::RecordBatchPtr& b, const std::string& name) {
-  auto c = b->GetColumnByName(name);
-  return std::vector<T>(c->GetValues<T>(1), c->GetValues<T>(1) + c->length);
 }
 
 float L2(const std::vector<float>& a, const std::vector<float>& b) {
