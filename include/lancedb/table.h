@@ -283,6 +283,14 @@ class Table : public std::enable_shared_from_this<Table> {
   virtual Result<uint64_t> DropColumns(const std::vector<std::string>& columns);
   /// Change field metadata (merge by default; see FieldMetadataUpdate).
   virtual Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates);
+  /// Declare the table's unenforced primary key: one column (a dot path for a struct member)
+  /// of type int32, int64, utf8, large_utf8, binary, large_binary or fixed_size_binary, not
+  /// nullable, nor any struct it is in. Lance's field metadata records it
+  /// (`lance-schema:unenforced-primary-key:position`); uniqueness is not checked. Returns the
+  /// new version. InvalidArgument, with LanceDB's messages, for no column, more than one
+  /// column (compound keys are not supported), a key already set (it cannot be changed), a
+  /// missing column, an unsupported type or a nullable column; nothing is committed then.
+  virtual Result<uint64_t> SetUnenforcedPrimaryKey(const std::vector<std::string>& columns);
   /// Declare computed columns, (name, SQL expression) in declaration order: an expression may
   /// read the columns declared before it. The columns are added with no values (NULL) and their
   /// expressions recorded in their field metadata (schema_evolution.h); RefreshColumn fills

@@ -155,9 +155,9 @@ class AsyncConnection(_Closable):
         """See the sync method of the same name."""
         return await _to_thread(self._conn().describe_namespace, namespace_path)
 
-    @not_yet(nyi.NAMESPACES)
     async def namespace_client(self):
         """See the sync method of the same name."""
+        return await _to_thread(self._conn().namespace_client)
 
     # Tables -----------------------------------------------------------------------------------
 
@@ -798,11 +798,11 @@ class AsyncTable(_Closable):
         """See the sync method of the same name."""
         return await self._run(self._t().fetch_blob_files, column, row_ids)
 
-    # LSM and primary keys (not supported) ------------------------------------------------------
+    # Primary keys; LSM (not supported) ------------------------------------------------------------
 
-    @not_yet(nyi.PRIMARY_KEYS)
     async def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:
         """See the sync method of the same name."""
+        return await self._run(self._t().set_unenforced_primary_key, columns)
 
     @not_yet(nyi.LSM)
     async def set_lsm_write_spec(self, spec: Any) -> None:

@@ -316,6 +316,20 @@ def update_field_metadata(table: "Table", *updates: Dict[str, Any]) -> UpdateFie
     return UpdateFieldMetadataResult(version=_native.update_field_metadata(table._inner, ups))
 
 
+def set_unenforced_primary_key(table: "Table", columns: Any) -> None:
+    """See ``Table.set_unenforced_primary_key``."""
+    table._check_writable()
+    names = [columns] if isinstance(columns, str) else list(columns)
+    try:
+        _native.set_unenforced_primary_key(table._inner, [str(n) for n in names])
+    except ValueError as e:
+        # Lance rejects a nullable key in its schema check, which LanceDB reports as a
+        # RuntimeError ("lance error: ..."); its own argument checks are ValueErrors.
+        if str(e).startswith("Primary key column"):
+            raise RuntimeError(f"lance error: {e}") from None
+        raise
+
+
 # Maintenance ----------------------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ import json
 import warnings
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _data, _native
 from . import _not_yet as nyi
@@ -487,9 +487,34 @@ class DBConnection:
         except ValueError:
             return False
 
-    @not_yet(nyi.NAMESPACES)
     def namespace_client(self) -> Any:
-        """The namespace client of this connection."""
+        """The namespace client equivalent to this connection, as LanceDB returns it: Lance's
+        directory namespace (pylance's ``lance.namespace.DirectoryNamespace``, through
+        ``lance_namespace.connect``) over the same root with the same storage options;
+        for a ``connect_namespace`` connection, the namespace behind it. Made once per
+        connection. Needs the ``pylance`` package."""
+        cached = getattr(self, "_cached_namespace_client", None)
+        if cached is not None:
+            return cached
+        impl, properties = self._namespace_client_config()
+        try:
+            import lance.namespace  # noqa: F401  (registers the "dir" implementation)
+            from lance_namespace import connect as namespace_connect
+        except ImportError as e:
+            raise ImportError("Please install pylance to use namespace_client()") from e
+        self._cached_namespace_client = namespace_connect(impl, properties)
+        return self._cached_namespace_client
+
+    def _namespace_client_config(self) -> Tuple[str, Dict[str, str]]:
+        """The implementation name and properties of ``namespace_client``."""
+        if str(self._uri).startswith("memory://"):
+            raise NotImplementedError(
+                "namespace_client of a memory:// database: pylance cannot open it"
+            )
+        properties = {"root": str(self._uri)}
+        for key, value in (self.storage_options or {}).items():
+            properties[f"storage.{key}"] = str(value)
+        return "dir", properties
 
     def create_materialized_view(
         self,

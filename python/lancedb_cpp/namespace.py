@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._namespace_dir import (  # noqa: F401 (as lance_namespace)
     CreateNamespaceResponse,
@@ -120,6 +120,9 @@ class LanceNamespaceDBConnection(DBConnection):
 
     def drop_database(self) -> None:
         raise NotImplementedError("drop_database is deprecated, use drop_all_tables instead")
+
+    def _namespace_client_config(self) -> Tuple[str, Dict[str, str]]:
+        return self._namespace_client_impl, dict(self._namespace_client_properties)
 
 
 def _async_class():

@@ -883,9 +883,14 @@ class Table(IndexMixin):
         its next batch, writing nothing."""
         return Job(_computed.refresh_column_async(self, column))
 
-    @not_yet(nyi.PRIMARY_KEYS)
     def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:
-        """Declare the table's primary key (not enforced)."""
+        """Declare the table's primary key: one column (a dot path reaches a struct member)
+        of type int32, int64, string, large_string, binary, large_binary or
+        fixed_size_binary that is not nullable, nor any struct holding it. It is recorded in
+        the field's metadata as Lance does and not enforced (uniqueness is not checked). As in
+        LanceDB 0.39: compound keys and changing a key once set raise ValueError; a nullable
+        column raises RuntimeError."""
+        _evolution.set_unenforced_primary_key(self, columns)
 
     @not_yet(nyi.LSM)
     def set_lsm_write_spec(self, spec: Any) -> None:

@@ -209,6 +209,12 @@ void RegisterEvolution(nb::module_& m) {
       },
       nb::arg("table"), nb::arg("columns"));
   m.def("update_field_metadata", &UpdateFieldMetadataPy, nb::arg("table"), nb::arg("updates"));
+  m.def(
+      "set_unenforced_primary_key",
+      [](Table& table, const std::vector<std::string>& columns) {
+        return CallWithoutGil([&] { return table.SetUnenforcedPrimaryKey(columns); });
+      },
+      nb::arg("table"), nb::arg("columns"), "Declare the unenforced primary key; the new version.");
   m.def("compact", &CompactPy, nb::arg("table"), nb::arg("target_rows_per_fragment"),
         nb::arg("max_rows_per_group"), nb::arg("materialize_deletions"),
         nb::arg("materialize_deletions_threshold"), nb::arg("num_threads").none());

@@ -310,7 +310,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("execute_query_async", ("SELECT 1",), {}),
             ("get_function", ("f",), {"version": "1"}),
             ("list_functions", (), {}),
-            ("namespace_client", (), {}),
         ]
     },
     "db.DBConnection.create_function": (_C, "create_function", (None,), {}),
@@ -327,7 +326,6 @@ STUB_CALLS: Dict[str, Tuple[str, str, Any, Dict[str, Any]]] = {
             ("get_lsm_write_spec", (), {}),
             ("prewarm_data", (), {}),
             ("set_lsm_write_spec", (None,), {}),
-            ("set_unenforced_primary_key", ("id",), {}),
             ("unset_lsm_write_spec", (), {}),
         ]
     },
@@ -385,7 +383,7 @@ def test_stub_raises_naming_its_feature(key, stub_targets):
 def test_stub_checks_its_arguments(stub_targets):
     """A stub has LanceDB's signature: a wrong call is a TypeError, as it would be there."""
     with pytest.raises(TypeError):
-        stub_targets[_T].set_unenforced_primary_key()
+        stub_targets[_T].set_lsm_write_spec()
     with pytest.raises(TypeError):
         stub_targets[_C].get_function("f")  # version is required and keyword-only
 

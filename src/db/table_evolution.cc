@@ -13,6 +13,7 @@
 #include "db/computed_columns.h"
 #include "db/table_impl.h"
 #include "expr/evaluator.h"
+#include "format/primary_key.h"
 #include "lancedb/table.h"
 #include "table/manifest.h"
 #include "table/schema_evolution.h"
@@ -82,6 +83,9 @@ Result<uint64_t> Table::DropColumns(const std::vector<std::string>&) {
 }
 Result<uint64_t> Table::UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>&) {
   return Status::NotSupported("update_field_metadata is not supported by this table");
+}
+Result<uint64_t> Table::SetUnenforcedPrimaryKey(const std::vector<std::string>&) {
+  return Status::NotSupported("set_unenforced_primary_key is not supported by this table");
 }
 
 namespace db {
@@ -475,6 +479,113 @@ Result<uint64_t> LocalTable::UpdateFieldMetadata(const std::vector<FieldMetadata
       }
     }
   }
+  LANCEDB_ASSIGN_OR_RETURN(auto written,
+                           table::CommitProjectedSchema(
+                               latest, format::LanceSchema(std::move(fields), current.metadata())));
+  Publish(written);
+  return written->version();
+}
+
+namespace {
+
+bool HasPrimaryKey(const std::vector<format::LanceField>& fields) {
+  for (const auto& f : fields) {
+    for (const auto& kv : f.metadata) {
+      if (kv.first == format::kUnenforcedPrimaryKeyPositionKey ||
+          kv.first == format::kUnenforcedPrimaryKeyKey)
+        return true;
+    }
+    if (HasPrimaryKey(f.children)) return true;
+  }
+  return false;
+}
+
+/// Arrow-rs's name of a primary-key candidate's type, as LanceDB's messages print it.
+std::string RustTypeName(const std::string& logical_type) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"bool", "Boolean"},        {"int8", "Int8"},
+      {"uint8", "UInt8"},         {"int16", "Int16"},
+      {"uint16", "UInt16"},       {"int32", "Int32"},
+      {"uint32", "UInt32"},       {"int64", "Int64"},
+      {"uint64", "UInt64"},       {"halffloat", "Float16"},
+      {"float", "Float32"},       {"double", "Float64"},
+      {"string", "Utf8"},         {"large_string", "LargeUtf8"},
+      {"binary", "Binary"},       {"large_binary", "LargeBinary"},
+      {"date32:day", "Date32"},   {"date64:ms", "Date64"},
+      {"struct", "Struct"},       {"list", "List"},
+      {"large_list", "LargeList"}};
+  for (const auto& [lance, rust] : kNames) {
+    if (logical_type == lance) return rust;
+  }
+  if (logical_type.rfind("fixed_size_list:", 0) == 0) return "FixedSizeList";
+  if (logical_type.rfind("timestamp:", 0) == 0) return "Timestamp";
+  if (logical_type.rfind("decimal:", 0) == 0) return "Decimal";
+  return logical_type;
+}
+
+bool PrimaryKeyType(const std::string& logical_type) {
+  static const char* kTypes[] = {"int32",        "int64",  "string",
+                                 "large_string", "binary", "large_binary"};
+  for (const char* t : kTypes) {
+    if (logical_type == t) return true;
+  }
+  return logical_type.rfind("fixed_size_binary:", 0) == 0;
+}
+
+}  // namespace
+
+Result<uint64_t> LocalTable::SetUnenforcedPrimaryKey(const std::vector<std::string>& columns) {
+  const std::string where = "set_unenforced_primary_key: ";
+  if (columns.empty())
+    return Status::InvalidArgument("Invalid input, " + where + "a column is required");
+  if (columns.size() > 1) {
+    return Status::InvalidArgument("Invalid input, " + where +
+                                   "compound primary keys are not supported, got " +
+                                   std::to_string(columns.size()) + " columns");
+  }
+  LANCEDB_RETURN_NOT_OK(CheckWritable());
+  LANCEDB_ASSIGN_OR_RETURN(auto latest, LatestForWrite());
+  const format::LanceSchema& current = latest->manifest().schema();
+  std::vector<format::LanceField> fields = current.fields();
+  if (HasPrimaryKey(fields)) {
+    return Status::InvalidArgument("Invalid input, " + where +
+                                   "an unenforced primary key is already set on this table; "
+                                   "changing it is not supported");
+  }
+  const std::string& path = columns[0];
+  // Walk the dot path, remembering whether the field or a struct holding it is nullable.
+  std::vector<format::LanceField>* level = &fields;
+  format::LanceField* field = nullptr;
+  const format::LanceField* nullable = nullptr;
+  for (size_t start = 0;;) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+    field = nullptr;
+    for (auto& f : *level) {
+      if (f.name == part) field = &f;
+    }
+    if (field == nullptr) {
+      return Status::InvalidArgument("Invalid input, " + where + "column '" + path +
+                                     "' not found on table");
+    }
+    if (field->nullable && nullable == nullptr) nullable = field;
+    if (dot == std::string::npos) break;
+    level = &field->children;
+    start = dot + 1;
+  }
+  if (!PrimaryKeyType(field->logical_type)) {
+    return Status::InvalidArgument(
+        "Invalid input, " + where + "column '" + path + "' has dtype " +
+        RustTypeName(field->logical_type) +
+        " which is not supported as a primary key. Supported: Int32, Int64, Utf8, LargeUtf8, "
+        "Binary, LargeBinary, FixedSizeBinary");
+  }
+  if (nullable != nullptr) {
+    return Status::InvalidArgument(
+        "Primary key column and all its ancestors must not be nullable: field '" + nullable->name +
+        "' (id " + std::to_string(nullable->id) + ") is nullable");
+  }
+  field->metadata.emplace_back(format::kUnenforcedPrimaryKeyPositionKey, "1");
   LANCEDB_ASSIGN_OR_RETURN(auto written,
                            table::CommitProjectedSchema(
                                latest, format::LanceSchema(std::move(fields), current.metadata())));

@@ -273,6 +273,52 @@ std::shared_ptr<Table> MakeNestedTable(const std::string& uri) {
   return t;
 }
 
+TEST(PrimaryKey, RecordedInFieldMetadataOnce) {
+  auto t = MakeTable("memory://pk", 3);
+  const std::string key = "lance-schema:unenforced-primary-key:position";
+  auto message = [&](const std::vector<std::string>& columns) {
+    auto r = t->SetUnenforcedPrimaryKey(columns);
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    return r.status().message();
+  };
+  EXPECT_EQ(message({}), "Invalid input, set_unenforced_primary_key: a column is required");
+  EXPECT_EQ(message({"id", "x"}),
+            "Invalid input, set_unenforced_primary_key: compound primary keys are not "
+            "supported, got 2 columns");
+  EXPECT_EQ(message({"nope"}),
+            "Invalid input, set_unenforced_primary_key: column 'nope' not found on table");
+  EXPECT_EQ(message({"x"}),
+            "Invalid input, set_unenforced_primary_key: column 'x' has dtype Float64 which is "
+            "not supported as a primary key. Supported: Int32, Int64, Utf8, LargeUtf8, Binary, "
+            "LargeBinary, FixedSizeBinary");
+  EXPECT_EQ(*t->version(), 1u);
+
+  auto v = t->SetUnenforcedPrimaryKey({"id"});
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 2u);
+  EXPECT_EQ(SchemaOf(t)->field(0)->metadata(), (la::KeyValueMetadata{{key, "1"}}));
+  EXPECT_TRUE(SchemaOf(t)->field(1)->metadata().empty());
+  EXPECT_EQ(message({"id"}),
+            "Invalid input, set_unenforced_primary_key: an unenforced primary key is already "
+            "set on this table; changing it is not supported");
+  EXPECT_EQ(*t->version(), 2u);
+  EXPECT_EQ(ReadAll(t)->num_rows(), 3);
+}
+
+TEST(PrimaryKey, NestedMemberAndNullableAncestors) {
+  auto t = MakeNestedTable("memory://pknested");
+  const uint64_t before = *t->version();
+  // s (nullable struct) holds b (non-nullable utf8): the nullable ancestor refuses it
+  auto nullable = t->SetUnenforcedPrimaryKey({"s.b"});
+  ASSERT_TRUE(nullable.status().IsInvalidArgument());
+  EXPECT_NE(nullable.status().message().find("must not be nullable: field 's'"), std::string::npos)
+      << nullable.status().message();
+  auto list = t->SetUnenforcedPrimaryKey({"l"});
+  EXPECT_NE(list.status().message().find("has dtype List which"), std::string::npos)
+      << list.status().message();
+  EXPECT_EQ(*t->version(), before);
+}
+
 TEST(SchemaEvolution, CastsStructMembersAndListElements) {
   auto t = MakeNestedTable("memory://castnested");
   const auto before = ReadAll(t);

@@ -74,6 +74,7 @@ class LocalTable : public Table {
   Result<uint64_t> AlterColumns(const std::vector<ColumnAlteration>& alterations) override;
   Result<uint64_t> DropColumns(const std::vector<std::string>& columns) override;
   Result<uint64_t> UpdateFieldMetadata(const std::vector<FieldMetadataUpdate>& updates) override;
+  Result<uint64_t> SetUnenforcedPrimaryKey(const std::vector<std::string>& columns) override;
   Result<AddColumnsResult> AddComputedColumns(
       const std::vector<std::pair<std::string, std::string>>& columns) override;
   Result<RefreshColumnResult> RefreshColumn(const std::string& column,

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <utility>
 
+#include "format/primary_key.h"
 #include "format/proto/file.pb.h"
 
 namespace lancedb::format {
@@ -187,6 +189,15 @@ void FlattenField(const LanceField& field, std::vector<lance::file::Field>* out)
   // Lance attaches an empty legacy dictionary location to dictionary fields.
   if (type.ok() && (*type)->is_dictionary()) proto.mutable_dictionary();
   for (const auto& [key, value] : field.metadata) (*proto.mutable_metadata())[key] = value;
+  // Lance reads the unenforced primary key from the Field message, not from the metadata
+  // (which it also keeps): mirror the metadata there.
+  if (auto position = array::GetMetadata(field.metadata, kUnenforcedPrimaryKeyPositionKey)) {
+    proto.set_unenforced_primary_key(true);
+    proto.set_unenforced_primary_key_position(
+        static_cast<uint32_t>(std::strtoul(position->c_str(), nullptr, 10)));
+  } else if (array::GetMetadata(field.metadata, kUnenforcedPrimaryKeyKey) == "true") {
+    proto.set_unenforced_primary_key(true);
+  }
   // Lance also names an extension type in the legacy extension_name.
   if (auto extension = array::GetMetadata(field.metadata, array::kExtensionNameKey)) {
     proto.set_extension_name(*extension);
@@ -366,6 +377,17 @@ Result<LanceSchema> LanceSchema::FromProto(const std::vector<const lance::file::
     f.logical_type = proto->logical_type();
     f.nullable = proto->nullable();
     for (const auto& [k, v] : proto->metadata()) f.metadata.emplace_back(k, v);
+    // The primary key lives in the Field message; Arrow schemas carry it as metadata.
+    if ((proto->unenforced_primary_key() || proto->unenforced_primary_key_position() > 0) &&
+        !array::GetMetadata(f.metadata, kUnenforcedPrimaryKeyPositionKey) &&
+        !array::GetMetadata(f.metadata, kUnenforcedPrimaryKeyKey)) {
+      if (proto->unenforced_primary_key_position() > 0) {
+        f.metadata.emplace_back(kUnenforcedPrimaryKeyPositionKey,
+                                std::to_string(proto->unenforced_primary_key_position()));
+      } else {
+        f.metadata.emplace_back(kUnenforcedPrimaryKeyKey, "true");
+      }
+    }
     std::sort(f.metadata.begin(), f.metadata.end());
     if (f.parent_id < 0) {
       roots.push_back(std::move(f));
