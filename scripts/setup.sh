@@ -8,7 +8,7 @@ set -euo pipefail
 
 APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libzstd-dev
   liblz4-dev libroaring-dev libflatbuffers-dev flatbuffers-compiler libgtest-dev googletest
-  libbenchmark-dev nlohmann-json3-dev clang-format libopenblas-dev clang-14 libclang-rt-14-dev
+  libbenchmark-dev nlohmann-json3-dev clang-format clang-14 libclang-rt-14-dev
   libre2-dev libutf8proc-dev libicu-dev curl xz-utils)
 PY_PACKAGES=(pytest pyarrow numpy pandas polars duckdb scikit-build-core nanobind "pylance==12.0.0" "lancedb==0.39.0")
 
