@@ -274,7 +274,14 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         from . import _native
         from .table import _stream_to_reader
 
-        stream = _native.vector_query(self._table._inner, **self._native_args(batch_size))
+        try:
+            stream = _native.vector_query(self._table._inner, **self._native_args(batch_size))
+        except ValueError as e:
+            # Lance checks the HNSW breadth inside its index search, so LanceDB reports it as
+            # a RuntimeError ("lance error: ..."), unlike its argument checks.
+            if str(e).startswith("ef must be greater than or equal to k"):
+                raise RuntimeError(f"lance error: {e}") from None
+            raise
         return deadline.bound(_stream_to_reader(stream))
 
     def explain_plan(self, verbose: Optional[bool] = False) -> str:

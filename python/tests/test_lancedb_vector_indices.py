@@ -184,7 +184,7 @@ def test_hnsw_breadth_as_lancedb(tmp_path, index_type, metric):
                     # LanceDB refuses a breadth below the rows asked of a partition.
                     with pytest.raises(RuntimeError, match="ef must be greater than or equal"):
                         search(theirs, query, metric, nprobes, refine_factor, ef=ef)
-                    with pytest.raises(ValueError, match="ef must be greater than or equal"):
+                    with pytest.raises(RuntimeError, match="ef must be greater than or equal"):
                         search(ours, query, metric, nprobes, refine_factor, ef=ef)
                     continue
                 want_ids, want_d = search(theirs, query, metric, nprobes, refine_factor, ef=ef)
