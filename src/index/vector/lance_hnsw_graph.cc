@@ -143,6 +143,7 @@ std::vector<HeapNode> LanceHnswGraph::Beam(const DistanceComputer& distances, He
   std::vector<uint8_t> visited(num_nodes(), 0);
   RustHeap</*kMin=*/true> candidates;
   RustHeap</*kMin=*/false> results;
+  std::vector<uint32_t> fresh;
   visited[entry.id] = 1;
   candidates.Push(entry);
   if (accepts(entry.id, entry.distance)) results.Push(entry);
@@ -152,11 +153,18 @@ std::vector<HeapNode> LanceHnswGraph::Beam(const DistanceComputer& distances, He
   while (!candidates.empty()) {
     const HeapNode current = candidates.Pop();
     if (current.distance > furthest() && results.size() == ef) break;
+    // The unvisited neighbours, marked and prefetched before the first is scored (the same
+    // scores in the same order as marking and scoring each when met; their loads overlap).
     const LanceHnswLevel& bottom = levels_[0];
+    fresh.clear();
     for (uint32_t i = bottom.offsets[current.id]; i < bottom.offsets[current.id + 1]; ++i) {
       const uint32_t n = bottom.neighbors[i];
       if (visited[n]) continue;
       visited[n] = 1;
+      distances.Prefetch(n);
+      fresh.push_back(n);
+    }
+    for (const uint32_t n : fresh) {
       const float d = distances.Distance(n);
       if (!(d <= furthest() || results.size() < ef)) continue;
       if (accepts(n, d)) {
