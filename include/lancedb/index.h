@@ -58,10 +58,10 @@ struct VectorIndexConfig {
   std::optional<uint64_t> seed;
   /// "cuda" / "mps" in LanceDB. Not available here; combined with a seed it is an error.
   std::optional<std::string> accelerator;
-  /// IVF_FLAT, IVF_PQ and IVF_SQ indices on float32 vector columns are written in the layout
-  /// LanceDB builds (docs/format/lance-vector-index.md), which LanceDB searches and extends;
-  /// true writes lancedb-cpp's own layout instead (docs/format/vector-index.md), as tables
-  /// written by earlier versions hold. The other types and column types always use the own.
+  /// IVF_FLAT, IVF_PQ, IVF_SQ and IVF_HNSW_* indices on float32 vector columns are written in
+  /// the layout LanceDB builds (docs/format/lance-vector-index.md), which LanceDB searches and
+  /// extends; true writes lancedb-cpp's own layout instead (docs/format/vector-index.md), as
+  /// tables written by earlier versions hold. IVF_RQ and other column types always use the own.
   bool own_layout = false;
 
   static VectorIndexConfig IvfFlat() { return Of(VectorIndexType::kIvfFlat); }

@@ -104,12 +104,12 @@ def test_lancedb_reads_our_indices_as_we_list_them(tmp_path):
             table.optimize_indices()
         ours, theirs = listed(lancedb_cpp, path), listed(real_lancedb, path)
         # LanceDB skips the vector indices lancedb_cpp writes in its own format (their type
-        # URL is unknown to it) and scans instead: it cannot list them. IVF_FLAT, IVF_PQ and
-        # IVF_SQ are written in LanceDB's layout, which it lists.
+        # URL is unknown to it) and scans instead: it cannot list them. IVF_FLAT, IVF_PQ,
+        # IVF_SQ and IVF_HNSW_* are written in LanceDB's layout, which it lists.
         vector = {n for n, i in ours.items() if i.type_url == "/lancedb_cpp.VectorIndexDetails"}
-        assert vector == {"hnsw_sq", "hnsw_pq", "hnsw_flat"}
+        assert vector == set()
         lance = {n for n, i in ours.items() if i.type_url == "/lance.index.pb.VectorIndexDetails"}
-        assert lance == {"ivf_flat", "ivf_pq", "ivf_sq"}
+        assert lance == {"ivf_flat", "ivf_pq", "ivf_sq", "hnsw_sq", "hnsw_pq", "hnsw_flat"}
         assert set(theirs) == set(ours) - vector
         for name in theirs:
             assert_same(ours[name], theirs[name])
@@ -140,7 +140,7 @@ def test_our_vector_index_details_have_lances_layout(tmp_path):
             "IvfHnswSq",
             {
                 "metric_type": "L2",
-                "hnsw": {"max_connections": 8, "construction_ef": 40},
+                "hnsw": {"max_connections": 8, "construction_ef": 40, "max_level": 7},
                 "compression": {"type": "sq", "num_bits": 8},
             },
         ),
@@ -148,13 +148,16 @@ def test_our_vector_index_details_have_lances_layout(tmp_path):
             "IvfHnswPq",
             {
                 "metric_type": "L2",
-                "hnsw": {"max_connections": 20, "construction_ef": 300},
+                "hnsw": {"max_connections": 20, "construction_ef": 300, "max_level": 7},
                 "compression": {"type": "pq", "num_bits": 8, "num_sub_vectors": 2},
             },
         ),
         "hnsw_flat": (
             "IvfHnswFlat",
-            {"metric_type": "DOT", "hnsw": {"max_connections": 20, "construction_ef": 300}},
+            {
+                "metric_type": "DOT",
+                "hnsw": {"max_connections": 20, "construction_ef": 300, "max_level": 7},
+            },
         ),
     }
 

@@ -15,16 +15,28 @@ import numpy as np
 import pytest
 from lancedb import index as real_index
 from test_lancedb_vector_indices import DIM, NUM_ROWS, assert_same_results, rows
+from test_lancedb_vector_indices import build as lancedb_build
 
 import lancedb_cpp
 from lancedb_cpp import index as cpp_index
 
-TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
+HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
+TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"] + HNSW_TYPES
 METRICS = ["l2", "cosine", "dot"]
+LIST_TYPES = {"IVF_FLAT": "IvfFlat", "IVF_PQ": "IvfPq", "IVF_PQ4": "IvfPq", "IVF_SQ": "IvfSq",
+              "IVF_HNSW_SQ": "IvfHnswSq", "IVF_HNSW_PQ": "IvfHnswPq",
+              "IVF_HNSW_FLAT": "IvfHnswFlat"}  # fmt: skip
 
 
 def config(module, index_type, metric, seed=3):
     kwargs = {"distance_type": metric, "num_partitions": 8, "seed": seed}
+    if index_type in HNSW_TYPES:
+        kwargs["num_partitions"] = 4
+        if index_type == "IVF_HNSW_SQ":
+            return module.HnswSq(**kwargs)
+        if index_type == "IVF_HNSW_PQ":
+            return module.HnswPq(num_sub_vectors=4, **kwargs)
+        return module.HnswFlat(**kwargs)
     if index_type == "IVF_FLAT":
         return module.IvfFlat(**kwargs)
     if index_type == "IVF_PQ":
@@ -71,7 +83,7 @@ def test_lancedb_lists_and_searches_our_index(tmp_path, index_type, metric):
     theirs = real_lancedb.connect(tmp_path).open_table("t")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
     (info,) = theirs.list_indices()
-    assert info.index_type == {"IVF_FLAT": "IvfFlat", "IVF_SQ": "IvfSq"}.get(index_type, "IvfPq")
+    assert info.index_type == LIST_TYPES[index_type]
     assert info.columns == ["vector"]
     stats = theirs.index_stats("vector_idx")
     assert stats.index_type == lancedb_type(index_type)
@@ -83,6 +95,9 @@ def test_lancedb_lists_and_searches_our_index(tmp_path, index_type, metric):
     assert_same_results(tmp_path, metric)
     bounds = {"l2": (25.0, 32.0), "cosine": (0.4, 0.9), "dot": (-12.0, -6.0)}[metric]
     assert_same_results(tmp_path, metric, seed=11, distance_range=bounds)
+    if index_type in HNSW_TYPES:
+        assert_same_results(tmp_path, metric, seed=12, ef=40)
+        assert_same_results(tmp_path, metric, seed=13, where="id % 3 = 0")
     # LanceDB uses the index (no exact scan of the indexed rows).
     plan = theirs.search(np.zeros(DIM, dtype=np.float32)).distance_type(metric).explain_plan()
     assert "ANNSubIndex" in plan or "ANNIvfPartition" in plan, plan
@@ -147,3 +162,42 @@ def test_lancedbs_index_on_our_table_and_ours_on_theirs_agree(tmp_path):
         real_lancedb.connect(tmp_path).open_table("t").create_index(
             "vector", config=real_index.IvfPq(num_partitions=8, num_sub_vectors=4), replace=True)
     assert_same_results(tmp_path, "l2", seed=17)
+
+
+@pytest.mark.parametrize("index_type", HNSW_TYPES)
+def test_our_compaction_rebuilds_our_graphs_for_lancedb(tmp_path, index_type):
+    """Our optimize() compacts away deleted rows: the graphs of the partitions that lost rows are
+    rebuilt (as Lance rebuilds them) and both engines search the remapped index alike."""
+    table = build(tmp_path, index_type, "cosine")
+    table.add(rows(NUM_ROWS, 300, seed=2))
+    table.delete("id % 7 = 0")
+    table.optimize()
+    live = table.count_rows()
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (live, 0)
+    assert_same_stats(table.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "cosine", seed=18)
+    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "cosine", seed=19)
+
+
+@pytest.mark.parametrize("index_type", HNSW_TYPES)
+def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, index_type):
+    """An IVF_HNSW_* index LanceDB built: our optimize() compacts it (the graphs of partitions
+    that lost rows rebuilt) and adds the new rows (grown graphs rebuilt with its m and
+    ef_construction), in Lance's layout, which LanceDB then searches as we do."""
+    lancedb_build(tmp_path, index_type, "l2")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.add(rows(NUM_ROWS, 300, seed=2))
+    ours.delete("id % 7 = 0")
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
+    assert stats.index_type == index_type
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "l2", seed=20)

@@ -188,8 +188,9 @@ TEST(IndexMetadata, DetailsDescribeEachIndexType) {
        {"IVF_RQ",
         R"({"metric_type":"L2","compression":{"type":"rq","num_bits":1,"rotation_type":"matrix"}})"}},
       {"hnsw_sq",
-       {"IVF_HNSW_SQ", R"({"metric_type":"L2","hnsw":{"max_connections":10,"construction_ef":50},)"
-                       R"("compression":{"type":"sq","num_bits":8}})"}},
+       {"IVF_HNSW_SQ",
+        R"({"metric_type":"L2","hnsw":{"max_connections":10,"construction_ef":50,"max_level":7},)"
+        R"("compression":{"type":"sq","num_bits":8}})"}},
       {"id_idx", {"BTREE", "{}"}},
       {"category_idx", {"BITMAP", "{}"}},
       {"tags_idx", {"LABEL_LIST", "{}"}},

@@ -15,6 +15,7 @@
 #include "index/proto/lance_vector_index.pb.h"
 #include "index/proto/vector_index.pb.h"
 #include "index/vector/distance.h"
+#include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_ivf_read.h"
 #include "index/vector/lance_ivf_write.h"
 #include "index/vector_index_internal.h"
@@ -126,18 +127,31 @@ lancedb_cpp::VectorIndexDetails Details(const vector::IvfIndex& ivf,
   return d;
 }
 
-/// Lance's details of a Lance-form index of type `type` (IVF_FLAT, IVF_PQ, IVF_SQ), as LanceDB
-/// records them (without its build hints).
+/// Lance's details of a Lance-form index of type `type` (IVF_FLAT, IVF_PQ, IVF_SQ,
+/// IVF_HNSW_*), as LanceDB records them (without its build hints; IVF_HNSW_FLAT without a
+/// compression, as LanceDB).
 lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
                                                   const std::string& type) {
   using LanceMetric = lance::index::pb::VectorIndexDetails::MetricType;
   lance::index::pb::VectorIndexDetails d;
   d.set_metric_type(static_cast<LanceMetric>(ivf.distance_type()));
-  if (type == "IVF_PQ") {
+  if (type.starts_with("IVF_HNSW_")) {
+    for (int64_t p = 0; p < ivf.num_partitions(); ++p) {
+      const auto* g = dynamic_cast<const vector::LanceHnswGraph*>(ivf.partition(p).sub_index.get());
+      if (g == nullptr || g->num_nodes() == 0) continue;
+      auto* h = d.mutable_hnsw_index_config();
+      h->set_max_connections(static_cast<uint32_t>(g->params().m));
+      h->set_construction_ef(static_cast<uint32_t>(g->params().ef_construction));
+      h->set_max_level(static_cast<uint32_t>(g->params().max_level));
+      break;
+    }
+    if (type == "IVF_HNSW_FLAT") return d;
+  }
+  if (type.ends_with("_PQ")) {
     const auto& pq = static_cast<const vector::ProductQuantizer&>(ivf.quantizer());
     d.mutable_pq()->set_num_bits(static_cast<uint32_t>(pq.num_bits()));
     d.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(pq.num_sub_vectors()));
-  } else if (type == "IVF_SQ") {
+  } else if (type.ends_with("_SQ")) {
     d.mutable_sq()->set_num_bits(8);
   } else {
     d.mutable_flat();
@@ -149,7 +163,10 @@ lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
 bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& value_type) {
   const bool lance_type = config.index_type == VectorIndexType::kIvfFlat ||
                           config.index_type == VectorIndexType::kIvfPq ||
-                          config.index_type == VectorIndexType::kIvfSq;
+                          config.index_type == VectorIndexType::kIvfSq ||
+                          config.index_type == VectorIndexType::kIvfHnswFlat ||
+                          config.index_type == VectorIndexType::kIvfHnswPq ||
+                          config.index_type == VectorIndexType::kIvfHnswSq;
   return lance_type && !config.own_layout && value_type.id() == array::TypeId::kFloat32;
 }
 
@@ -492,9 +509,11 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   const auto& value_type = *schema.field(schema.GetFieldIndex(column))->type()->value_type();
   const bool lance = UseLanceLayout(config, value_type);
   // Lance's IVF_SQ codes every dimension with one range: trained on the stored vectors.
-  if (lance && config.index_type == VectorIndexType::kIvfSq) {
+  if (lance && (config.index_type == VectorIndexType::kIvfSq ||
+                config.index_type == VectorIndexType::kIvfHnswSq)) {
     params.quantizer = QuantizerType::kFlat;
   }
+  params.lance_hnsw = lance;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
   if (lance) {
     LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name));

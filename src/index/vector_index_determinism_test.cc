@@ -114,8 +114,9 @@ TEST(VectorIndexDeterminism, SameSeedSameBytesAcrossProcesses) {
     ASSERT_FALSE(theirs.empty());
     EXPECT_NE(mine, theirs);  // different tables, different uuids
     const auto files = FileNames(mine);
-    // Lance's layout (IVF_FLAT, IVF_PQ, IVF_SQ) has no quantizer.idx.
-    const bool lance_layout = type == "IVF_PQ" || type == "IVF_SQ" || type == "IVF_FLAT";
+    // Lance's layout (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*) has no quantizer.idx.
+    const bool lance_layout =
+        type == "IVF_PQ" || type == "IVF_SQ" || type == "IVF_FLAT" || type == "IVF_HNSW_SQ";
     if (lance_layout) {
       EXPECT_EQ(files, (std::vector<std::string>{vector::kAuxiliaryFile, vector::kIndexFile}));
     } else {

@@ -29,7 +29,7 @@ def write_indexed_table(out: pathlib.Path, index_type: str = "IVF_PQ/own", seed:
     return out / "t"
 
 
-@pytest.mark.parametrize("index_type", ["IVF_PQ/own", "IVF_HNSW_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_PQ/own", "IVF_HNSW_SQ/own"])
 def test_pylance_reads_filters_appends_table_with_our_index(tmp_path, index_type):
     uri = write_indexed_table(tmp_path, index_type)
     ds = lance.dataset(str(uri))

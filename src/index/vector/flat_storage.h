@@ -62,6 +62,11 @@ class FlatStorage final : public PartitionStorage {
       }
       return s_->Distance(q_.data(), row);
     }
+    void Prefetch(int64_t row) const override {
+      if (!q_packed_.empty()) return;
+      const auto* bytes = reinterpret_cast<const char*>(s_->row(row));
+      for (size_t at = 0; at < s_->dim_ * sizeof(float); at += 64) __builtin_prefetch(bytes + at);
+    }
 
    private:
     const FlatStorage* s_;

@@ -33,10 +33,10 @@ std::vector<uint32_t> SelectNeighbors(const FlatStorage& s, const std::vector<Ca
   return kept;
 }
 
-int RandomLevel(Rng& rng, double level_mult) {
+int RandomLevel(Rng& rng, double level_mult, int top_level) {
   double u = 1.0 - rng.UniformDouble();  // (0, 1]
   int level = static_cast<int>(-std::log(u) * level_mult);
-  return std::min(level, 15);
+  return std::min(level, top_level);
 }
 
 void Connect(HnswGraph& g, const FlatStorage& s, uint32_t node, int level,
@@ -72,7 +72,7 @@ std::unique_ptr<HnswGraph> BuildHnsw(const FlatStorage& s, const HnswParams& par
   size_t ef_c = std::max(params.ef_construction, m);
   for (int64_t i = 0; i < n; ++i) {
     auto node = static_cast<uint32_t>(i);
-    int level = RandomLevel(rng, level_mult);
+    int level = RandomLevel(rng, level_mult, std::max(params.top_level, 0));
     graph->SetLevel(node, level);
     if (i == 0) {
       graph->SetEntryPoint(node, level);

@@ -23,6 +23,7 @@ struct HnswParams {
   size_t m = 20;                 ///< LanceDB's `m` (Rust `num_edges`)
   size_t ef_construction = 300;  ///< candidate list size while inserting
   uint64_t seed = 42;            ///< level assignment
+  int top_level = 15;            ///< the highest level a node is drawn (Lance's graphs: 6)
 };
 
 class HnswGraph final : public SubIndex {

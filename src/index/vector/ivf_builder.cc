@@ -11,6 +11,7 @@
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_builder.h"
 #include "index/vector/kmeans.h"
+#include "index/vector/lance_hnsw_write.h"
 #include "index/vector/parallel.h"
 #include "index/vector/random.h"
 #include "index/vector/rq_builder.h"
@@ -177,7 +178,11 @@ Result<std::unique_ptr<IvfIndex>> BuildIvfIndex(std::span<const float> vectors,
     if (params.sub_index == SubIndexType::kHnsw) {
       FlatStorage exact(std::move(vecs), dim, metric);
       HnswParams hp{params.m, params.ef_construction, hnsw_seed ^ static_cast<uint64_t>(p)};
-      part.sub_index = BuildHnsw(exact, hp);
+      if (params.lance_hnsw) {
+        part.sub_index = BuildLanceHnsw(exact, hp);
+      } else {
+        part.sub_index = BuildHnsw(exact, hp);
+      }
     } else {
       part.sub_index = std::make_unique<FlatSubIndex>();
     }

@@ -34,6 +34,8 @@ struct IvfBuildParams {
   size_t m = 20;                 ///< HNSW
   size_t ef_construction = 300;  ///< HNSW
   int num_threads = 0;           ///< 0: one per core
+  /// HNSW: build the graphs in Lance's form (lance_hnsw_write.h), for ToLanceIvfIndex.
+  bool lance_hnsw = false;
   /// Called with a stage name and the fraction done in [0, 1].
   std::function<void(std::string_view stage, double fraction)> progress;
 };

@@ -6,6 +6,7 @@
 #include "index/vector/flat_storage.h"
 #include "index/vector/hnsw_builder.h"
 #include "index/vector/kmeans.h"
+#include "index/vector/lance_hnsw_write.h"
 #include "index/vector/lance_ivf_write.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
@@ -64,6 +65,9 @@ Status ExtendIvfIndex(IvfIndex* index, std::span<const float> vectors,
     return Status::InvalidArgument("ExtendIvfIndex: vectors and row ids disagree in length");
   }
   const bool cosine = index->distance_type() == DistanceType::kCosine;
+  // Lance-form graphs are rebuilt alike: Lance's form, the parameters they were built with.
+  const bool lance_graphs = index->style().as_lancedb;
+  const HnswParams graph_params = lance_graphs ? LanceHnswBuildParams(*index, hnsw) : hnsw;
   std::vector<float> data(vectors.begin(), vectors.end());
   if (cosine) NormalizeRows(data.data(), n, dim);
   std::vector<uint32_t> assignment(n);
@@ -95,9 +99,14 @@ Status ExtendIvfIndex(IvfIndex* index, std::span<const float> vectors,
                              Concat(index->quantizer(), *part->storage, *added, centroid));
     if (index->sub_index_type() == SubIndexType::kHnsw) {
       all.insert(all.end(), fresh.begin(), fresh.end());
-      HnswParams hp = hnsw;
+      HnswParams hp = graph_params;
       hp.seed ^= static_cast<uint64_t>(p);
-      part->sub_index = BuildHnsw(FlatStorage(std::move(all), dim, metric), hp);
+      FlatStorage exact(std::move(all), dim, metric);
+      if (lance_graphs) {
+        part->sub_index = BuildLanceHnsw(exact, hp);
+      } else {
+        part->sub_index = BuildHnsw(exact, hp);
+      }
     }
   }
   return Status::OK();

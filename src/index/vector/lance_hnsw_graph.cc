@@ -19,20 +19,71 @@ Status Corrupt(const std::string& what) {
 
 }  // namespace
 
+Result<std::unique_ptr<LanceHnswGraph>> LanceHnswGraph::Make(uint32_t entry_point,
+                                                             LanceHnswParams params,
+                                                             std::vector<LanceHnswLevel> levels) {
+  auto bad = [](const std::string& what) { return Status::InvalidArgument("HNSW graph " + what); };
+  while (!levels.empty() && levels.back().nodes.empty()) levels.pop_back();
+  const size_t nodes = levels.empty() ? 0 : levels[0].nodes.size();
+  if (nodes != 0 && entry_point >= nodes) return bad("entry point is not a node");
+  if (levels.size() > params.max_level) return bad("more levels than max_level");
+  auto graph = std::unique_ptr<LanceHnswGraph>(new LanceHnswGraph());
+  graph->entry_point_ = entry_point;
+  graph->params_ = params;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const LanceHnswLevel& level = levels[l];
+    if (level.offsets.size() != level.nodes.size() + 1 || level.offsets.front() != 0 ||
+        level.offsets.back() != level.neighbors.size() ||
+        level.distances.size() != level.neighbors.size() ||
+        !std::is_sorted(level.offsets.begin(), level.offsets.end())) {
+      return bad("level " + std::to_string(l) + " has inconsistent lists");
+    }
+    std::unordered_map<uint32_t, uint32_t> positions;
+    for (size_t i = 0; i < level.nodes.size(); ++i) {
+      const uint32_t node = level.nodes[i];
+      if (l == 0 ? node != i
+                 : node >= nodes || !positions.emplace(node, static_cast<uint32_t>(i)).second) {
+        return bad(l == 0 ? "level 0 out of node order"
+                          : "level " + std::to_string(l) + " lists a node twice or out of range");
+      }
+    }
+    for (uint32_t n : level.neighbors) {
+      if (n >= nodes) return bad("neighbour out of range");
+    }
+    if (l > 0) graph->positions_.push_back(std::move(positions));
+  }
+  graph->levels_ = std::move(levels);
+  return graph;
+}
+
 Result<std::unique_ptr<LanceHnswGraph>> LanceHnswGraph::Read(const array::ArrayData& vector_ids,
                                                              const array::ArrayData& neighbors,
+                                                             const array::ArrayData* distances,
                                                              int64_t start, int64_t length,
                                                              const std::string& metadata,
                                                              size_t num_rows) {
-  auto graph = std::unique_ptr<LanceHnswGraph>(new LanceHnswGraph());
   if (length == 0) {
     if (num_rows != 0) return Corrupt("missing for a partition of " + std::to_string(num_rows));
-    return graph;
+    return std::unique_ptr<LanceHnswGraph>(new LanceHnswGraph());
   }
   json meta = json::parse(metadata, nullptr, /*allow_exceptions=*/false);
   if (!meta.is_object() || !meta.value("entry_point", json()).is_number_unsigned() ||
       !meta.value("level_offsets", json()).is_array()) {
     return Corrupt("metadata lacks entry_point or level_offsets: " + metadata);
+  }
+  LanceHnswParams params;
+  const json& p = meta.value("params", json());
+  if (p.is_object()) {
+    auto get = [&](const char* key, size_t* out) {
+      if (p.contains(key) && p[key].is_number_unsigned()) *out = p[key].get<size_t>();
+    };
+    get("max_level", &params.max_level);
+    get("m", &params.m);
+    get("ef_construction", &params.ef_construction);
+    params.prefetch_distance.reset();
+    if (p.contains("prefetch_distance") && p["prefetch_distance"].is_number_unsigned()) {
+      params.prefetch_distance = p["prefetch_distance"].get<size_t>();
+    }
   }
   std::vector<int64_t> offsets;
   for (const auto& v : meta["level_offsets"]) {
@@ -43,47 +94,41 @@ Result<std::unique_ptr<LanceHnswGraph>> LanceHnswGraph::Read(const array::ArrayD
       !std::is_sorted(offsets.begin(), offsets.end())) {
     return Corrupt("level offsets do not cover its " + std::to_string(length) + " rows");
   }
+  params.max_level = std::max(params.max_level, offsets.size() - 1);
   if (start < 0 || start + length > vector_ids.length || vector_ids.length != neighbors.length ||
       neighbors.children.size() != 1 || vector_ids.type->bit_width() != 32 ||
       neighbors.children[0]->type->bit_width() != 32) {
     return Corrupt("columns __vector_id / __neighbors are missing or malformed");
   }
+  const bool with_distances = distances != nullptr && distances->length == neighbors.length &&
+                              distances->children.size() == 1 &&
+                              distances->children[0]->type->bit_width() == 32;
   const auto* ids = vector_ids.GetValues<uint32_t>(1);
   const auto* values = neighbors.children[0]->GetValues<uint32_t>(1);
-  const size_t nodes = static_cast<size_t>(offsets[1]);
-  if (nodes != num_rows) {
-    return Corrupt("has " + std::to_string(nodes) + " nodes for a partition of " +
+  const float* dist_values = with_distances ? distances->children[0]->GetValues<float>(1) : nullptr;
+  if (static_cast<size_t>(offsets[1]) != num_rows) {
+    return Corrupt("has " + std::to_string(offsets[1]) + " nodes for a partition of " +
                    std::to_string(num_rows) + " rows");
   }
-  graph->entry_point_ = meta["entry_point"].get<uint32_t>();
-  if (graph->entry_point_ >= nodes) return Corrupt("entry point out of range");
-  auto valid = [&](uint32_t n) { return n < nodes; };
-  // Level 0 lists every node once, in node order.
-  graph->bottom_offsets_.assign(1, 0);
-  for (int64_t r = 0; r < offsets[1]; ++r) {
-    if (ids[start + r] != static_cast<uint32_t>(r)) return Corrupt("level 0 out of node order");
-    auto [b, e] = neighbors.GetListRange(start + r);
-    for (int64_t i = b; i < e; ++i) {
-      if (!valid(values[i])) return Corrupt("neighbour out of range");
-      graph->bottom_.push_back(values[i]);
-    }
-    graph->bottom_offsets_.push_back(static_cast<uint32_t>(graph->bottom_.size()));
-  }
-  for (size_t l = 1; l + 1 < offsets.size(); ++l) {
-    if (offsets[l] == offsets[l + 1]) break;  // the levels above the graph's height are empty
-    Level level;
+  std::vector<LanceHnswLevel> levels(offsets.size() - 1);
+  for (size_t l = 0; l + 1 < offsets.size(); ++l) {
+    LanceHnswLevel& level = levels[l];
     for (int64_t r = offsets[l]; r < offsets[l + 1]; ++r) {
-      const uint32_t node = ids[start + r];
-      if (!valid(node)) return Corrupt("node out of range");
+      level.nodes.push_back(ids[start + r]);
       auto [b, e] = neighbors.GetListRange(start + r);
-      const auto first = static_cast<uint32_t>(level.neighbors.size());
+      const auto [db, de] =
+          with_distances ? distances->GetListRange(start + r) : std::pair<int64_t, int64_t>(0, 0);
+      if (with_distances && de - db != e - b) return Corrupt("distances do not match neighbours");
       for (int64_t i = b; i < e; ++i) {
-        if (!valid(values[i])) return Corrupt("neighbour out of range");
         level.neighbors.push_back(values[i]);
+        level.distances.push_back(with_distances ? dist_values[db + (i - b)] : 0.0f);
       }
-      level.ranges[node] = {first, static_cast<uint32_t>(level.neighbors.size())};
+      level.offsets.push_back(static_cast<uint32_t>(level.neighbors.size()));
     }
-    graph->upper_.push_back(std::move(level));
+  }
+  auto graph = Make(meta["entry_point"].get<uint32_t>(), params, std::move(levels));
+  if (!graph.ok()) {
+    return Status::Corruption("LanceDB vector index file index.idx: " + graph.status().message());
   }
   return graph;
 }
@@ -98,6 +143,7 @@ std::vector<HeapNode> LanceHnswGraph::Beam(const DistanceComputer& distances, He
   std::vector<uint8_t> visited(num_nodes(), 0);
   RustHeap</*kMin=*/true> candidates;
   RustHeap</*kMin=*/false> results;
+  std::vector<uint32_t> fresh;
   visited[entry.id] = 1;
   candidates.Push(entry);
   if (accepts(entry.id, entry.distance)) results.Push(entry);
@@ -107,10 +153,18 @@ std::vector<HeapNode> LanceHnswGraph::Beam(const DistanceComputer& distances, He
   while (!candidates.empty()) {
     const HeapNode current = candidates.Pop();
     if (current.distance > furthest() && results.size() == ef) break;
-    for (uint32_t i = bottom_offsets_[current.id]; i < bottom_offsets_[current.id + 1]; ++i) {
-      const uint32_t n = bottom_[i];
+    // The unvisited neighbours, marked and prefetched before the first is scored (the same
+    // scores in the same order as marking and scoring each when met; their loads overlap).
+    const LanceHnswLevel& bottom = levels_[0];
+    fresh.clear();
+    for (uint32_t i = bottom.offsets[current.id]; i < bottom.offsets[current.id + 1]; ++i) {
+      const uint32_t n = bottom.neighbors[i];
       if (visited[n]) continue;
       visited[n] = 1;
+      distances.Prefetch(n);
+      fresh.push_back(n);
+    }
+    for (const uint32_t n : fresh) {
       const float d = distances.Distance(n);
       if (!(d <= furthest() || results.size() < ef)) continue;
       if (accepts(n, d)) {
@@ -163,13 +217,13 @@ std::vector<Neighbor> LanceHnswGraph::SearchAsLance(const DistanceComputer& dist
     found = Flat(distances, query, passing);
   } else {
     HeapNode ep{distances.Distance(entry_point_), entry_point_};
-    for (size_t l = upper_.size(); l >= 1; --l) {
-      const Level& level = upper_[l - 1];
+    for (size_t l = levels_.size() - 1; l >= 1; --l) {
+      const LanceHnswLevel& level = levels_[l];
       while (true) {
-        auto it = level.ranges.find(ep.id);
-        if (it == level.ranges.end()) break;
+        auto it = positions_[l - 1].find(ep.id);
+        if (it == positions_[l - 1].end()) break;
         bool moved = false;
-        for (uint32_t i = it->second.first; i < it->second.second; ++i) {
+        for (uint32_t i = level.offsets[it->second]; i < level.offsets[it->second + 1]; ++i) {
           const float d = distances.Distance(level.neighbors[i]);
           if (d < ep.distance) {
             ep = {d, level.neighbors[i]};

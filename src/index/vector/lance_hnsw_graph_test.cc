@@ -43,8 +43,8 @@ struct GraphRows {
     const std::string meta =
         "{\"entry_point\":" + std::to_string(entry_point) +
         ",\"params\":{\"max_level\":7,\"m\":20},\"level_offsets\":" + level_offsets + "}";
-    return LanceHnswGraph::Read(*id_array, *list, 0, static_cast<int64_t>(ids.size()), meta,
-                                num_rows);
+    return LanceHnswGraph::Read(*id_array, *list, nullptr, 0, static_cast<int64_t>(ids.size()),
+                                meta, num_rows);
   }
 };
 

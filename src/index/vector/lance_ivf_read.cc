@@ -368,12 +368,14 @@ Status ReadHnswGraphs(const LanceIndexFile& index, std::vector<IvfPartition>* pa
   }
   auto ids = index.Column("__vector_id");
   auto neighbors = index.Column("__neighbors");
+  auto distances = index.Column("_distance");
   if (ids == nullptr || neighbors == nullptr) return index.Corrupt("missing HNSW graph columns");
   for (int p = 0; p < n; ++p) {
     if (!metas[p].is_string()) return index.Corrupt("bad lance:hnsw entry");
     IvfPartition& part = (*parts)[static_cast<size_t>(p)];
     LANCEDB_ASSIGN_OR_RETURN(
-        part.sub_index, LanceHnswGraph::Read(*ids, *neighbors, static_cast<int64_t>(ivf.offsets(p)),
+        part.sub_index, LanceHnswGraph::Read(*ids, *neighbors, distances.get(),
+                                             static_cast<int64_t>(ivf.offsets(p)),
                                              static_cast<int64_t>(ivf.lengths(p)),
                                              metas[p].get<std::string>(), part.row_ids.size()));
   }

@@ -16,6 +16,7 @@
 #include "index/proto/lance_ivf.pb.h"
 #include "index/vector/flat_storage.h"
 #include "index/vector/index_file_columns.h"
+#include "index/vector/lance_hnsw_write.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_storage.h"
@@ -125,6 +126,20 @@ std::pair<float, float> ValueRange(const IvfIndex& index) {
   return {lo, hi};
 }
 
+/// The type of the storage (auxiliary.idx) of index type `type`: IVF_SQ for IVF_HNSW_SQ.
+std::string StorageTypeName(const std::string& type) {
+  return type.starts_with("IVF_HNSW_") ? "IVF_" + type.substr(9) : type;
+}
+
+bool AllSubIndices(const IvfIndex& index, auto is_kind) {
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    if (!is_kind(index.partition(p).sub_index.get())) return false;
+  }
+  return true;
+}
+
+bool IsLanceGraph(const SubIndex* s) { return dynamic_cast<const LanceHnswGraph*>(s) != nullptr; }
+
 bool AllStorages(const IvfIndex& index, auto is_kind) {
   for (int64_t p = 0; p < index.num_partitions(); ++p) {
     if (!is_kind(index.partition(p).storage.get())) return false;
@@ -205,9 +220,10 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
     row_ids.insert(row_ids.end(), ids.begin(), ids.end());
   }
   const auto n = static_cast<int64_t>(row_ids.size());
-  AuxContent aux = type == "IVF_FLAT" ? FlatContent(index, n)
-                   : type == "IVF_PQ" ? PqContent(index, n)
-                                      : SqContent(index, n);
+  const std::string storage = StorageTypeName(type);
+  AuxContent aux = storage == "IVF_FLAT" ? FlatContent(index, n)
+                   : storage == "IVF_PQ" ? PqContent(index, n)
+                                         : SqContent(index, n);
   std::vector<std::string> aux_buffers = {ranges.SerializeAsString()};
   aux_buffers.insert(aux_buffers.end(), aux.buffers.begin(), aux.buffers.end());
   LANCEDB_RETURN_NOT_OK(WriteFile(
@@ -215,11 +231,19 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
       {{"_rowid", PrimitiveColumn(array::uint64(), row_ids.data(), n), true}, aux.data},
       {{"distance_type", distance}, {"lance:ivf", "1"}, {"storage_metadata", aux.storage_metadata}},
       aux_buffers, written));
-  // index.idx (no rows): the IVF model, the (empty) FLAT sub-index metadata per partition.
+  // index.idx: the IVF model and the sub-indices: HNSW graphs (their rows, per partition), or
+  // no rows and an (empty) FLAT sub-index metadata per partition.
+  std::optional<LanceHnswColumns> graphs;
+  if (storage != type) {
+    LANCEDB_ASSIGN_OR_RETURN(graphs, MakeLanceHnswColumns(index));
+  }
   lpb::IVF model;
+  uint64_t graph_rows = 0;
   for (int64_t p = 0; p < partitions; ++p) {
-    model.add_offsets(0);
-    model.add_lengths(0);
+    const uint32_t rows = graphs ? graphs->rows[p] : 0;
+    model.add_offsets(graph_rows);
+    model.add_lengths(rows);
+    graph_rows += rows;
   }
   *model.mutable_centroids_tensor() = [&] {
     lpb::Tensor t;
@@ -228,6 +252,15 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
     return t;
   }();
   ordered_json header = {{"type", type}, {"distance_type", distance}};
+  if (graphs) {
+    return WriteFile(
+        fs, dir, kIndexFile,
+        {{"__vector_id", graphs->vector_ids, true},
+         {"__neighbors", graphs->neighbors, true},
+         {"_distance", graphs->distances, true}},
+        {{"lance:hnsw", graphs->metadata}, {"lance:index", header.dump()}, {"lance:ivf", "1"}},
+        {model.SerializeAsString()}, written);
+  }
   ordered_json flat = ordered_json::array();
   for (int64_t p = 0; p < partitions; ++p) flat.push_back("");
   const uint64_t none = 0;
@@ -241,31 +274,39 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
 }  // namespace
 
 std::string LanceIvfTypeName(const IvfIndex& index) {
-  if (index.sub_index_type() != SubIndexType::kFlat || !index.style().as_lancedb) return "";
+  if (!index.style().as_lancedb) return "";
+  const bool hnsw = index.sub_index_type() == SubIndexType::kHnsw;
+  if (hnsw ? !AllSubIndices(index, IsLanceGraph) : index.sub_index_type() != SubIndexType::kFlat) {
+    return "";
+  }
+  const std::string prefix = hnsw ? "IVF_HNSW_" : "IVF_";
   const Quantizer& q = index.quantizer();
   if (dynamic_cast<const FlatQuantizer*>(&q) != nullptr &&
       AllStorages(index, [](const PartitionStorage* s) {
         return dynamic_cast<const FlatStorage*>(s) != nullptr;
       })) {
-    return "IVF_FLAT";
+    return prefix + "FLAT";
   }
   if (dynamic_cast<const ProductQuantizer*>(&q) != nullptr &&
       AllStorages(index, [](const PartitionStorage* s) {
         return dynamic_cast<const LancePqStorage*>(s) != nullptr;
       })) {
-    return "IVF_PQ";
+    return prefix + "PQ";
   }
   if (dynamic_cast<const LanceScalarQuantizer*>(&q) != nullptr &&
       AllStorages(index, [](const PartitionStorage* s) {
         return dynamic_cast<const LanceSqStorage*>(s) != nullptr;
       })) {
-    return "IVF_SQ";
+    return prefix + "SQ";
   }
   return "";
 }
 
 Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
-                                                  const std::string& index_type) {
+                                                  const std::string& hnsw_or_ivf_type) {
+  // IVF_HNSW_* converts the storage as its IVF type and keeps the Lance-form graphs.
+  const std::string index_type = StorageTypeName(hnsw_or_ivf_type);
+  const bool hnsw = index_type != hnsw_or_ivf_type;
   const size_t dim = built->dim();
   const DistanceType metric = IndexMetric(built->distance_type());
   const bool flat_storages = AllStorages(*built, [](const PartitionStorage* s) {
@@ -275,11 +316,15 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
   const bool pq_storages = AllStorages(*built, [](const PartitionStorage* s) {
     return dynamic_cast<const PqStorage*>(s) != nullptr;
   });
-  const bool ok = built->sub_index_type() == SubIndexType::kFlat &&
-                  ((index_type == "IVF_PQ" && pq != nullptr && pq_storages) ||
-                   ((index_type == "IVF_FLAT" || index_type == "IVF_SQ") && flat_storages));
+  const bool sub_indices_ok =
+      hnsw ? built->sub_index_type() == SubIndexType::kHnsw && AllSubIndices(*built, IsLanceGraph)
+           : built->sub_index_type() == SubIndexType::kFlat;
+  const bool ok =
+      sub_indices_ok && ((index_type == "IVF_PQ" && pq != nullptr && pq_storages) ||
+                         ((index_type == "IVF_FLAT" || index_type == "IVF_SQ") && flat_storages));
   if (!ok) {
-    return Status::InvalidArgument("Cannot write this index as a Lance " + index_type + " index");
+    return Status::InvalidArgument("Cannot write this index as a Lance " + hnsw_or_ivf_type +
+                                   " index");
   }
   std::unique_ptr<Quantizer> quantizer;
   std::vector<IvfPartition> parts(static_cast<size_t>(built->num_partitions()));
@@ -313,12 +358,17 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
   }
   for (int64_t p = 0; p < built->num_partitions(); ++p) {
     parts[p].row_ids = std::move(built->mutable_partition(p)->row_ids);
-    parts[p].sub_index = std::make_unique<FlatSubIndex>();
+    if (hnsw) {
+      parts[p].sub_index = std::move(built->mutable_partition(p)->sub_index);
+    } else {
+      parts[p].sub_index = std::make_unique<FlatSubIndex>();
+    }
   }
   std::vector<float> centroids(built->centroids().begin(), built->centroids().end());
   return std::make_unique<IvfIndex>(dim, built->distance_type(), std::move(centroids),
-                                    std::move(quantizer), SubIndexType::kFlat, std::move(parts),
-                                    LanceStyle(index_type == "IVF_FLAT"));
+                                    std::move(quantizer),
+                                    hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat,
+                                    std::move(parts), LanceStyle(index_type == "IVF_FLAT"));
 }
 
 Result<std::unique_ptr<PartitionStorage>> ConcatLanceStorage(const Quantizer& q,
@@ -392,9 +442,12 @@ std::unique_ptr<PartitionStorage> KeepRows(const Quantizer& q, const PartitionSt
 Status RemapLanceIvfIndex(IvfIndex* index,
                           const std::function<std::optional<uint64_t>(uint64_t)>& map) {
   if (LanceIvfTypeName(*index).empty()) {
-    return Status::InvalidArgument("The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ)");
+    return Status::InvalidArgument(
+        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*)");
   }
   const size_t dim = index->dim();
+  const bool hnsw = index->sub_index_type() == SubIndexType::kHnsw;
+  const HnswParams graph_params = LanceHnswBuildParams(*index, HnswParams{});
   for (int64_t p = 0; p < index->num_partitions(); ++p) {
     IvfPartition* part = index->mutable_partition(p);
     std::vector<size_t> keep;
@@ -406,8 +459,16 @@ Status RemapLanceIvfIndex(IvfIndex* index,
       }
     }
     if (keep.size() != part->row_ids.size()) {
-      part->storage = KeepRows(index->quantizer(), *part->storage, keep,
-                               index->centroids().subspan(p * dim, dim));
+      const auto centroid = index->centroids().subspan(p * dim, dim);
+      part->storage = KeepRows(index->quantizer(), *part->storage, keep, centroid);
+      if (hnsw) {  // as Lance: the graph is rebuilt over the rows kept, from their codes
+        LANCEDB_ASSIGN_OR_RETURN(auto vectors,
+                                 DecodeLanceStorage(index->quantizer(), *part->storage, centroid));
+        HnswParams hp = graph_params;
+        hp.seed ^= static_cast<uint64_t>(p);
+        part->sub_index = BuildLanceHnsw(
+            FlatStorage(std::move(vectors), dim, IndexMetric(index->distance_type())), hp);
+      }
     }
     part->row_ids = std::move(ids);
   }
@@ -419,7 +480,8 @@ Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs
                                                      const IvfIndex& index) {
   const std::string type = LanceIvfTypeName(index);
   if (type.empty()) {
-    return Status::InvalidArgument("The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ)");
+    return Status::InvalidArgument(
+        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*)");
   }
   std::vector<IvfFile> written;
   Status st = WriteAll(fs, dir, index, type, &written);

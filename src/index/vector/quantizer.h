@@ -43,6 +43,8 @@ class DistanceComputer {
   /// them for a search of `k` rows (its 4-bit PQ estimates most rows from a quantized table);
   /// false when that scan gives Distance's values. Layout: out (num_rows).
   virtual bool LanceScanAll(size_t k, float* out) const { return false; }
+  /// Hint that Distance(row) will be asked soon: a storage may start loading the row.
+  virtual void Prefetch(int64_t /*row*/) const {}
 };
 
 /// The encoded vectors of one partition, in arrival order.
