@@ -24,7 +24,8 @@ LanceDB again at 1M rows) and prints its raw figures next to the floor.
 --lance-index instead measures both engines' search on one IVF_PQ index that LanceDB built
 (sqrt(rows) partitions, dim/8 sub-vectors, no refine): each engine opens the same table
 directory in its own subprocess and answers the same queries one at a time, at each --nprobes
-(equal nprobes: the same partitions and PQ distances, so equal recall).
+(equal nprobes: the same partitions and PQ distances, so equal recall). --lance-index-type
+IVF_RQ builds LanceDB's IVF_RQ (sqrt(rows) partitions, --rq-bits bits) instead.
 """
 
 import argparse
@@ -211,9 +212,16 @@ def lance_index_main(args):
         }))  # fmt: skip
         del vectors
         start = time.perf_counter()
-        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
-                           num_partitions=max(1, int(round(np.sqrt(args.rows)))),
-                           num_sub_vectors=args.dim // 8)
+        partitions = max(1, int(round(np.sqrt(args.rows))))
+        if args.lance_index_type == "IVF_RQ":
+            from lancedb.index import IvfRq
+
+            table.create_index("vector", config=IvfRq(distance_type="l2",
+                                                      num_partitions=partitions,
+                                                      num_bits=args.rq_bits))  # fmt: skip
+        else:
+            table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
+                               num_partitions=partitions, num_sub_vectors=args.dim // 8)
         build_s = time.perf_counter() - start
         del table
         results = {}
@@ -231,7 +239,8 @@ def lance_index_main(args):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} "
-          f"load average {os.getloadavg()[0]:.1f}; IVF_PQ built by LanceDB in {build_s:.1f} s")
+          f"load average {os.getloadavg()[0]:.1f}; {args.lance_index_type} built by LanceDB in "
+          f"{build_s:.1f} s")
     print(f"  {'nprobes':>7} | {'cpp recall':>10} {'cpp latency':>12} | "
           f"{'lancedb recall':>14} {'lancedb latency':>15} | ratio")
     for a, b in zip(results["cpp"], results["lancedb"]):
@@ -265,6 +274,9 @@ def main():
     p.add_argument("--no-hnsw", action="store_true", help="skip IVF_HNSW_SQ")
     p.add_argument("--lance-index", action="store_true",
                    help="search latency of both engines on one LanceDB-built IVF_PQ index")
+    p.add_argument("--lance-index-type", choices=["IVF_PQ", "IVF_RQ"], default="IVF_PQ",
+                   help="the index LanceDB builds for --lance-index")
+    p.add_argument("--rq-bits", type=int, default=1, help="num_bits of --lance-index-type IVF_RQ")
     args = p.parse_args()
     if args.quick:
         args.rows, args.queries, args.flat_queries = 20_000, 100, 50

@@ -4,10 +4,9 @@
 
 LanceDB builds each index once (its training is not seeded); both engines then search the same
 index files and must return the same rows with the same distances (1e-4): the same partitions
-probed (nprobes), the same approximate PQ / SQ distances, the same refine (refine_factor), the
-same handling of rows appended after the build (searched exactly, the index's candidates
-re-ranked exactly) and of deleted rows, whichever engine wrote them. Index types lancedb_cpp
-does not read yet are searched exactly, as before."""
+probed (nprobes), the same approximate PQ / SQ / RaBitQ distances, the same refine
+(refine_factor), the same handling of rows appended after the build (searched exactly, the
+index's candidates re-ranked exactly) and of deleted rows, whichever engine wrote them."""
 
 import datetime
 import warnings
@@ -57,6 +56,9 @@ def config(index_type, metric):
         return real_index.HnswFlat(distance_type=metric, num_partitions=4)
     if index_type == "IVF_RQ":
         return real_index.IvfRq(distance_type=metric, num_partitions=8)
+    if index_type.startswith("IVF_RQ"):  # IVF_RQ<num_bits>
+        return real_index.IvfRq(distance_type=metric, num_partitions=8,
+                                num_bits=int(index_type[6:]))  # fmt: skip
     raise AssertionError(index_type)
 
 
@@ -118,7 +120,7 @@ def assert_same_results(path, metric, seed=7, **kwargs):
 
 
 READ_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ",
-              "IVF_HNSW_FLAT"]  # fmt: skip
+              "IVF_HNSW_FLAT", "IVF_RQ", "IVF_RQ3", "IVF_RQ8"]  # fmt: skip
 HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
 METRICS = ["l2", "cosine", "dot"]
 
@@ -135,6 +137,11 @@ def test_search_equals_lancedbs_on_its_index(tmp_path, index_type, metric):
     plan = lancedb_cpp.connect(tmp_path).open_table("t").search(
         np.zeros(DIM, dtype=np.float32)).distance_type(metric).explain_plan()  # fmt: skip
     assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan
+    # Listed as LanceDB lists it.
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    assert [i.index_type for i in ours.list_indices()] == [
+        i.index_type for i in theirs.list_indices()]  # fmt: skip
 
 
 @pytest.mark.parametrize("writer", ["lancedb", "lancedb_cpp"])
@@ -152,7 +159,7 @@ def test_appended_and_deleted_rows_as_lancedb(tmp_path, index_type, metric, writ
     assert_same_results(tmp_path, metric, seed=9, where="category != 'c1'")
 
 
-@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ", "IVF_RQ", "IVF_RQ3"])
 def test_deletes_only_and_lancedb_optimize(tmp_path, index_type):
     build(tmp_path, index_type, "l2")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
@@ -201,24 +208,9 @@ def test_hnsw_selective_filters_as_lancedb(tmp_path, index_type):
         assert_same_results(tmp_path, "l2", seed=seed, where=where)
 
 
-@pytest.mark.parametrize("index_type", ["IVF_RQ"])
-def test_types_not_read_are_searched_exactly(tmp_path, index_type):
-    build(tmp_path, index_type, "l2")
-    ours = lancedb_cpp.connect(tmp_path).open_table("t")
-    query = np.random.default_rng(5).standard_normal(DIM).astype(np.float32)
-    got = ours.search(query).nprobes(1).limit(10).to_arrow()
-    exact = ours.search(query).bypass_vector_index().limit(10).to_arrow()
-    assert got["id"].to_pylist() == exact["id"].to_pylist()
-    plan = ours.search(query).explain_plan()
-    assert "ANNSubIndex" not in plan and "KNNVectorDistance" in plan
-    # Still listed as LanceDB lists it.
-    theirs = real_lancedb.connect(tmp_path).open_table("t")
-    assert [i.index_type for i in ours.list_indices()] == [
-        i.index_type for i in theirs.list_indices()]  # fmt: skip
-
-
 @pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
-@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ"])
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ", "IVF_RQ",
+                                        "IVF_RQ3"])  # fmt: skip
 def test_half_and_double_columns(tmp_path, index_type, value_type):
     table = rows(0, NUM_ROWS, seed=1)
     vectors = pa.FixedSizeListArray.from_arrays(table["vector"].combine_chunks().flatten()

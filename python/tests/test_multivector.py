@@ -181,12 +181,13 @@ def test_index_search_matches_lancedb(pair, index_type):
     )
 
 
-def test_lancedb_index_is_read(oracle, tmp_path):
-    # A table LanceDB indexed (IVF_FLAT over the row vectors) searched by lancedb_cpp.
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_RQ"])
+def test_lancedb_index_is_read(oracle, tmp_path, index_type):
+    # A table LanceDB indexed (over the row vectors) searched by lancedb_cpp.
     rows = _rows(300, seed=11)
     theirs = oracle.create_table("t", _table_data(rows))
     theirs.create_index(
-        vector_column_name="vector", metric="cosine", index_type="IVF_FLAT", num_partitions=4
+        vector_column_name="vector", metric="cosine", index_type=index_type, num_partitions=4
     )
     ours = lancedb_cpp.connect(tmp_path / "oracle").open_table("t")
     q = np.random.default_rng(12).standard_normal((2, DIM)).astype(np.float32)

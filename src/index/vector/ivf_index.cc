@@ -90,13 +90,18 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   LanceHeap all(k);
   std::vector<float> all_rows;
   // The distance as the query reports it (the query layer adds 1 to dot distances).
-  auto in_range = [&](float d) {
-    float reported = d;
-    if (distance_type_ == DistanceType::kDot) reported = d + 1.0f;
+  auto reported = [&](float d) {
+    if (distance_type_ == DistanceType::kDot && !style_.dot_as_found) return d + 1.0f;
     if (distance_type_ == DistanceType::kCosine && style_.cosine == CosineReport::kHalved) {
-      reported = ToUserDistance(distance_type_, d);
+      return ToUserDistance(distance_type_, d);
     }
-    return !(reported < params.lower_bound) && reported < params.upper_bound;
+    return d;
+  };
+  const std::function<bool(float)> in_range = [&](float d) {
+    return !(reported(d) < params.lower_bound) && reported(d) < params.upper_bound;
+  };
+  const std::function<bool(float)> below_upper = [&](float d) {
+    return reported(d) < params.upper_bound;
   };
   constexpr int64_t kBlock = 64;
   float d[kBlock];
@@ -112,6 +117,11 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
       }
       continue;
     }
+    RowPredicate accept;
+    if (params.accept) {
+      accept = [&](int64_t r) { return params.accept(part.row_ids[static_cast<size_t>(r)]); };
+    }
+    if (dc->OfferAsLance(accept, in_range, below_upper, part.row_ids, all)) continue;
     LanceHeap local(k);
     if (!params.accept) {
       all_rows.resize(static_cast<size_t>(rows));
@@ -175,6 +185,9 @@ Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
     TopK exact(params.k);
     for (const auto& n : out) exact.Push(params.exact_distance(n.row_id), n.row_id);
     return exact.Sorted();
+  }
+  if (style_.dot_as_found && distance_type_ == DistanceType::kDot) {
+    for (auto& n : out) n.distance -= 1.0f;
   }
   if (style_.cosine == CosineReport::kAsFound) return out;
   for (auto& n : out) n.distance = ToUserDistance(distance_type_, n.distance);

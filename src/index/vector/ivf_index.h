@@ -36,6 +36,10 @@ struct IvfSearchStyle {
   /// HNSW search: lance_hnsw_graph.h) and the best of all (partitions in probe order) as
   /// LanceDB does (lance_heap.h), so that equally distant rows resolve as in LanceDB.
   bool as_lancedb = false;
+  /// Dot distances are the storage's as LanceDB reports them (its RQ storage estimates -x.y,
+  /// where the index metric is 1 - x.y less 1): bounds apply to them as they are, and the
+  /// search hands them on less 1 (the query layer adds 1 to dot distances).
+  bool dot_as_found = false;
 };
 
 struct IvfPartition {

@@ -33,6 +33,11 @@ class LanceHeap {
     }
   }
 
+  /// Whether the heap holds k entries.
+  bool full() const { return heap_.size() >= k_; }
+  /// The greatest distance held. REQUIRES: not empty.
+  float worst() const { return heap_[0].distance; }
+
   /// The entries in the heap's storage order (the order LanceDB passes them on in).
   const std::vector<Neighbor>& entries() const { return heap_; }
 

@@ -17,6 +17,7 @@
 #include "index/vector/flat_storage.h"
 #include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_rq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_builder.h"
 
@@ -96,6 +97,15 @@ class LanceIndexFile {
     }
     return std::span<const T>(child->GetValues<T>(1) + start,
                               static_cast<size_t>(col->length * width));
+  }
+
+  /// The values of a float32 column.
+  Result<std::span<const float>> FloatValues(const char* column) const {
+    auto col = Column(column);
+    if (col == nullptr || col->type->id() != array::TypeId::kFloat32) {
+      return Corrupt(std::string("missing float column ") + column);
+    }
+    return std::span<const float>(col->GetValues<float>(1), static_cast<size_t>(col->length));
   }
 
  private:
@@ -180,7 +190,8 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
   }
   m.type = header["type"].get<std::string>();
   m.storage = m.type.starts_with("IVF_HNSW_") ? "IVF_" + m.type.substr(9) : m.type;
-  if (m.storage != "IVF_FLAT" && m.storage != "IVF_PQ" && m.storage != "IVF_SQ") {
+  if (m.storage != "IVF_FLAT" && m.storage != "IVF_PQ" && m.storage != "IVF_SQ" &&
+      m.type != "IVF_RQ") {
     return Status::NotSupported("LanceDB vector index type " + m.type + " is not read yet");
   }
   const std::string distance =
@@ -277,6 +288,106 @@ class SqReader final : public StorageReader {
   size_t dim_;
 };
 
+/// RaBitQ rows: sign codes packed per partition (Lance packs each partition's batch), extra
+/// codes in 64-dimension blocks, float factors.
+class RqReader final : public StorageReader {
+ public:
+  struct Columns {
+    std::span<const uint8_t> codes, ex_codes;
+    std::span<const float> add, scale, error, ex_add, ex_scale;
+    size_t ex_row_bytes = 0;
+  };
+  RqReader(const LanceRabitQuantizer* rq, Columns cols, bool packed)
+      : rq_(rq), cols_(cols), packed_(packed) {}
+  std::unique_ptr<PartitionStorage> Partition(size_t start, size_t len,
+                                              std::span<const float> centroid) const override {
+    const size_t bytes = rq_->code_bytes();
+    auto codes = cols_.codes.subspan(start * bytes, len * bytes);
+    LanceRqRows rows;
+    rows.codes = packed_ ? UnpackLanceRabitCodes(codes, len, bytes)
+                         : std::vector<uint8_t>(codes.begin(), codes.end());
+    auto slice = [&](std::span<const float> v) {
+      return v.empty() ? std::vector<float>() : Slice(v.subspan(start, len));
+    };
+    rows.add = slice(cols_.add);
+    rows.scale = slice(cols_.scale);
+    rows.error = slice(cols_.error);
+    rows.ex_add = slice(cols_.ex_add);
+    rows.ex_scale = slice(cols_.ex_scale);
+    if (rq_->num_bits() > 1) {
+      const size_t ex_bytes = cols_.ex_row_bytes;
+      rows.ex_codes = DecodeLanceExCodes(cols_.ex_codes.subspan(start * ex_bytes, len * ex_bytes),
+                                         len, rq_->code_dim(), rq_->num_bits() - 1);
+    }
+    return std::make_unique<LanceRqStorage>(rq_, std::move(rows), centroid);
+  }
+
+ private:
+  static std::vector<float> Slice(std::span<const float> v) { return {v.begin(), v.end()}; }
+
+  const LanceRabitQuantizer* rq_;
+  Columns cols_;
+  bool packed_;
+};
+
+/// The RaBitQ quantizer and rows of auxiliary.idx; NotSupported for the layouts pylance 12 does
+/// not write (dense rotation matrix, residual-query estimator, sequential extra codes).
+Status ReadRqStorage(const LanceIndexFile& aux, const Model& model, const json& meta,
+                     std::unique_ptr<Quantizer>* quantizer,
+                     std::unique_ptr<StorageReader>* reader) {
+  const std::string rotation = meta.value("rotation_type", "matrix");
+  const std::string estimator = meta.value("query_estimator", "residual_query");
+  if (rotation != "fast") {
+    return Status::NotSupported("LanceDB IVF_RQ index with the '" + rotation + "' rotation");
+  }
+  if (estimator != "raw_query") {
+    return Status::NotSupported("LanceDB IVF_RQ index with the '" + estimator + "' estimator");
+  }
+  LANCEDB_ASSIGN_OR_RETURN(int64_t code_dim, JsonInt(aux, meta, "code_dim"));
+  LANCEDB_ASSIGN_OR_RETURN(int64_t bits, JsonInt(aux, meta, "num_bits"));
+  const json& signs_json = meta.value("fast_rotation_signs", json());
+  if (code_dim <= 0 || code_dim % 8 != 0 || static_cast<size_t>(code_dim) < model.dim || bits < 1 ||
+      bits > 9 || !signs_json.is_array() ||
+      signs_json.size() != static_cast<size_t>(code_dim / 2)) {
+    return aux.Corrupt("bad RQ parameters: code_dim " + std::to_string(code_dim) + ", num_bits " +
+                       std::to_string(bits));
+  }
+  std::vector<uint8_t> signs;
+  for (const auto& v : signs_json) {
+    if (!v.is_number_unsigned() || v.get<uint64_t>() > 255) return aux.Corrupt("bad RQ signs");
+    signs.push_back(static_cast<uint8_t>(v.get<uint64_t>()));
+  }
+  auto rq = std::make_unique<LanceRabitQuantizer>(
+      model.dim, static_cast<size_t>(code_dim), static_cast<int>(bits),
+      IndexMetric(model.distance_type), std::move(signs));
+  RqReader::Columns cols;
+  LANCEDB_ASSIGN_OR_RETURN(cols.codes, aux.ListValues<uint8_t>("_rabit_codes", code_dim / 8));
+  LANCEDB_ASSIGN_OR_RETURN(cols.add, aux.FloatValues("__add_factors"));
+  LANCEDB_ASSIGN_OR_RETURN(cols.scale, aux.FloatValues("__scale_factors"));
+  if (bits > 1) {
+    if (aux.Column("__blocked_ex_codes") == nullptr) {
+      return Status::NotSupported("LanceDB IVF_RQ index with sequential extra codes");
+    }
+    const int64_t blocks = (code_dim + 63) / 64;
+    cols.ex_row_bytes = static_cast<size_t>(blocks * 8 * (bits - 1));
+    LANCEDB_ASSIGN_OR_RETURN(
+        cols.ex_codes,
+        aux.ListValues<uint8_t>("__blocked_ex_codes", static_cast<int64_t>(cols.ex_row_bytes)));
+    LANCEDB_ASSIGN_OR_RETURN(cols.error, aux.FloatValues("__error_factors"));
+    LANCEDB_ASSIGN_OR_RETURN(cols.ex_add, aux.FloatValues("__add_factors_ex"));
+    LANCEDB_ASSIGN_OR_RETURN(cols.ex_scale, aux.FloatValues("__scale_factors_ex"));
+  }
+  const size_t n = cols.add.size();
+  if (cols.codes.size() != n * static_cast<size_t>(code_dim / 8) || cols.scale.size() != n ||
+      (bits > 1 && (cols.error.size() != n || cols.ex_add.size() != n ||
+                    cols.ex_scale.size() != n || cols.ex_codes.size() != n * cols.ex_row_bytes))) {
+    return aux.Corrupt("the RQ columns disagree in length");
+  }
+  *reader = std::make_unique<RqReader>(rq.get(), cols, meta.value("packed", false));
+  *quantizer = std::move(rq);
+  return Status::OK();
+}
+
 /// The `flat` column's vectors (float16, float32 or float64) as float32.
 Result<std::vector<float>> FlatVectors(const LanceIndexFile& aux, int64_t dim) {
   auto col = aux.Column("flat");
@@ -311,6 +422,7 @@ Status ReadStorage(const LanceIndexFile& aux, const Model& model,
     return Status::OK();
   }
   LANCEDB_ASSIGN_OR_RETURN(json meta, StorageMetadata(aux));
+  if (model.storage == "IVF_RQ") return ReadRqStorage(aux, model, meta, quantizer, reader);
   if (model.storage == "IVF_SQ") {
     LANCEDB_ASSIGN_OR_RETURN(int64_t bits, JsonInt(aux, meta, "num_bits"));
     const json& bounds = meta.value("bounds", json());
@@ -426,6 +538,8 @@ Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr
   // Lance reports the PQ and SQ distances of cosine indices as found (squared L2 between
   // normalized vectors), the FLAT ones as 1 - cos.
   style.cosine = model.storage == "IVF_FLAT" ? CosineReport::kHalved : CosineReport::kAsFound;
+  // Lance's RQ storage estimates -x.y for dot, which LanceDB reports as it is.
+  style.dot_as_found = model.storage == "IVF_RQ";
   return std::make_unique<IvfIndex>(
       model.dim, model.distance_type, std::move(model.centroids), std::move(quantizer),
       hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat, std::move(parts), style);

@@ -5,7 +5,8 @@
 // Lance's IVF layout in `index.idx` and `auxiliary.idx`; docs/format/lance-vector-index.md) into
 // an IvfIndex whose searches give LanceDB's results: the same partitions probed, the same
 // candidates and the same (approximate) distances. Read: IVF_FLAT, IVF_PQ, IVF_SQ and
-// IVF_HNSW_FLAT / _SQ / _PQ (their graphs: lance_hnsw_graph.h). IVF_RQ and the layouts of older
+// IVF_HNSW_FLAT / _SQ / _PQ (their graphs: lance_hnsw_graph.h) and IVF_RQ as pylance 12 writes it
+// (lance_rq_storage.h). Other RQ layouts and the layouts of older
 // Lance versions are NotSupported; their rows are then searched exactly by the caller.
 // Thread-safety: the function is thread-safe.
 #pragma once

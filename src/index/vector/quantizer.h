@@ -25,6 +25,11 @@
 
 namespace lancedb::index::vector {
 
+class LanceHeap;
+
+/// Accepts a local row of the partition being searched (prefilter); null accepts all.
+using RowPredicate = std::function<bool(int64_t row)>;
+
 /// Quantization of the stored vectors. Values are persisted.
 enum class QuantizerType : uint8_t { kFlat = 0, kPq = 1, kSq = 2, kRq = 3 };
 
@@ -45,6 +50,16 @@ class DistanceComputer {
   virtual bool LanceScanAll(size_t k, float* out) const { return false; }
   /// Hint that Distance(row) will be asked soon: a storage may start loading the row.
   virtual void Prefetch(int64_t /*row*/) const {}
+  /// Offer the rows `accept` takes (all when null) to `heap`, the top-k shared by every
+  /// partition of a search, as LanceDB's scan of the partition does, and return true (a
+  /// storage whose scan consults that heap: multi-bit RaBitQ); false when the caller offers
+  /// Distances' values itself. `in_range` and `below_upper` take the storage's distances;
+  /// local row r has id row_ids[r].
+  virtual bool OfferAsLance(const RowPredicate& accept, const std::function<bool(float)>& in_range,
+                            const std::function<bool(float)>& below_upper,
+                            std::span<const uint64_t> row_ids, LanceHeap& heap) const {
+    return false;
+  }
 };
 
 /// The encoded vectors of one partition, in arrival order.
@@ -67,9 +82,6 @@ class Quantizer {
   virtual std::unique_ptr<PartitionStorage> Encode(std::span<const float> vectors,
                                                    std::span<const float> centroid) const = 0;
 };
-
-/// Accepts a local row of the partition being searched (prefilter); null accepts all.
-using RowPredicate = std::function<bool(int64_t row)>;
 
 struct SubIndexSearchParams {
   size_t k = 10;
