@@ -207,24 +207,40 @@ class KeySet {
     std::sort(sorted_.begin(), sorted_.end());
     if (sorted_.empty()) return;
     min_ = sorted_.front();
-    max_ = sorted_.back();
-    const uint64_t words = (max_ - min_) / 64 + 1;
+    span_ = sorted_.back() - min_;
+    const uint64_t words = span_ / 64 + 1;
     if (words <= std::max<uint64_t>(8 * sorted_.size(), uint64_t{1} << 20)) {
       bits_.assign(words, 0);
       for (uint64_t k : sorted_) bits_[(k - min_) / 64] |= uint64_t{1} << ((k - min_) % 64);
     }
   }
-  bool Contains(uint64_t key) const noexcept {
-    if (sorted_.empty() || key < min_ || key > max_) return false;
-    if (!bits_.empty()) return (bits_[(key - min_) / 64] >> ((key - min_) % 64)) & 1;
-    return std::binary_search(sorted_.begin(), sorted_.end(), key);
+
+  /// Append to `out` the indexes i < n with values[i] in the set.
+  void Match(const uint64_t* values, int64_t n, std::vector<int64_t>* out) const {
+    if (sorted_.empty()) return;
+    // Locals, so that the loop keeps them in registers.
+    const uint64_t min = min_, span = span_;
+    if (!bits_.empty()) {
+      const uint64_t* bits = bits_.data();
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t k = values[i] - min;  // wraps above span when below min
+        if (k <= span && ((bits[k >> 6] >> (k & 63)) & 1)) out->push_back(i);
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (values[i] - min <= span &&
+          std::binary_search(sorted_.begin(), sorted_.end(), values[i])) {
+        out->push_back(i);
+      }
+    }
   }
 
  private:
   std::vector<uint64_t> sorted_;
   std::vector<uint64_t> bits_;
   uint64_t min_ = 0;
-  uint64_t max_ = 0;
+  uint64_t span_ = 0;
 };
 
 }  // namespace
@@ -232,6 +248,7 @@ class KeySet {
 Result<std::vector<uint64_t>> RowAddressesWhereIn(const Dataset& dataset, const std::string& column,
                                                   std::vector<uint64_t> keys) {
   std::vector<uint64_t> out;
+  std::vector<int64_t> matches;
   const KeySet set(std::move(keys));
   ScanOptions options;
   options.columns = {column};
@@ -247,12 +264,11 @@ Result<std::vector<uint64_t>> RowAddressesWhereIn(const Dataset& dataset, const 
     LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
     if (batch == nullptr) break;
     const array::ArrayData& values = *batch->column(0);
-    const uint64_t* v = values.GetValues<uint64_t>(1);
     const uint64_t* addresses = batch->column(1)->GetValues<uint64_t>(1);
-    for (int64_t i = 0; i < values.length; ++i) {
-      if (set.Contains(v[i]) && (values.null_count == 0 || values.IsValid(i))) {
-        out.push_back(addresses[i]);
-      }
+    matches.clear();
+    set.Match(values.GetValues<uint64_t>(1), values.length, &matches);
+    for (int64_t i : matches) {
+      if (values.null_count == 0 || values.IsValid(i)) out.push_back(addresses[i]);
     }
   }
   return out;
