@@ -209,7 +209,7 @@ class KeySet {
     min_ = sorted_.front();
     span_ = sorted_.back() - min_;
     const uint64_t words = span_ / 64 + 1;
-    if (words <= std::max<uint64_t>(8 * sorted_.size(), uint64_t{1} << 20)) {
+    if (words <= std::max<uint64_t>(8 * sorted_.size(), uint64_t{1} << 16)) {
       bits_.assign(words, 0);
       for (uint64_t k : sorted_) bits_[(k - min_) / 64] |= uint64_t{1} << ((k - min_) % 64);
     }
