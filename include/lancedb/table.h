@@ -393,6 +393,13 @@ class Table : public std::enable_shared_from_this<Table> {
   /// of this table (its branch). Compaction, index and schema-only changes are no row changes.
   /// InvalidArgument when the table has no stable row ids; NotFound for a missing version.
   virtual Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const;
+  /// Row addresses (`_rowaddr`) of the rows of the version this handle reads whose uint64
+  /// column `column` holds one of `values` (any order, duplicates allowed), in scan order: what
+  /// ReplaceRows removes when the rows to replace are known by a key (a materialized view's
+  /// `__source_row_id`). Nulls match nothing. InvalidArgument for a missing or non-uint64
+  /// column.
+  virtual Result<std::vector<uint64_t>> RowAddressesWhereIn(
+      const std::string& column, const std::vector<uint64_t>& values) const;
   /// In one commit on top of version `read_version`, which must still be the newest: delete
   /// the rows at `row_addresses` (`_rowaddr` values of that version), append `new_rows` (the
   /// table's schema) and, when given, replace the schema metadata. CommitConflict, with nothing

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from . import _native
+from ._not_yet import check_no_lsm_write_spec
 from .functions import RefreshColumnResult as RefreshColumnJobResult
 from .job import AsyncJob, _start
 
@@ -83,6 +84,11 @@ def add_computed_columns(table: "Table", transforms: Any, computed: Any) -> Any:
             )
         columns.append((name, sql))
     table._check_writable()
+    check_no_lsm_write_spec(
+        table._inner,
+        "computed columns are not supported on a table with an LSM write spec: rows in "
+        "un-compacted tiers are invisible to refresh",
+    )
     try:
         version = _native.add_computed_columns(table._inner, columns)
     except ValueError as error:

@@ -90,3 +90,17 @@ LSM = "LSM write buffers"
 SESSIONS = "sessions (shared caches)"
 REMOTE = "remote databases (LanceDB Cloud)"
 PREWARM = "prewarm_data (LanceDB supports it on remote tables only)"
+
+
+def check_no_lsm_write_spec(native_table: Any, message: str) -> None:
+    """NotImplementedError(`message`, as LanceDB words it) when LanceDB gave the table an LSM
+    write spec (its MemWAL index): rows buffered in the LSM tiers have no row id and are
+    invisible to permutations, computed-column refreshes and view refreshes, which LanceDB
+    refuses on such a table; so does lancedb_cpp."""
+    from . import _native
+
+    for index in _native.list_indices(native_table):
+        if index["name"] == "__lance_mem_wal" or index.get("type_url", "").endswith(
+            "MemWalIndexDetails"
+        ):
+            raise NotImplementedError(f"LanceDBError: not supported: {message}")

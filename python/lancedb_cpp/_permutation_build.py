@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _native
+from ._not_yet import check_no_lsm_write_spec
 
 ROW_ID = "row_id"
 SPLIT_ID = "split_id"
@@ -371,6 +372,11 @@ def _shuffle(row_ids: np.ndarray, split_ids: Any, shuffle: Shuffle) -> Tuple[np.
 def build_permutation(table: Any, config: Config) -> pa.Table:
     """The permutation table's data for `config` over `table` (a lancedb_cpp Table), as it
     stands now; the caller's handle is not checked out."""
+    check_no_lsm_write_spec(
+        table._inner,
+        "the data loader does not support tables with an LSM write spec: rows that have not "
+        "been flushed to the base table have no row id, so a permutation cannot reference them",
+    )
     base_version = table.version
     base_branch = table.current_branch()
     pinned = _native.checkout_branch(table._inner, base_branch or "main", base_version)

@@ -26,6 +26,7 @@ import json
 import re
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -187,6 +188,16 @@ def _uses_stable_row_ids(source: Any) -> bool:
         raise
 
 
+def _check_no_lsm(source: Any, name: str) -> None:
+    from ._not_yet import check_no_lsm_write_spec
+
+    check_no_lsm_write_spec(
+        source,
+        f"source table '{name}' has an LSM write spec or retained un-compacted rows: rows in "
+        "un-compacted tiers are invisible to refresh",
+    )
+
+
 def create_view(conn: Any, name: str, source_name: str, select: SelectArg,
                 where: Optional[str], limit: Optional[int]) -> Any:
     """Create the (empty) view table `name` over `source_name`; returns the sync Table.
@@ -196,6 +207,7 @@ def create_view(conn: Any, name: str, source_name: str, select: SelectArg,
         source = conn.open_table(source_name)
     except ValueError:
         raise ValueError(f"Table '{source_name}' was not found") from None
+    _check_no_lsm(source._inner, source_name)
     if not _uses_stable_row_ids(source):
         raise ValueError(
             "Invalid input, materialized views require stable row ids on the source table; "
@@ -267,7 +279,7 @@ def _evaluate(source: Any, definition: MaterializedViewDefinition, schema: pa.Sc
         limit=limit,
         with_row_id=True,
         max_batch_length=8192,
-        take_row_ids=None if row_ids is None else [int(i) for i in row_ids],
+        take_row_ids=None if row_ids is None else row_ids.tolist(),
     )
     table = pa.table(pa.RecordBatchReader.from_stream(stream).read_all())
     arrays = [table.column(f.name if f.name != SOURCE_ROW_ID else "_rowid") for f in schema]
@@ -276,13 +288,24 @@ def _evaluate(source: Any, definition: MaterializedViewDefinition, schema: pa.Sc
     )
 
 
-def _view_rows(view: Any) -> Tuple[np.ndarray, np.ndarray]:
-    """(source row ids, row addresses) of every row of the view's current version."""
+def _all_view_rows(view: Any) -> np.ndarray:
+    """The row addresses of every row of the view's version."""
     stream = view.scan([SOURCE_ROW_ID], batch_size=65536, with_row_address=True)
     table = pa.table(pa.RecordBatchReader.from_stream(stream).read_all())
-    ids = table.column(SOURCE_ROW_ID).to_numpy().astype(np.uint64, copy=False)
-    addresses = table.column("_rowaddr").to_numpy().astype(np.uint64, copy=False)
-    return ids, addresses
+    return table.column("_rowaddr").to_numpy().astype(np.uint64, copy=False)
+
+
+def _view_rows_of(view: Any, source_row_ids: np.ndarray) -> np.ndarray:
+    """The row addresses of the view's rows made from the source rows `source_row_ids`: one
+    pass over the view's ``__source_row_id`` in the engine."""
+    from . import _native
+
+    if len(source_row_ids) == 0:
+        return np.empty(0, dtype=np.uint64)
+    packed = np.ascontiguousarray(source_row_ids, dtype=np.uint64).tobytes()
+    return np.frombuffer(
+        _native.row_addresses_where_in(view, SOURCE_ROW_ID, packed), dtype=np.uint64
+    )
 
 
 def _check_source(source: Any, definition: MaterializedViewDefinition) -> None:
@@ -352,6 +375,7 @@ def refresh_view(conn: Any, name: str, full: bool = False,
     target = source.version()
     if source_version is None:  # every read below sees this version, whatever commits next
         source = conn._inner.open_table(definition.source_table, target)
+    _check_no_lsm(source, definition.source_table)
     _check_source(source, definition)
     # The watermark speaks only for the view state its refresh left behind (any other commit
     # on the view since, an index build included, is drift) and for the source incarnation
@@ -375,23 +399,27 @@ def refresh_view(conn: Any, name: str, full: bool = False,
         or (definition.limit is not None and (len(changes[1]) or len(changes[2])))
     )
     data_schema = pa.schema([f for f in view_schema])
-    view_ids, view_addresses = _view_rows(snapshot)
     if rebuild:
         mode = "rebuild"
-        removed = view_addresses
+        removed = _all_view_rows(snapshot)
         rows = _evaluate(source, definition, data_schema, limit=definition.limit)
     else:
         mode = "incremental"
         inserted, updated, deleted = changes
         if definition.limit is not None:
             removed = np.empty(0, dtype=np.uint64)
-            room = max(definition.limit - len(view_ids), 0)
+            room = max(definition.limit - snapshot.count_rows(), 0)
             rows = _evaluate(source, definition, data_schema, row_ids=inserted, limit=room)
         else:
-            stale = np.union1d(updated, deleted)
-            removed = view_addresses[np.isin(view_ids, stale)]
-            recompute = np.union1d(inserted, updated)
-            rows = _evaluate(source, definition, data_schema, row_ids=recompute)
+            # Two independent reads (the view's ids, the source's changed rows), both in the
+            # engine without the GIL: run side by side.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                finding = pool.submit(
+                    _view_rows_of, snapshot, np.concatenate([updated, deleted])
+                )
+                recompute = np.union1d(inserted, updated)
+                rows = _evaluate(source, definition, data_schema, row_ids=recompute)
+                removed = finding.result()
     metadata.update({
         SOURCE_VERSION_KEY: str(target),
         SOURCE_TS_KEY: str(_native.changed_rows(source, target, target)[5]),

@@ -116,15 +116,27 @@ std::tuple<nb::bytes, nb::bytes, nb::bytes, std::string, int64_t, int64_t> Chang
           c.rebuild_reason,    c.from_timestamp_nanos, c.to_timestamp_nanos};
 }
 
+/// Unpack little-endian u64s packed as bytes.
+std::vector<uint64_t> UnpackIds(const nb::bytes& packed, const char* what) {
+  if (packed.size() % sizeof(uint64_t) != 0) {
+    throw nb::value_error((std::string(what) + " must hold packed u64 values").c_str());
+  }
+  std::vector<uint64_t> ids(packed.size() / sizeof(uint64_t));
+  if (!ids.empty()) std::memcpy(ids.data(), packed.c_str(), packed.size());
+  return ids;
+}
+
+nb::bytes RowAddressesWhereInPy(const Table& table, const std::string& column, nb::bytes values) {
+  std::vector<uint64_t> keys = UnpackIds(values, "values");
+  std::vector<uint64_t> addresses =
+      CallWithoutGil([&] { return table.RowAddressesWhereIn(column, keys); });
+  return PackIds(addresses);
+}
+
 uint64_t ReplaceRowsPy(Table& table, uint64_t read_version, nb::bytes row_addresses,
                        nb::handle new_rows,
                        std::optional<std::vector<std::pair<std::string, std::string>>> metadata) {
-  if (row_addresses.size() % sizeof(uint64_t) != 0) {
-    throw nb::value_error("row_addresses must hold packed u64 values");
-  }
-  std::vector<uint64_t> addresses(row_addresses.size() / sizeof(uint64_t));
-  if (!addresses.empty())
-    std::memcpy(addresses.data(), row_addresses.c_str(), row_addresses.size());
+  std::vector<uint64_t> addresses = UnpackIds(row_addresses, "row_addresses");
   ArrowArrayStream stream = TakeStream(new_rows);
   return CallWithoutGil(
       [&] { return table.ReplaceRows(read_version, addresses, &stream, metadata); });
@@ -154,6 +166,10 @@ void RegisterTableInfo(nb::module_& m) {
         "Stable row ids inserted, updated and deleted between two versions (packed u64 bytes), "
         "the reason they cannot be diffed ('' when they can) and the versions' commit times "
         "(ns).");
+  m.def("row_addresses_where_in", &RowAddressesWhereInPy, nb::arg("table"), nb::arg("column"),
+        nb::arg("values"),
+        "Row addresses (packed u64 bytes) of the rows whose integer column holds one of values "
+        "(packed u64 bytes), in scan order.");
   m.def("replace_rows", &ReplaceRowsPy, nb::arg("table"), nb::arg("read_version"),
         nb::arg("row_addresses"), nb::arg("new_rows"), nb::arg("schema_metadata").none(),
         "Delete rows (packed u64 row addresses), append new rows and set the schema metadata in "

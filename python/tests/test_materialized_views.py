@@ -470,3 +470,40 @@ def test_refresh_with_strong_read_consistency(tmp_path):
     source.add(_rows(20, 4))
     assert view.refresh().mode == "incremental"
     assert _sorted(view.table.to_arrow()) == _sorted(_direct(source, view.definition))
+
+
+def test_tables_with_an_lsm_write_spec_are_refused_as_lancedb(tmp_path):
+    """LanceDB refuses views, permutations and computed columns over a table with an LSM write
+    spec (rows in its LSM tiers have no row id); lancedb_cpp reads such a table LanceDB made
+    and refuses the same operations with the same errors, writing nothing."""
+    import shutil
+
+    from lancedb.permutation import permutation_builder as their_builder
+
+    from lancedb_cpp.permutation import permutation_builder as our_builder
+
+    db = _connect(lancedb, tmp_path / "real")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.int64())])
+    table = db.create_table("t", pa.table({"id": [0, 1, 2], "v": [5, 6, 7]}, schema=schema))
+    db.create_materialized_view("mv", "t").refresh()
+    table.set_unenforced_primary_key("id")
+    table.set_lsm_write_spec(lancedb.LsmWriteSpec.unsharded())
+    shutil.copytree(tmp_path / "real", tmp_path / "ours")
+    outcomes = []
+    for module, builder in ((lancedb, their_builder), (lancedb_cpp, our_builder)):
+        db = _connect(module, tmp_path / ("real" if module is lancedb else "ours"))
+        table = db.open_table("t")
+        calls = [
+            lambda: db.create_materialized_view("mv2", "t"),
+            lambda: db.open_materialized_view("mv").refresh(),
+            lambda: builder(table).execute(),
+            lambda: table.add_columns(computed={"w": "v + 1"}),
+        ]
+        got = []
+        for call in calls:
+            with pytest.raises(NotImplementedError) as info:
+                call()
+            got.append(str(info.value))
+        outcomes.append((got, sorted(db.table_names()), table.version, table.schema.names))
+    assert outcomes[1] == outcomes[0]
+    assert "LSM write spec" in outcomes[1][0][2]

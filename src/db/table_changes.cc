@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Table::ChangedRows and Table::ReplaceRows: what incremental maintenance (materialized views)
-// needs from a table — the row changes between two versions (table/row_changes.h) and one
-// guarded commit that lands on exactly the next version (table/merge_rows.h).
+// Table::ChangedRows, Table::RowAddressesWhereIn and Table::ReplaceRows: what incremental
+// maintenance (materialized views) needs from a table — the row changes between two versions
+// (table/row_changes.h) and one guarded commit that lands on exactly the next version
+// (table/merge_rows.h).
 
 #include "array/c_bridge.h"
 #include "db/table_impl.h"
@@ -20,6 +21,10 @@ Status NoRowChanges() {
 }  // namespace
 
 Result<RowChanges> Table::ChangedRows(uint64_t, uint64_t) const { return NoRowChanges(); }
+Result<std::vector<uint64_t>> Table::RowAddressesWhereIn(const std::string&,
+                                                         const std::vector<uint64_t>&) const {
+  return NoRowChanges();
+}
 Result<uint64_t> Table::ReplaceRows(
     uint64_t, const std::vector<uint64_t>&, ArrowArrayStream*,
     const std::optional<std::vector<std::pair<std::string, std::string>>>&) {
@@ -49,6 +54,12 @@ Result<RowChanges> LocalTable::ChangedRows(uint64_t from_version, uint64_t to_ve
   out.from_timestamp_nanos = TimestampNanos(*from);
   out.to_timestamp_nanos = TimestampNanos(*to);
   return out;
+}
+
+Result<std::vector<uint64_t>> LocalTable::RowAddressesWhereIn(
+    const std::string& column, const std::vector<uint64_t>& values) const {
+  LANCEDB_ASSIGN_OR_RETURN(auto ds, Snapshot());
+  return table::RowAddressesWhereIn(*ds, column, values);
 }
 
 Result<uint64_t> LocalTable::ReplaceRows(

@@ -110,6 +110,8 @@ class LocalTable : public Table {
   Result<BranchDiff> DiffBranch(const std::string& from_branch) const override;
   Result<CherryPickResult> CherryPick(const std::string& from_branch, bool dry_run) override;
   Result<RowChanges> ChangedRows(uint64_t from_version, uint64_t to_version) const override;
+  Result<std::vector<uint64_t>> RowAddressesWhereIn(
+      const std::string& column, const std::vector<uint64_t>& values) const override;
   Result<uint64_t> ReplaceRows(
       uint64_t read_version, const std::vector<uint64_t>& row_addresses, ArrowArrayStream* new_rows,
       const std::optional<std::vector<std::pair<std::string, std::string>>>& schema_metadata)

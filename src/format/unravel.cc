@@ -28,6 +28,7 @@ class Unraveler {
 
   Status Run() {
     out_->steps.assign(static_cast<size_t>(path_.depth()), StepStructure{});
+    if (path_.depth() == 1 && path_.steps[0] == StepKind::kLeaf) return RunLeaf();
     const int64_t n = items_.num_items();
     int64_t rows = 0;
     while (item_ < n) {
@@ -44,6 +45,43 @@ class Unraveler {
   }
 
  private:
+  /// A top-level leaf (no struct, no list): one item per row, each a value slot, valid when
+  /// its code is 0 and else a null at the leaf's layer. What the general walk computes, in one
+  /// pass.
+  Status RunLeaf() {
+    const int64_t n = items_.num_items();
+    const uint16_t* codes = items_.codes.data();
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; ++i) nulls += codes[i] != 0 ? 1 : 0;
+    StepStructure& s = out_->steps[0];
+    if (nulls > 0) {
+      s.validity.assign(static_cast<size_t>(bit_util::BytesForBits(n)), 0);
+      for (int64_t i = 0; i < n; ++i) {
+        const uint16_t code = codes[i];
+        if (code == 0) {
+          bit_util::SetBit(s.validity.data(), i);
+        } else if (CodeLayer(code) != 0) {
+          return Status::Corruption("Level code " + std::to_string(code) + " below its layer");
+        } else if (CodeIsEmpty(code)) {
+          return Status::Corruption("Empty-list level at a non-list layer");
+        }
+      }
+    }
+    s.length = n;
+    s.null_count = nulls;
+    item_ = value_ = n;
+    if (n > items_.values.num_values) {
+      return Status::Corruption("Levels describe more values than the pages hold");
+    }
+    if (n != items_.num_rows || n != items_.values.num_values) {
+      return Status::Corruption("Levels describe " + std::to_string(n) + " rows and " +
+                                std::to_string(value_) + " values, expected " +
+                                std::to_string(items_.num_rows) + " and " +
+                                std::to_string(items_.values.num_values));
+    }
+    return Status::OK();
+  }
+
   void Push(int d, bool valid) {
     StepStructure& s = out_->steps[d];
     if (static_cast<int64_t>(s.validity.size()) * 8 <= s.length) s.validity.push_back(0);

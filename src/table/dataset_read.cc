@@ -87,6 +87,7 @@ class ScanReader : public array::RecordBatchReader {
       std::vector<int64_t> keep;
       int64_t kept = len;
       if (!deleted_.empty()) {
+        keep.reserve(static_cast<size_t>(len));
         for (int64_t r = start; r < start + len; ++r) {
           if (!deleted_[static_cast<size_t>(r)]) keep.push_back(r - start);
         }
@@ -104,10 +105,17 @@ class ScanReader : public array::RecordBatchReader {
       auto row_column = [&](bool address) {
         auto ids = Buffer::AllocateUninitialized(kept * static_cast<int64_t>(sizeof(uint64_t)));
         uint64_t* out = ids->mutable_data_as<uint64_t>();
-        for (int64_t i = 0; i < kept; ++i) {
-          const auto offset =
-              static_cast<uint64_t>(start + (keep.empty() ? i : keep[static_cast<size_t>(i)]));
-          out[i] = address || row_ids_.empty() ? (frag.id() << 32) | offset : row_ids_[offset];
+        const bool stable = !address && !row_ids_.empty();
+        const uint64_t base = (frag.id() << 32) | static_cast<uint64_t>(start);
+        if (keep.empty() && stable) {
+          std::copy_n(row_ids_.data() + start, kept, out);
+        } else if (keep.empty()) {
+          for (int64_t i = 0; i < kept; ++i) out[i] = base + static_cast<uint64_t>(i);
+        } else {
+          for (int64_t i = 0; i < kept; ++i) {
+            const auto r = static_cast<uint64_t>(keep[static_cast<size_t>(i)]);
+            out[i] = stable ? row_ids_[static_cast<size_t>(start) + r] : base + r;
+          }
         }
         return array::ArrayData::Make(array::uint64(), kept, {nullptr, std::move(ids)});
       };

@@ -78,12 +78,13 @@ Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_add
     }
     wanted[addr >> 32].push_back(static_cast<int64_t>(offset));
   }
-  // Read each fragment's rows; remember where each address landed in the concatenation.
+  // Read each fragment's rows (in fragment id order, offsets ascending); the row at `offset` of
+  // fragment `f` lands at first_row[f] + its rank among that fragment's offsets.
   format::FileReadOptions read_options;
   read_options.materialize_blobs = materialize_blobs;
   if (materialize_blobs) read_options.external_blob_bases = external_blob_bases();
   std::vector<array::RecordBatchPtr> parts;
-  std::map<uint64_t, int64_t> position;
+  std::map<uint64_t, int64_t> first_row;
   int64_t base = 0;
   for (auto& [frag_id, offsets] : wanted) {
     std::sort(offsets.begin(), offsets.end());
@@ -94,10 +95,7 @@ Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_add
     LANCEDB_ASSIGN_OR_RETURN(
         auto part,
         array::RecordBatch::Make(schema, std::move(cols), static_cast<int64_t>(offsets.size())));
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      position[(frag_id << 32) | static_cast<uint64_t>(offsets[i])] =
-          base + static_cast<int64_t>(i);
-    }
+    first_row[frag_id] = base;
     base += static_cast<int64_t>(offsets.size());
     parts.push_back(std::move(part));
   }
@@ -110,7 +108,23 @@ Result<array::RecordBatchPtr> Dataset::Take(const std::vector<uint64_t>& row_add
   LANCEDB_ASSIGN_OR_RETURN(auto all, array::ConcatenateBatches(schema, parts));
   std::vector<int64_t> order;
   order.reserve(row_addresses.size());
-  for (uint64_t addr : row_addresses) order.push_back(position[addr]);
+  bool identity = row_addresses.size() == static_cast<size_t>(base);
+  uint64_t frag_id = UINT64_MAX;
+  const std::vector<int64_t>* offsets = nullptr;
+  int64_t first = 0;
+  for (uint64_t addr : row_addresses) {
+    if (addr >> 32 != frag_id) {
+      frag_id = addr >> 32;
+      offsets = &wanted[frag_id];
+      first = first_row[frag_id];
+    }
+    const auto offset = static_cast<int64_t>(addr & 0xFFFFFFFFu);
+    const int64_t rank =
+        std::lower_bound(offsets->begin(), offsets->end(), offset) - offsets->begin();
+    order.push_back(first + rank);
+    identity = identity && order.back() == static_cast<int64_t>(order.size()) - 1;
+  }
+  if (identity) return all;  // addresses given sorted and unique: already in the caller's order
   std::vector<array::ArrayPtr> out;
   for (const auto& col : all->columns()) {
     LANCEDB_ASSIGN_OR_RETURN(auto taken, array::Take(col, order));

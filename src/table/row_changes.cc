@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "table/deletion.h"
 #include "table/manifest.h"
@@ -48,6 +49,38 @@ const pb::DataFragment* Aligned(const pb::DataFragment& frag,
   return aligned ? &o : nullptr;
 }
 
+/// The first id when `frag`'s row ids are one inline range covering its rows (id = first +
+/// offset), else nullopt.
+std::optional<uint64_t> IdRangeStart(const pb::DataFragment& frag) {
+  if (!frag.has_inline_row_ids()) return std::nullopt;
+  pb::RowIdSequence sequence;
+  if (!sequence.ParseFromString(frag.inline_row_ids()) || sequence.segments_size() != 1 ||
+      !sequence.segments(0).has_range()) {
+    return std::nullopt;
+  }
+  const auto& range = sequence.segments(0).range();
+  if (range.end() < range.start() || range.end() - range.start() != frag.physical_rows()) {
+    return std::nullopt;
+  }
+  return range.start();
+}
+
+/// The version when `frag`'s last-updated-at versions are one inline run over all its rows,
+/// else nullopt.
+std::optional<uint64_t> SingleVersion(const pb::DataFragment& frag) {
+  if (!frag.has_inline_last_updated_at_versions()) return std::nullopt;
+  pb::RowDatasetVersionSequence sequence;
+  if (!sequence.ParseFromString(frag.inline_last_updated_at_versions()) ||
+      sequence.runs_size() != 1 || !sequence.runs(0).span().has_range()) {
+    return std::nullopt;
+  }
+  const auto& span = sequence.runs(0).span().range();
+  if (span.end() < span.start() || span.end() - span.start() != frag.physical_rows()) {
+    return std::nullopt;
+  }
+  return sequence.runs(0).version();
+}
+
 /// Append the live rows of `frag` to `out`.
 Status CollectLiveRows(const Dataset& ds, const pb::DataFragment& frag, std::vector<LiveRow>* out) {
   io::FileSystem& fs = *ds.fs();
@@ -76,15 +109,26 @@ Status CollectNewlyDeleted(const Dataset& from, const pb::DataFragment& before, 
   std::vector<uint32_t> gone;
   std::set_difference(now.begin(), now.end(), was.begin(), was.end(), std::back_inserter(gone));
   if (gone.empty()) return Status::OK();
-  LANCEDB_ASSIGN_OR_RETURN(auto ids, FragmentRowIds(fs, from.path(), before));
-  LANCEDB_ASSIGN_OR_RETURN(auto versions, FragmentRowVersions(fs, from.path(), before, false));
-  const bool has_versions = versions.size() == ids.size();
+  if (gone.back() >= before.physical_rows()) {
+    return Status::Corruption("Deletion of offset " + std::to_string(gone.back()) +
+                              " outside fragment " + std::to_string(before.id()));
+  }
+  // A fragment as appended holds one id range written by one version: read those directly
+  // instead of decoding a million-entry sequence for a few deleted rows.
+  const std::optional<uint64_t> first_id = IdRangeStart(before);
+  const std::optional<uint64_t> version = SingleVersion(before);
+  std::vector<uint64_t> ids, versions;
+  if (!first_id) {
+    LANCEDB_ASSIGN_OR_RETURN(ids, FragmentRowIds(fs, from.path(), before));
+  }
+  if (!version) {
+    LANCEDB_ASSIGN_OR_RETURN(versions, FragmentRowVersions(fs, from.path(), before, false));
+  }
+  const bool has_versions = version.has_value() || versions.size() == before.physical_rows();
   for (uint32_t offset : gone) {
-    if (offset >= ids.size()) {
-      return Status::Corruption("Deletion of offset " + std::to_string(offset) +
-                                " outside fragment " + std::to_string(before.id()));
-    }
-    out->push_back({ids[offset], has_versions ? versions[offset] : kNoVersion, before.id()});
+    const uint64_t id = first_id ? *first_id + offset : ids[offset];
+    const uint64_t v = version ? *version : (has_versions ? versions[offset] : kNoVersion);
+    out->push_back({id, v, before.id()});
   }
   return Status::OK();
 }
@@ -155,7 +199,80 @@ bool SameContent(const LiveRow& a, const LiveRow& b) {
   return a.last_updated == b.last_updated && a.fragment == b.fragment;
 }
 
+/// Set membership of u64 keys: a bitmap over [min, max] when that span is small next to the
+/// number of keys (ids of one table are dense), else binary search in the sorted keys.
+class KeySet {
+ public:
+  explicit KeySet(std::vector<uint64_t> keys) : sorted_(std::move(keys)) {
+    std::sort(sorted_.begin(), sorted_.end());
+    if (sorted_.empty()) return;
+    min_ = sorted_.front();
+    span_ = sorted_.back() - min_;
+    const uint64_t words = span_ / 64 + 1;
+    if (words <= std::max<uint64_t>(8 * sorted_.size(), uint64_t{1} << 16)) {
+      bits_.assign(words, 0);
+      for (uint64_t k : sorted_) bits_[(k - min_) / 64] |= uint64_t{1} << ((k - min_) % 64);
+    }
+  }
+
+  /// Append to `out` the indexes i < n with values[i] in the set.
+  void Match(const uint64_t* values, int64_t n, std::vector<int64_t>* out) const {
+    if (sorted_.empty()) return;
+    // Locals, so that the loop keeps them in registers.
+    const uint64_t min = min_, span = span_;
+    if (!bits_.empty()) {
+      const uint64_t* bits = bits_.data();
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t k = values[i] - min;  // wraps above span when below min
+        if (k <= span && ((bits[k >> 6] >> (k & 63)) & 1)) out->push_back(i);
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (values[i] - min <= span &&
+          std::binary_search(sorted_.begin(), sorted_.end(), values[i])) {
+        out->push_back(i);
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> sorted_;
+  std::vector<uint64_t> bits_;
+  uint64_t min_ = 0;
+  uint64_t span_ = 0;
+};
+
 }  // namespace
+
+Result<std::vector<uint64_t>> RowAddressesWhereIn(const Dataset& dataset, const std::string& column,
+                                                  std::vector<uint64_t> keys) {
+  std::vector<uint64_t> out;
+  std::vector<int64_t> matches;
+  const KeySet set(std::move(keys));
+  ScanOptions options;
+  options.columns = {column};
+  options.with_row_address = true;
+  options.batch_size = 65536;
+  LANCEDB_ASSIGN_OR_RETURN(auto reader, dataset.Scan(options));
+  const auto& type = reader->schema()->field(0)->type();
+  if (type->id() != array::TypeId::kUInt64 && type->id() != array::TypeId::kInt64) {
+    return Status::InvalidArgument("Column '" + column + "' is " + type->ToString() +
+                                   ", not an integer key column (uint64 or int64)");
+  }
+  while (true) {
+    LANCEDB_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (batch == nullptr) break;
+    const array::ArrayData& values = *batch->column(0);
+    const uint64_t* addresses = batch->column(1)->GetValues<uint64_t>(1);
+    matches.clear();
+    set.Match(values.GetValues<uint64_t>(1), values.length, &matches);
+    for (int64_t i : matches) {
+      if (values.null_count == 0 || values.IsValid(i)) out.push_back(addresses[i]);
+    }
+  }
+  return out;
+}
 
 Result<RowChanges> DiffRows(const Dataset& from, const Dataset& to) {
   if (from.path() != to.path()) {

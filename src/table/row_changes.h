@@ -43,4 +43,12 @@ struct RowChanges {
 /// datasets; Corruption for a damaged row-id or version sequence.
 Result<RowChanges> DiffRows(const Dataset& from, const Dataset& to);
 
+/// Row addresses of the live rows of `dataset` whose `column` (uint64, or int64 compared as its
+/// bit pattern) holds one of `keys` (any order, duplicates allowed), in scan order; nulls match
+/// nothing. One pass over that column: how a materialized view finds the rows of the source
+/// rows that changed (its `__source_row_id`). InvalidArgument for a missing column or another
+/// type.
+Result<std::vector<uint64_t>> RowAddressesWhereIn(const Dataset& dataset, const std::string& column,
+                                                  std::vector<uint64_t> keys);
+
 }  // namespace lancedb::table

@@ -163,6 +163,33 @@ TEST(RowIdsToAddresses, ResolvesRangeFragmentsWithoutDecoding) {
   }
 }
 
+TEST(RowAddressesWhereIn, FindsLiveRowsByKeyInScanOrder) {
+  auto fs = io::MemoryFileSystem();
+  auto v1 = Create(fs, MemPath("where_in"));
+  auto rows = TestReader(10, 5);
+  auto v2 = v1->Append(rows.get());  // fragment 1: ids [10, 15)
+  ASSERT_TRUE(v2.ok());
+  int64_t n = 0;
+  auto v3 = (*v2)->DeleteRows({(uint64_t{1} << 32) | 2}, &n);  // id 12 deleted
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  // Keys in any order, with duplicates, a deleted key and keys no row holds.
+  auto got = RowAddressesWhereIn(**v3, "id", {13, 3, 12, 3, 99, 0});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, (Ids{0, 3, (uint64_t{1} << 32) | 3}));
+  // Keys spread too widely for a bitmap are searched.
+  got = RowAddressesWhereIn(**v3, "id", {uint64_t{1} << 62, 14});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, (Ids{(uint64_t{1} << 32) | 4}));
+  got = RowAddressesWhereIn(**v3, "id", {});
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->empty());
+  auto wrong_type = RowAddressesWhereIn(**v3, "x", {1});
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_TRUE(wrong_type.status().IsInvalidArgument());
+  EXPECT_NE(wrong_type.status().message().find("not an integer key column"), std::string::npos);
+  EXPECT_FALSE(RowAddressesWhereIn(**v3, "nope", {1}).ok());
+}
+
 TEST(MergeRowsGuarded, SetsMetadataAndRefusesToRebase) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("merge_guarded");
