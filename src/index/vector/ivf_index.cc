@@ -29,11 +29,14 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
   if (metric == DistanceType::kHamming) packed = PackByteFloats(query.data(), dim_);
   for (int64_t i = 0; i < p; ++i) {
     const float* c = &centroids_[i * dim_];
-    float distance = metric == DistanceType::kHamming ? HammingToByteFloats(packed.data(), c, dim_)
-                                                      : Distance(metric, query.data(), c, dim_);
+    float distance;
     if (style_.as_lancedb) {
       distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
                                               : LanceL2(query.data(), c, dim_);
+    } else if (metric == DistanceType::kHamming) {
+      distance = HammingToByteFloats(packed.data(), c, dim_);
+    } else {
+      distance = Distance(metric, query.data(), c, dim_);
     }
     d[i] = {distance, static_cast<uint64_t>(i)};
   }
@@ -98,7 +101,11 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     }
     return !(reported < params.lower_bound) && reported < params.upper_bound;
   };
-  constexpr int64_t kBlock = 64;
+  // Unbounded, in_range(d) is d < infinity (NaN and infinite distances are never kept).
+  const bool bounded = params.lower_bound > -std::numeric_limits<float>::infinity() ||
+                       params.upper_bound < std::numeric_limits<float>::infinity();
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  constexpr int64_t kBlock = 256;
   float d[kBlock];
   for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
     const IvfPartition& part = partitions_[p];
@@ -126,9 +133,11 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     for (int64_t b = 0; b < rows; b += kBlock) {
       const int64_t n = std::min(kBlock, rows - b);
       dc->Distances(b, n, d);
+      const uint64_t* ids = part.row_ids.data() + b;
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t id = part.row_ids[b + i];
-        if (in_range(d[i]) && (!params.accept || params.accept(id))) local.Offer(d[i], id);
+        if (!(bounded ? in_range(d[i]) : d[i] < kInfinity)) continue;
+        if (params.accept && !params.accept(ids[i])) continue;
+        local.Offer(d[i], ids[i]);
       }
     }
     for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);

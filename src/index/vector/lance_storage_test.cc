@@ -77,5 +77,54 @@ TEST(LanceKernels, SumInLanesAsLance) {
   EXPECT_FLOAT_EQ(v[1], 0.8f);
 }
 
+// The distance table is computed many centroids at a time; each entry must still be
+// LanceL2 / LanceDot of the query's sub-vector and the centroid, bit for bit (sub-vectors
+// shorter than, equal to and longer than the 16 lanes; 8-bit and 4-bit codes).
+TEST(LancePqStorage, DistanceTableEntriesAreLanceSums) {
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 6.0f - 3.0f;
+  };
+  for (DistanceType metric : {DistanceType::kL2, DistanceType::kDot}) {
+    for (int bits : {8, 4}) {
+      for (size_t sub : {size_t{8}, size_t{20}, size_t{40}}) {
+        const size_t m = 4;
+        const size_t dim = m * sub;
+        const size_t k = size_t{1} << bits;
+        std::vector<float> book(k * dim);
+        for (float& v : book) v = next();
+        std::vector<float> query(dim);
+        for (float& v : query) v = next();
+        auto pq = ProductQuantizer::Make(dim, m, bits, metric, /*use_residual=*/false, book);
+        ASSERT_TRUE(pq.ok()) << pq.status().ToString();
+        // Row r holds centroid r in every sub-vector. Codes: byte b of row r at b * k + r.
+        const size_t bytes = bits == 8 ? m : m / 2;
+        std::vector<uint8_t> codes(bytes * k);
+        for (size_t b = 0; b < bytes; ++b) {
+          for (size_t r = 0; r < k; ++r) {
+            codes[b * k + r] = static_cast<uint8_t>(bits == 8 ? r : r | (r << 4));
+          }
+        }
+        const std::vector<float> centroid(dim, 0.0f);
+        LancePqStorage storage(pq->get(), codes, k, centroid, false);
+        auto dc = storage.QueryComputer(query);
+        for (size_t r = 0; r < k; ++r) {
+          float expected = 0.0f;
+          for (size_t s = 0; s < m; ++s) {
+            const float* q = query.data() + s * sub;
+            const float* c = book.data() + (s * k + r) * sub;
+            expected +=
+                metric == DistanceType::kDot ? 1.0f - LanceDot(q, c, sub) : LanceL2(q, c, sub);
+          }
+          if (metric == DistanceType::kDot) expected = expected - static_cast<float>(m - 1) - 1.0f;
+          EXPECT_EQ(dc->Distance(static_cast<int64_t>(r)), expected)
+              << "bits " << bits << ", sub_dim " << sub << ", row " << r;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lancedb::index::vector
