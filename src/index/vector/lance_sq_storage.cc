@@ -55,6 +55,13 @@ CodeL2Fn ChooseCodeL2() {
   return CodeL2Scalar;
 }
 
+/// Prefetch the `dim` codes of `row`.
+void PrefetchRow(const uint8_t* codes, int64_t row, size_t dim) noexcept {
+  const uint8_t* c = codes + static_cast<size_t>(row) * dim;
+  for (size_t off = 0; off < dim; off += 64) __builtin_prefetch(c + off);
+  __builtin_prefetch(c + dim - 1);
+}
+
 /// l2 / cosine: code-space squared L2, scaled back.
 class CodeL2Computer final : public DistanceComputer {
  public:
@@ -66,6 +73,7 @@ class CodeL2Computer final : public DistanceComputer {
     // As Lance: the u32 sum as f32, times range^2 / 255^2 (in f32).
     return static_cast<float>(sum) * scale_ / (255.0f * 255.0f);
   }
+  void Prefetch(int64_t row) const override { PrefetchRow(codes_, row, query_.size()); }
 
  private:
   const uint8_t* codes_;
@@ -90,6 +98,7 @@ class DecodedDotComputer final : public DistanceComputer {
     for (size_t j = 0; j < dim; ++j) acc += query_[j] * static_cast<float>(c[j]);
     return -(bias_ + step_ * acc);
   }
+  void Prefetch(int64_t row) const override { PrefetchRow(codes_, row, query_.size()); }
 
  private:
   const uint8_t* codes_;

@@ -43,6 +43,9 @@ class DistanceComputer {
   /// them for a search of `k` rows (its 4-bit PQ estimates most rows from a quantized table);
   /// false when that scan gives Distance's values. Layout: out (num_rows).
   virtual bool LanceScanAll(size_t k, float* out) const { return false; }
+  /// Hint that Distance(row) follows soon (a graph search scores rows in random order, so it
+  /// loads several rows' codes at once). No effect on results.
+  virtual void Prefetch(int64_t row) const {}
 };
 
 /// The encoded vectors of one partition, in arrival order.
