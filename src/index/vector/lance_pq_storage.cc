@@ -80,6 +80,37 @@ __attribute__((target("avx2"))) inline __m256 TermAvx2(__m256 x, __m256 y, bool 
   return _mm256_mul_ps(d, d);
 }
 
+// LaneSum with the 16 lanes in two AVX2 registers: the same products and sums in the same
+// order (no FMA), so the same bits.
+__attribute__((target("avx2"))) float LaneSumAvx2(const float* x, const float* y, size_t n,
+                                                  bool dot) noexcept {
+  const size_t chunks = n / kLanes;
+  float tail = 0.0f;
+  for (size_t i = chunks * kLanes; i < n; ++i) {
+    const float d = x[i] - y[i];
+    tail += dot ? x[i] * y[i] : d * d;
+  }
+  __m256 lo = _mm256_setzero_ps();
+  __m256 hi = _mm256_setzero_ps();
+  for (size_t c = 0; c < chunks; ++c) {
+    const float* xc = x + c * kLanes;
+    const float* yc = y + c * kLanes;
+    lo = _mm256_add_ps(lo, TermAvx2(_mm256_loadu_ps(xc), _mm256_loadu_ps(yc), dot));
+    hi = _mm256_add_ps(hi, TermAvx2(_mm256_loadu_ps(xc + 8), _mm256_loadu_ps(yc + 8), dot));
+  }
+  float lanes[kLanes];
+  _mm256_storeu_ps(lanes, lo);
+  _mm256_storeu_ps(lanes + 8, hi);
+  float sum = 0.0f;
+  for (float v : lanes) sum += v;
+  return tail + sum;
+}
+
+bool HasAvx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+
 // SubVectorTableBody with eight centroids in one AVX2 register and the sums kept in registers;
 // no FMA, so that each product and sum is rounded separately, as in LanceL2 / LanceDot.
 // REQUIRES: k % 8 == 0.
@@ -124,8 +155,7 @@ using SubVectorTableFn = void (*)(const float*, const float*, size_t, size_t, bo
 
 SubVectorTableFn SubVectorTable() {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return SubVectorTableAvx2;
+  if (HasAvx2()) return SubVectorTableAvx2;
 #endif
   return SubVectorTableDefault;
 }
@@ -265,6 +295,9 @@ class LancePqComputer final : public DistanceComputer {
 }  // namespace
 
 float LanceL2(const float* x, const float* y, size_t n) noexcept {
+#if defined(__x86_64__)
+  if (n >= kLanes && HasAvx2()) return LaneSumAvx2(x, y, n, /*dot=*/false);
+#endif
   return LaneSum(x, y, n, [](float a, float b) {
     const float d = a - b;
     return d * d;
@@ -272,6 +305,9 @@ float LanceL2(const float* x, const float* y, size_t n) noexcept {
 }
 
 float LanceDot(const float* x, const float* y, size_t n) noexcept {
+#if defined(__x86_64__)
+  if (n >= kLanes && HasAvx2()) return LaneSumAvx2(x, y, n, /*dot=*/true);
+#endif
   return LaneSum(x, y, n, [](float a, float b) { return a * b; });
 }
 

@@ -77,6 +77,40 @@ TEST(LanceKernels, SumInLanesAsLance) {
   EXPECT_FLOAT_EQ(v[1], 0.8f);
 }
 
+// LanceL2 / LanceDot (vectorized where the CPU allows) give the bits of Lance's order: the
+// remainder summed first, 16 lanes over the 16-wide chunks, the lanes added in order.
+TEST(LanceKernels, SumInLanesBitForBit) {
+  uint32_t state = 99;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 8.0f - 4.0f;
+  };
+  for (size_t n : {size_t{5}, size_t{16}, size_t{37}, size_t{128}, size_t{200}}) {
+    std::vector<float> x(n), y(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = next();
+      y[i] = next();
+    }
+    for (bool dot : {false, true}) {
+      auto term = [dot](float a, float b) {
+        const float d = a - b;
+        return dot ? a * b : d * d;
+      };
+      const size_t chunks = n / 16;
+      float tail = 0.0f;
+      for (size_t i = chunks * 16; i < n; ++i) tail += term(x[i], y[i]);
+      float lanes[16] = {};
+      for (size_t c = 0; c < chunks; ++c) {
+        for (size_t l = 0; l < 16; ++l) lanes[l] += term(x[c * 16 + l], y[c * 16 + l]);
+      }
+      float sum = 0.0f;
+      for (float v : lanes) sum += v;
+      const float got = dot ? LanceDot(x.data(), y.data(), n) : LanceL2(x.data(), y.data(), n);
+      EXPECT_EQ(got, tail + sum) << "n " << n << (dot ? " dot" : " l2");
+    }
+  }
+}
+
 // The distance table is computed many centroids at a time; each entry must still be
 // LanceL2 / LanceDot of the query's sub-vector and the centroid, bit for bit (sub-vectors
 // shorter than, equal to and longer than the 16 lanes; 8-bit and 4-bit codes).
