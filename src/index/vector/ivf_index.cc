@@ -12,6 +12,7 @@
 #include "index/vector/lance_heap.h"
 #include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/parallel.h"
 
 namespace lancedb::index::vector {
 
@@ -90,8 +91,6 @@ std::vector<Neighbor> IvfIndex::SearchPartitions(std::span<const float> q, size_
 
 std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q, size_t k,
                                                         const IvfSearchParams& params) const {
-  LanceHeap all(k);
-  std::vector<float> all_rows;
   // The distance as the query reports it (the query layer adds 1 to dot distances).
   auto in_range = [&](float d) {
     float reported = d;
@@ -105,31 +104,29 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   const bool bounded = params.lower_bound > -std::numeric_limits<float>::infinity() ||
                        params.upper_bound < std::numeric_limits<float>::infinity();
   constexpr float kInfinity = std::numeric_limits<float>::infinity();
-  constexpr int64_t kBlock = 256;
-  float d[kBlock];
-  for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
-    const IvfPartition& part = partitions_[p];
+  // One partition's candidates (row ids), in the order LanceDB passes them on.
+  auto search_one = [&](const IvfPartition& part) -> std::vector<Neighbor> {
     const auto rows = static_cast<int64_t>(part.row_ids.size());
-    if (rows == 0) continue;
+    if (rows == 0) return {};
     auto dc = part.storage->QueryComputer(q);
     if (sub_index_type_ == SubIndexType::kHnsw) {
       // LanceDB's HNSW partitions hand their results on sorted.
-      for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
-        all.Offer(n.distance, part.row_ids[n.row_id]);
-      }
-      continue;
+      std::vector<Neighbor> out = SearchLanceHnsw(part, *dc, k, params, in_range);
+      for (auto& n : out) n.row_id = part.row_ids[n.row_id];
+      return out;
     }
     LanceHeap local(k);
     if (!params.accept) {
-      all_rows.resize(static_cast<size_t>(rows));
+      std::vector<float> all_rows(static_cast<size_t>(rows));
       if (dc->LanceScanAll(k, all_rows.data())) {
         for (int64_t r = 0; r < rows; ++r) {
           if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
         }
-        for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
-        continue;
+        return local.entries();
       }
     }
+    constexpr int64_t kBlock = 256;
+    float d[kBlock];
     for (int64_t b = 0; b < rows; b += kBlock) {
       const int64_t n = std::min(kBlock, rows - b);
       dc->Distances(b, n, d);
@@ -140,7 +137,23 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
         local.Offer(d[i], ids[i]);
       }
     }
-    for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
+    return local.entries();
+  };
+  const std::vector<uint32_t> probes = FindPartitions(q, std::max<size_t>(params.nprobes, 1));
+  // Partitions are searched independently (a long scan of PQ codes on several threads; graph
+  // searches, short and memory-bound, on one) and their candidates offered to the global heap
+  // in probe order, as LanceDB does: the result does not depend on the number of threads.
+  size_t rows = 0;
+  for (uint32_t p : probes) rows += partitions_[p].row_ids.size();
+  constexpr size_t kParallelRows = 16384;
+  static const int kThreads = DefaultNumThreads();
+  const bool parallel = sub_index_type_ != SubIndexType::kHnsw && rows >= kParallelRows;
+  std::vector<std::vector<Neighbor>> found(probes.size());
+  ParallelFor(static_cast<int64_t>(probes.size()), parallel ? kThreads : 1,
+              [&](int64_t i) { found[i] = search_one(partitions_[probes[i]]); });
+  LanceHeap all(k);
+  for (const auto& list : found) {
+    for (const auto& n : list) all.Offer(n.distance, n.row_id);
   }
   std::vector<Neighbor> out = all.entries();
   std::sort(out.begin(), out.end());
