@@ -21,11 +21,15 @@ in the same run with numpy. Ratios are lancedb-cpp / LanceDB (lower is better fo
 --only runs one engine (e.g. to re-measure lancedb-cpp after a change without waiting for
 LanceDB again at 1M rows) and prints its raw figures next to the floor.
 
---lance-index instead measures both engines' search on one IVF_PQ index that LanceDB built
-(sqrt(rows) partitions, dim/8 sub-vectors, no refine): each engine opens the same table
-directory in its own subprocess and answers the same queries one at a time, at each --nprobes
-(equal nprobes: the same partitions and PQ distances, so equal recall). --lance-index-type
-IVF_RQ builds LanceDB's IVF_RQ (sqrt(rows) partitions, --rq-bits bits) instead.
+--lance-index instead measures both engines' search on one index that LanceDB built
+(--index-type IVF_PQ: sqrt(rows) partitions, dim/8 sub-vectors, no refine, at each --nprobes;
+IVF_HNSW_SQ: sqrt(rows)/16 partitions, --hnsw-nprobes, at each --efs): each engine opens the
+same table directory in its own subprocess and answers the same queries one at a time (equal
+settings: the same partitions and distances, so equal recall), reporting wall-clock latency and
+process CPU time per query. --rounds N alternates the two engines N times and keeps each
+point's best; --keep DIR builds the table and index in DIR once and reuses them in later runs
+(a 1M-row LanceDB build takes minutes). --index-type IVF_RQ builds LanceDB's IVF_RQ
+(sqrt(rows) partitions, --rq-bits bits) and is searched at each --nprobes.
 """
 
 import argparse
@@ -174,79 +178,118 @@ def run_side(args):
     print(json.dumps(out))
 
 
+def lance_index_settings(args):
+    """The (label, configure) points of the --lance-index run for args.index_type."""
+    if args.index_type in ("IVF_PQ", "IVF_RQ"):
+        return [(f"nprobes={n}", lambda q, n=n: q.nprobes(n)) for n in args.nprobes]
+    return [(f"nprobes={args.hnsw_nprobes}, ef={ef}",
+             lambda q, ef=ef: q.nprobes(args.hnsw_nprobes).ef(ef)) for ef in args.efs]
+
+
 def run_lance_index_side(args):
-    """Search the LanceDB-built IVF_PQ index in args.work/shared with one engine."""
+    """Search the LanceDB-built index in args.work/shared with one engine."""
     if args.side == "cpp":
         import lancedb_cpp as lancedb
     else:
         import lancedb
-    _, queries = make_data(args.rows, args.dim, args.queries)
+    queries = np.load(pathlib.Path(args.work) / "queries.npy")
     truth = np.load(args.truth)
     table = lancedb.connect(pathlib.Path(args.work) / "shared").open_table("t")
     curves = []
-    for nprobes in args.nprobes:
+    for label, configure in lance_index_settings(args):
         def run(n):
-            hits, start = 0, time.perf_counter()
+            hits, start, cpu = 0, time.perf_counter(), time.process_time()
             for i in range(n):
-                ids = (table.search(queries[i]).nprobes(nprobes).limit(K).select(["id"])
-                       .to_arrow()["id"])
+                ids = configure(table.search(queries[i])).limit(K).select(["id"]).to_arrow()["id"]
                 hits += len(set(ids.to_pylist()) & set(truth[i].tolist()))
-            return (time.perf_counter() - start) / n, hits / (n * K)
+            wall = (time.perf_counter() - start) / n
+            return wall, (time.process_time() - cpu) / n, hits / (n * K)
         run(min(20, args.queries))  # warm-up: index and column caches
-        latency, recall = run(args.queries)
-        curves.append({"nprobes": nprobes, "latency_s": latency, "recall": recall})
+        latency, cpu, recall = run(args.queries)
+        curves.append({"setting": label, "latency_s": latency, "cpu_s": cpu, "recall": recall})
     print(json.dumps({"curves": curves}))
 
 
-def lance_index_main(args):
+def build_lance_index(args, work):
+    """LanceDB builds the table and args.index_type index in work/shared (kept when
+    work/params.json says it was built with the same parameters); returns the build seconds."""
     import lancedb
 
+    params = {"rows": args.rows, "dim": args.dim, "queries": args.queries,
+              "index_type": args.index_type, "rq_bits": args.rq_bits}
+    marker = work / "params.json"
+    if marker.exists() and json.loads(marker.read_text()).get("params") == params:
+        return json.loads(marker.read_text())["build_s"]
+    shutil.rmtree(work / "shared", ignore_errors=True)
     vectors, queries = make_data(args.rows, args.dim, args.queries)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="bench_vector_"))
-    try:
-        truth_path = work / "truth.npy"
-        np.save(truth_path, ground_truth(vectors, queries))
-        table = lancedb.connect(work / "shared").create_table("t", pa.table({
-            "id": pa.array(np.arange(args.rows, dtype=np.int64)),
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
-        }))  # fmt: skip
-        del vectors
-        start = time.perf_counter()
-        partitions = max(1, int(round(np.sqrt(args.rows))))
-        if args.lance_index_type == "IVF_RQ":
-            from lancedb.index import IvfRq
+    np.save(work / "truth.npy", ground_truth(vectors, queries))
+    np.save(work / "queries.npy", queries)
+    table = lancedb.connect(work / "shared").create_table("t", pa.table({
+        "id": pa.array(np.arange(args.rows, dtype=np.int64)),
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
+    }))  # fmt: skip
+    del vectors
+    num_partitions = max(1, int(round(np.sqrt(args.rows))))
+    start = time.perf_counter()
+    if args.index_type == "IVF_PQ":
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
+                           num_partitions=num_partitions, num_sub_vectors=args.dim // 8)
+    elif args.index_type == "IVF_RQ":
+        from lancedb.index import IvfRq
 
-            table.create_index("vector", config=IvfRq(distance_type="l2",
-                                                      num_partitions=partitions,
-                                                      num_bits=args.rq_bits))  # fmt: skip
-        else:
-            table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
-                               num_partitions=partitions, num_sub_vectors=args.dim // 8)
-        build_s = time.perf_counter() - start
-        del table
-        results = {}
-        for side in ("cpp", "lancedb"):
-            cmd = [sys.executable, __file__, "--lance-index", "--side", side, "--truth",
-                   str(truth_path), "--work", str(work), "--rows", str(args.rows), "--dim",
-                   str(args.dim), "--queries", str(args.queries), "--nprobes",
-                   *map(str, args.nprobes)]
-            proc = subprocess.run(cmd, capture_output=True, text=True,
-                                  env={**os.environ, "RUST_LOG": "error"})
-            if proc.returncode != 0:
-                print(f"{side} failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
-                return 1
-            results[side] = json.loads(proc.stdout.strip().splitlines()[-1])["curves"]
+        table.create_index("vector", config=IvfRq(distance_type="l2",
+                                                  num_partitions=num_partitions,
+                                                  num_bits=args.rq_bits))  # fmt: skip
+    else:
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_HNSW_SQ",
+                           num_partitions=max(1, num_partitions // 16))
+    build_s = time.perf_counter() - start
+    marker.write_text(json.dumps({"params": params, "build_s": build_s}))
+    return build_s
+
+
+def lance_index_main(args):
+    work = pathlib.Path(args.keep) if args.keep else pathlib.Path(
+        tempfile.mkdtemp(prefix="bench_vector_"))
+    work.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()
+    try:
+        build_s = build_lance_index(args, work)
+        best = {}
+        for _ in range(args.rounds):
+            for side in ("cpp", "lancedb"):
+                cmd = [sys.executable, __file__, "--lance-index", "--side", side, "--truth",
+                       str(work / "truth.npy"), "--work", str(work), "--rows", str(args.rows),
+                       "--dim", str(args.dim), "--queries", str(args.queries), "--index-type",
+                       args.index_type, "--rq-bits", str(args.rq_bits), "--hnsw-nprobes",
+                       str(args.hnsw_nprobes), "--nprobes",
+                       *map(str, args.nprobes), "--efs", *map(str, args.efs)]
+                proc = subprocess.run(cmd, capture_output=True, text=True,
+                                      env={**os.environ, "RUST_LOG": "error"})
+                if proc.returncode != 0:
+                    print(f"{side} failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
+                    return 1
+                curves = json.loads(proc.stdout.strip().splitlines()[-1])["curves"]
+                if side not in best:
+                    best[side] = curves
+                else:
+                    for old, new in zip(best[side], curves):
+                        old["latency_s"] = min(old["latency_s"], new["latency_s"])
+                        old["cpu_s"] = min(old["cpu_s"], new["cpu_s"])
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} "
-          f"load average {os.getloadavg()[0]:.1f}; {args.lance_index_type} built by LanceDB in "
-          f"{build_s:.1f} s")
-    print(f"  {'nprobes':>7} | {'cpp recall':>10} {'cpp latency':>12} | "
-          f"{'lancedb recall':>14} {'lancedb latency':>15} | ratio")
-    for a, b in zip(results["cpp"], results["lancedb"]):
-        print(f"  {a['nprobes']:>7} | {a['recall']:10.3f} {a['latency_s'] * 1e3:9.3f} ms | "
-              f"{b['recall']:14.3f} {b['latency_s'] * 1e3:12.3f} ms | "
-              f"{a['latency_s'] / b['latency_s']:.2f}")
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+    print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} rounds={args.rounds} "
+          f"load average {load_before[0]:.1f} -> {load_after[0]:.1f}; {args.index_type} built "
+          f"by LanceDB in {build_s:.1f} s")
+    print("  (latency: wall clock per query; cpu: process CPU time per query, all threads)")
+    print(f"  {'setting':>18} | {'cpp recall':>10} {'latency':>9} {'cpu':>9} | "
+          f"{'lancedb recall':>14} {'latency':>9} {'cpu':>9} | ratio")
+    for a, b in zip(best["cpp"], best["lancedb"]):
+        print(f"  {a['setting']:>18} | {a['recall']:10.3f} {a['latency_s'] * 1e3:6.3f} ms "
+              f"{a['cpu_s'] * 1e3:6.3f} ms | {b['recall']:14.3f} {b['latency_s'] * 1e3:6.3f} ms "
+              f"{b['cpu_s'] * 1e3:6.3f} ms | {a['latency_s'] / b['latency_s']:.2f}")
     return 0
 
 
@@ -273,10 +316,13 @@ def main():
     p.add_argument("--hnsw-nprobes", type=int, default=10)
     p.add_argument("--no-hnsw", action="store_true", help="skip IVF_HNSW_SQ")
     p.add_argument("--lance-index", action="store_true",
-                   help="search latency of both engines on one LanceDB-built IVF_PQ index")
-    p.add_argument("--lance-index-type", choices=["IVF_PQ", "IVF_RQ"], default="IVF_PQ",
-                   help="the index LanceDB builds for --lance-index")
-    p.add_argument("--rq-bits", type=int, default=1, help="num_bits of --lance-index-type IVF_RQ")
+                   help="search latency of both engines on one LanceDB-built index")
+    p.add_argument("--index-type", choices=["IVF_PQ", "IVF_HNSW_SQ", "IVF_RQ"], default="IVF_PQ",
+                   help="--lance-index: the index LanceDB builds")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="--lance-index: alternate the engines this many times, keep the best")
+    p.add_argument("--keep", help="--lance-index: build in this directory once and reuse it")
+    p.add_argument("--rq-bits", type=int, default=1, help="num_bits of --index-type IVF_RQ")
     args = p.parse_args()
     if args.quick:
         args.rows, args.queries, args.flat_queries = 20_000, 100, 50

@@ -27,6 +27,12 @@ _DISTANCE_TYPES = ("l2", "cosine", "dot", "hamming")
 def _to_vectors(query: Any) -> List[List[float]]:
     """Normalise a query (list, tuple, numpy array, pyarrow array, or a list of those) into a
     list of float lists; several vectors make a batch query."""
+    if isinstance(query, np.ndarray) and query.dtype.kind == "f" and query.size > 0:
+        # Fast path: tolist() already gives Python floats.
+        if query.ndim == 1:
+            return [query.tolist()]
+        if query.ndim == 2:
+            return query.tolist()
     if isinstance(query, (pa.Array, pa.ChunkedArray)):
         query = query.to_pylist()
     elif isinstance(query, pa.Scalar):

@@ -324,6 +324,8 @@ class LanceQueryBuilder:
     def _blob_columns(self, tbl: pa.Table, v2_only: bool) -> List[str]:
         """The columns of result `tbl` that are blob columns of the table (looked up only when
         `tbl` has columns shaped as blob descriptors, so that other queries cost nothing)."""
+        if not any(pa.types.is_struct(t) for t in tbl.schema.types):
+            return []  # descriptors are structs
         from ._blob import looks_like_descriptor
         from .schema import is_blob_like_field, is_blob_v2_field
 

@@ -133,12 +133,14 @@ def value_to_sql(value: Any) -> str:
 def _stream_to_reader(stream: Any) -> pa.RecordBatchReader:
     reader = pa.RecordBatchReader.from_stream(stream)
     schema = reader.schema
+    relabeled = False
     for name in ("_rowid", "_rowaddr"):
         index = schema.get_field_index(name)
         if index >= 0 and not schema.field(index).nullable:
             # LanceDB and pylance report them as nullable uint64; relabel (no data is copied).
             schema = schema.set(index, schema.field(index).with_nullable(True))
-    if schema is reader.schema:
+            relabeled = True
+    if not relabeled:  # (reader.schema is a new object at each access: compare no identities)
         return reader
     return pa.RecordBatchReader.from_batches(
         schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)

@@ -144,6 +144,17 @@ def test_search_equals_lancedbs_on_its_index(tmp_path, index_type, metric):
         i.index_type for i in theirs.list_indices()]  # fmt: skip
 
 
+@pytest.mark.parametrize("index_type", ["IVF_PQ", "IVF_PQ4", "IVF_SQ"])
+def test_long_scans_as_lancedb(tmp_path, index_type):
+    """Enough rows probed (all 20000 at nprobes 8) that lancedb_cpp scans the partitions on
+    several threads: the candidates still meet in probe order, as LanceDB's do."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = real_lancedb.connect(tmp_path).create_table("t", rows(0, 20000, seed=5))
+        table.create_index("vector", config=config(index_type, "l2"))
+    assert_same_results(tmp_path, "l2")
+
+
 @pytest.mark.parametrize("writer", ["lancedb", "lancedb_cpp"])
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("index_type", READ_TYPES)

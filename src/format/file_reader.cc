@@ -238,8 +238,11 @@ class FileReaderImpl final : public FileReader {
         statuses[i] = TakeField(field_ids[i], rows, &out_fields[i], &out_columns[i]);
       }
     };
+    // (hardware_concurrency reads /sys on every call: not asked for one field)
     const size_t threads =
-        std::min<size_t>({n, kMaxTakeThreads, std::max(1u, std::thread::hardware_concurrency())});
+        n <= 1 ? 1
+               : std::min<size_t>(
+                     {n, kMaxTakeThreads, std::max(1u, std::thread::hardware_concurrency())});
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();

@@ -12,6 +12,7 @@
 #include "index/vector/lance_heap.h"
 #include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/parallel.h"
 
 namespace lancedb::index::vector {
 
@@ -29,11 +30,14 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
   if (metric == DistanceType::kHamming) packed = PackByteFloats(query.data(), dim_);
   for (int64_t i = 0; i < p; ++i) {
     const float* c = &centroids_[i * dim_];
-    float distance = metric == DistanceType::kHamming ? HammingToByteFloats(packed.data(), c, dim_)
-                                                      : Distance(metric, query.data(), c, dim_);
+    float distance;
     if (style_.as_lancedb) {
       distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
                                               : LanceL2(query.data(), c, dim_);
+    } else if (metric == DistanceType::kHamming) {
+      distance = HammingToByteFloats(packed.data(), c, dim_);
+    } else {
+      distance = Distance(metric, query.data(), c, dim_);
     }
     d[i] = {distance, static_cast<uint64_t>(i)};
   }
@@ -87,8 +91,6 @@ std::vector<Neighbor> IvfIndex::SearchPartitions(std::span<const float> q, size_
 
 std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q, size_t k,
                                                         const IvfSearchParams& params) const {
-  LanceHeap all(k);
-  std::vector<float> all_rows;
   // The distance as the query reports it (the query layer adds 1 to dot distances).
   auto reported = [&](float d) {
     if (distance_type_ == DistanceType::kDot && !style_.dot_as_found) return d + 1.0f;
@@ -103,19 +105,20 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   const std::function<bool(float)> below_upper = [&](float d) {
     return reported(d) < params.upper_bound;
   };
-  constexpr int64_t kBlock = 64;
-  float d[kBlock];
-  for (uint32_t p : FindPartitions(q, std::max<size_t>(params.nprobes, 1))) {
-    const IvfPartition& part = partitions_[p];
+  // Unbounded, in_range(d) is d < infinity (NaN and infinite distances are never kept).
+  const bool bounded = params.lower_bound > -std::numeric_limits<float>::infinity() ||
+                       params.upper_bound < std::numeric_limits<float>::infinity();
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  // One partition's candidates (row ids), in the order LanceDB passes them on.
+  auto search_one = [&](const IvfPartition& part) -> std::vector<Neighbor> {
     const auto rows = static_cast<int64_t>(part.row_ids.size());
-    if (rows == 0) continue;
+    if (rows == 0) return {};
     auto dc = part.storage->QueryComputer(q);
     if (sub_index_type_ == SubIndexType::kHnsw) {
       // LanceDB's HNSW partitions hand their results on sorted.
-      for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
-        all.Offer(n.distance, part.row_ids[n.row_id]);
-      }
-      continue;
+      std::vector<Neighbor> out = SearchLanceHnsw(part, *dc, k, params, in_range);
+      for (auto& n : out) n.row_id = part.row_ids[n.row_id];
+      return out;
     }
     RowPredicate accept;
     if (params.accept) {
@@ -124,24 +127,43 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     if (dc->OfferAsLance(accept, in_range, below_upper, part.row_ids, all)) continue;
     LanceHeap local(k);
     if (!params.accept) {
-      all_rows.resize(static_cast<size_t>(rows));
+      std::vector<float> all_rows(static_cast<size_t>(rows));
       if (dc->LanceScanAll(k, all_rows.data())) {
         for (int64_t r = 0; r < rows; ++r) {
           if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
         }
-        for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
-        continue;
+        return local.entries();
       }
     }
+    constexpr int64_t kBlock = 256;
+    float d[kBlock];
     for (int64_t b = 0; b < rows; b += kBlock) {
       const int64_t n = std::min(kBlock, rows - b);
       dc->Distances(b, n, d);
+      const uint64_t* ids = part.row_ids.data() + b;
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t id = part.row_ids[b + i];
-        if (in_range(d[i]) && (!params.accept || params.accept(id))) local.Offer(d[i], id);
+        if (!(bounded ? in_range(d[i]) : d[i] < kInfinity)) continue;
+        if (params.accept && !params.accept(ids[i])) continue;
+        local.Offer(d[i], ids[i]);
       }
     }
-    for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
+    return local.entries();
+  };
+  const std::vector<uint32_t> probes = FindPartitions(q, std::max<size_t>(params.nprobes, 1));
+  // Partitions are searched independently (a long scan of PQ codes on several threads; graph
+  // searches, short and memory-bound, on one) and their candidates offered to the global heap
+  // in probe order, as LanceDB does: the result does not depend on the number of threads.
+  size_t rows = 0;
+  for (uint32_t p : probes) rows += partitions_[p].row_ids.size();
+  constexpr size_t kParallelRows = 16384;
+  static const int kThreads = DefaultNumThreads();
+  const bool parallel = sub_index_type_ != SubIndexType::kHnsw && rows >= kParallelRows;
+  std::vector<std::vector<Neighbor>> found(probes.size());
+  ParallelFor(static_cast<int64_t>(probes.size()), parallel ? kThreads : 1,
+              [&](int64_t i) { found[i] = search_one(partitions_[probes[i]]); });
+  LanceHeap all(k);
+  for (const auto& list : found) {
+    for (const auto& n : list) all.Offer(n.distance, n.row_id);
   }
   std::vector<Neighbor> out = all.entries();
   std::sort(out.begin(), out.end());

@@ -153,9 +153,17 @@ std::vector<HeapNode> LanceHnswGraph::Beam(const DistanceComputer& distances, He
   while (!candidates.empty()) {
     const HeapNode current = candidates.Pop();
     if (current.distance > furthest() && results.size() == ef) break;
+    const LanceHnswLevel& bottom = levels_[0];
+    if (!candidates.empty()) {
+      // The next node to expand is often the next top: load its neighbour list meanwhile.
+      const uint32_t next = candidates.top().id;
+      const uint32_t* list = bottom.neighbors.data() + bottom.offsets[next];
+      for (uint32_t i = 0; i < bottom.offsets[next + 1] - bottom.offsets[next]; i += 16) {
+        __builtin_prefetch(list + i);
+      }
+    }
     // The unvisited neighbours, marked and prefetched before the first is scored (the same
     // scores in the same order as marking and scoring each when met; their loads overlap).
-    const LanceHnswLevel& bottom = levels_[0];
     fresh.clear();
     for (uint32_t i = bottom.offsets[current.id]; i < bottom.offsets[current.id + 1]; ++i) {
       const uint32_t n = bottom.neighbors[i];

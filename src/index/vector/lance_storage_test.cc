@@ -77,5 +77,88 @@ TEST(LanceKernels, SumInLanesAsLance) {
   EXPECT_FLOAT_EQ(v[1], 0.8f);
 }
 
+// LanceL2 / LanceDot (vectorized where the CPU allows) give the bits of Lance's order: the
+// remainder summed first, 16 lanes over the 16-wide chunks, the lanes added in order.
+TEST(LanceKernels, SumInLanesBitForBit) {
+  uint32_t state = 99;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 8.0f - 4.0f;
+  };
+  for (size_t n : {size_t{5}, size_t{16}, size_t{37}, size_t{128}, size_t{200}}) {
+    std::vector<float> x(n), y(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = next();
+      y[i] = next();
+    }
+    for (bool dot : {false, true}) {
+      auto term = [dot](float a, float b) {
+        const float d = a - b;
+        return dot ? a * b : d * d;
+      };
+      const size_t chunks = n / 16;
+      float tail = 0.0f;
+      for (size_t i = chunks * 16; i < n; ++i) tail += term(x[i], y[i]);
+      float lanes[16] = {};
+      for (size_t c = 0; c < chunks; ++c) {
+        for (size_t l = 0; l < 16; ++l) lanes[l] += term(x[c * 16 + l], y[c * 16 + l]);
+      }
+      float sum = 0.0f;
+      for (float v : lanes) sum += v;
+      const float got = dot ? LanceDot(x.data(), y.data(), n) : LanceL2(x.data(), y.data(), n);
+      EXPECT_EQ(got, tail + sum) << "n " << n << (dot ? " dot" : " l2");
+    }
+  }
+}
+
+// The distance table is computed many centroids at a time; each entry must still be
+// LanceL2 / LanceDot of the query's sub-vector and the centroid, bit for bit (sub-vectors
+// shorter than, equal to and longer than the 16 lanes; 8-bit and 4-bit codes).
+TEST(LancePqStorage, DistanceTableEntriesAreLanceSums) {
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 6.0f - 3.0f;
+  };
+  for (DistanceType metric : {DistanceType::kL2, DistanceType::kDot}) {
+    for (int bits : {8, 4}) {
+      for (size_t sub : {size_t{8}, size_t{20}, size_t{40}}) {
+        const size_t m = 4;
+        const size_t dim = m * sub;
+        const size_t k = size_t{1} << bits;
+        std::vector<float> book(k * dim);
+        for (float& v : book) v = next();
+        std::vector<float> query(dim);
+        for (float& v : query) v = next();
+        auto pq = ProductQuantizer::Make(dim, m, bits, metric, /*use_residual=*/false, book);
+        ASSERT_TRUE(pq.ok()) << pq.status().ToString();
+        // Row r holds centroid r in every sub-vector. Codes: byte b of row r at b * k + r.
+        const size_t bytes = bits == 8 ? m : m / 2;
+        std::vector<uint8_t> codes(bytes * k);
+        for (size_t b = 0; b < bytes; ++b) {
+          for (size_t r = 0; r < k; ++r) {
+            codes[b * k + r] = static_cast<uint8_t>(bits == 8 ? r : r | (r << 4));
+          }
+        }
+        const std::vector<float> centroid(dim, 0.0f);
+        LancePqStorage storage(pq->get(), codes, k, centroid, false);
+        auto dc = storage.QueryComputer(query);
+        for (size_t r = 0; r < k; ++r) {
+          float expected = 0.0f;
+          for (size_t s = 0; s < m; ++s) {
+            const float* q = query.data() + s * sub;
+            const float* c = book.data() + (s * k + r) * sub;
+            expected +=
+                metric == DistanceType::kDot ? 1.0f - LanceDot(q, c, sub) : LanceL2(q, c, sub);
+          }
+          if (metric == DistanceType::kDot) expected = expected - static_cast<float>(m - 1) - 1.0f;
+          EXPECT_EQ(dc->Distance(static_cast<int64_t>(r)), expected)
+              << "bits " << bits << ", sub_dim " << sub << ", row " << r;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lancedb::index::vector

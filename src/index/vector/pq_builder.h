@@ -64,6 +64,9 @@ class ProductQuantizer final : public Quantizer {
   bool use_residual() const { return use_residual_; }
   /// Layout: (num_sub_vectors, 2^num_bits, sub_dim).
   std::span<const float> codebook() const { return codebook_; }
+  /// The codebook with each sub-vector's centroids side by side, for distance tables computed
+  /// many centroids at a time. Layout: (num_sub_vectors, sub_dim, 2^num_bits).
+  std::span<const float> codebook_by_dim() const { return codebook_by_dim_; }
 
   /// Fill the asymmetric-distance lookup table for `query` (residual already applied).
   /// Layout: lut (num_sub_vectors, 2^num_bits).
@@ -80,9 +83,15 @@ class ProductQuantizer final : public Quantizer {
         codebook_(std::move(codebook)) {
     const int64_t k = int64_t{1} << bits;
     const size_t sub = dim / m;
+    codebook_by_dim_.resize(codebook_.size());
     for (size_t s = 0; s < m; ++s) {
       encode_panels_.push_back(
           internal::MakeCentroidPanels(&codebook_[s * k * sub], k, sub, /*l2=*/true));
+      for (size_t c = 0; c < static_cast<size_t>(k); ++c) {
+        for (size_t j = 0; j < sub; ++j) {
+          codebook_by_dim_[(s * sub + j) * k + c] = codebook_[(s * k + c) * sub + j];
+        }
+      }
     }
   }
 
@@ -92,6 +101,7 @@ class ProductQuantizer final : public Quantizer {
   DistanceType metric_;
   bool use_residual_;
   std::vector<float> codebook_;
+  std::vector<float> codebook_by_dim_;
   /// Each sub-vector's codebook prepared for the nearest-centroid kernel of encoding.
   std::vector<internal::CentroidPanels> encode_panels_;
 };
