@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "array/half.h"
 #include "index/vector/binary_vectors.h"
 #include "index/vector/kmeans.h"
 #include "index/vector/lance_heap.h"
@@ -31,7 +32,7 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
     const float* c = &centroids_[i * dim_];
     float distance = metric == DistanceType::kHamming ? HammingToByteFloats(packed.data(), c, dim_)
                                                       : Distance(metric, query.data(), c, dim_);
-    if (style_.as_lancedb) {
+    if (style_.as_lancedb && metric != DistanceType::kHamming) {
       distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
                                               : LanceL2(query.data(), c, dim_);
     }
@@ -59,6 +60,11 @@ Result<std::vector<float>> IvfIndex::PrepareQuery(std::span<const float> query) 
   if (distance_type_ == DistanceType::kCosine) {
     if (style_.as_lancedb) {
       LanceNormalize(q);
+      if (style_.half_precision) {
+        std::vector<uint16_t> halves(q.size());
+        array::FloatToHalf(q, std::span(halves));
+        array::HalfToFloat(halves, std::span(q));
+      }
     } else {
       NormalizeRows(q.data(), 1, dim_);
     }

@@ -36,6 +36,8 @@ struct IvfSearchStyle {
   /// HNSW search: lance_hnsw_graph.h) and the best of all (partitions in probe order) as
   /// LanceDB does (lance_heap.h), so that equally distant rows resolve as in LanceDB.
   bool as_lancedb = false;
+  /// The index is on a float16 column: LanceDB rounds the normalized cosine query to float16.
+  bool half_precision = false;
 };
 
 struct IvfPartition {

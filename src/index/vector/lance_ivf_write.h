@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "array/type.h"
 #include "index/vector/ivf_index.h"
 #include "index/vector/ivf_persist.h"
 #include "io/file_system.h"
@@ -27,10 +28,14 @@ namespace lancedb::index::vector {
 /// Convert `built` (BuildIvfIndex's output with a flat sub-index: the FLAT quantizer for
 /// IVF_FLAT and IVF_SQ, PQ for IVF_PQ) into Lance form for `index_type` ("IVF_FLAT", "IVF_PQ",
 /// "IVF_SQ"). IVF_SQ codes all rows with one range [start, end]: the smallest and largest
-/// value the index's (normalized, for cosine) vectors hold. `built` is consumed.
-/// InvalidArgument for another type or an index not built that way.
-Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
-                                                  const std::string& index_type);
+/// value the index's (normalized, for cosine) vectors hold. `element_type` is the type of the
+/// column's vector elements: kFloat16, kFloat32, kFloat64, or kUInt8 for a hamming IVF_FLAT;
+/// for kFloat16 the centroids, PQ codebook and stored vectors are rounded to float16, as the
+/// files keep them. `built` is consumed. InvalidArgument for another type or element type or
+/// an index not built that way.
+Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(
+    std::unique_ptr<IvfIndex> built, const std::string& index_type,
+    array::TypeId element_type = array::TypeId::kFloat32);
 
 /// LanceDB's type name of a Lance-form index ("IVF_FLAT", "IVF_PQ", "IVF_SQ"); empty when
 /// `index` is not in Lance form (another quantizer or storage, an HNSW sub-index).
@@ -51,9 +56,11 @@ Status RemapLanceIvfIndex(IvfIndex* index,
                           const std::function<std::optional<uint64_t>(uint64_t)>& map);
 
 /// Write the Lance-form `index` (ToLanceIvfIndex, ReadLanceIvfIndexFiles, possibly extended by
-/// ExtendIvfIndex) into `dir`: auxiliary.idx then index.idx. Returns the files written; on
-/// error the directory is deleted. InvalidArgument for an index not in Lance form.
-Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs,
-                                                     const std::string& dir, const IvfIndex& index);
+/// ExtendIvfIndex) into `dir`: auxiliary.idx then index.idx, with centroids, PQ codebook and
+/// FLAT vectors in the column's `element_type` (as ToLanceIvfIndex). Returns the files written;
+/// on error the directory is deleted. InvalidArgument for an index not in Lance form.
+Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(
+    const io::FileSystemPtr& fs, const std::string& dir, const IvfIndex& index,
+    array::TypeId element_type = array::TypeId::kFloat32);
 
 }  // namespace lancedb::index::vector
