@@ -291,8 +291,8 @@ def test_lancedb_searches_and_extends_our_index(tmp_path, data):
     copies = []
     for name in ("a", "b"):
         table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
-        table.create_index("vector", config=cpp_index.IvfFlat(distance_type="hamming",
-                                                              num_partitions=16, seed=4))  # fmt: skip
+        config = cpp_index.IvfFlat(distance_type="hamming", num_partitions=16, seed=4)
+        table.create_index("vector", config=config)
         copies.append(index_file_bytes(tmp_path / name))
     assert copies[0] == copies[1]
     assert [name for name, _ in copies[0]] == ["auxiliary.idx", "index.idx"]

@@ -89,8 +89,8 @@ std::vector<T> Converted(std::span<const float> values) {
   return out;
 }
 
-/// Call `fn(type, converted values)` with `values` as the column's element type: float16,
-/// float32, float64, or uint8 (a hamming index's vectors).
+/// Return `fn(arrow type, tensor type, converted values)` for `values` as the column's element
+/// type: float16, float32, float64, or uint8 (a hamming index's vectors).
 template <typename Fn>
 auto WithElements(std::span<const float> values, array::TypeId element_type, Fn fn) {
   switch (element_type) {
