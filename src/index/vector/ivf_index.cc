@@ -118,14 +118,15 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
       }
       continue;
     }
-    LanceHeap local(k);
+    // LanceDB keeps one top-k for all the probed partitions (not one per partition): the rows
+    // of each partition in turn, in storage order, each replacing the farthest row kept when
+    // strictly closer. Which of several equally distant rows survive depends on that order.
     if (!params.accept) {
       all_rows.resize(static_cast<size_t>(rows));
       if (dc->LanceScanAll(k, all_rows.data())) {
         for (int64_t r = 0; r < rows; ++r) {
-          if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
+          if (in_range(all_rows[r])) all.Offer(all_rows[r], part.row_ids[r]);
         }
-        for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
         continue;
       }
     }
@@ -134,10 +135,9 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
       dc->Distances(b, n, d);
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t id = part.row_ids[b + i];
-        if (in_range(d[i]) && (!params.accept || params.accept(id))) local.Offer(d[i], id);
+        if (in_range(d[i]) && (!params.accept || params.accept(id))) all.Offer(d[i], id);
       }
     }
-    for (const auto& n : local.entries()) all.Offer(n.distance, n.row_id);
   }
   std::vector<Neighbor> out = all.entries();
   std::sort(out.begin(), out.end());

@@ -32,9 +32,9 @@ enum class CosineReport : uint8_t {
 /// The search behaviours in which lancedb-cpp's own indices and LanceDB's differ.
 struct IvfSearchStyle {
   CosineReport cosine = CosineReport::kHalved;
-  /// Keep each probed partition's best rows (scanned in storage order, or found by LanceDB's
-  /// HNSW search: lance_hnsw_graph.h) and the best of all (partitions in probe order) as
-  /// LanceDB does (lance_heap.h), so that equally distant rows resolve as in LanceDB.
+  /// Keep the best rows as LanceDB does (lance_heap.h), so that equally distant rows resolve as
+  /// in LanceDB: one top-k for all the probed partitions (in probe order), offered each FLAT
+  /// partition's rows in storage order, or each HNSW partition's results (lance_hnsw_graph.h).
   bool as_lancedb = false;
   /// The index is on a float16 column: LanceDB rounds the normalized cosine query to float16.
   bool half_precision = false;
