@@ -94,6 +94,7 @@ std::vector<Neighbor> IvfIndex::SearchPartitions(std::span<const float> q, size_
 std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q, size_t k,
                                                         const IvfSearchParams& params) const {
   LanceHeap all(k);
+  std::vector<Neighbor> found;  // the HNSW partitions' results
   std::vector<float> all_rows;
   // The distance as the query reports it (the query layer adds 1 to dot distances).
   auto in_range = [&](float d) {
@@ -112,9 +113,10 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
     if (rows == 0) continue;
     auto dc = part.storage->QueryComputer(q);
     if (sub_index_type_ == SubIndexType::kHnsw) {
-      // LanceDB's HNSW partitions hand their results on sorted.
+      // Each of LanceDB's HNSW partitions hands on its own best k; the query keeps the best k
+      // of them all by (distance, row id).
       for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
-        all.Offer(n.distance, part.row_ids[n.row_id]);
+        found.push_back({n.distance, part.row_ids[n.row_id]});
       }
       continue;
     }
@@ -139,8 +141,12 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
       }
     }
   }
+  // LanceDB sorts the results by (distance, row id).
   std::vector<Neighbor> out = all.entries();
-  std::sort(out.begin(), out.end());
+  out.insert(out.end(), found.begin(), found.end());
+  const size_t n = std::min(k, out.size());
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
+  out.resize(n);
   return out;
 }
 

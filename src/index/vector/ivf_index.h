@@ -32,9 +32,10 @@ enum class CosineReport : uint8_t {
 /// The search behaviours in which lancedb-cpp's own indices and LanceDB's differ.
 struct IvfSearchStyle {
   CosineReport cosine = CosineReport::kHalved;
-  /// Keep the best rows as LanceDB does (lance_heap.h), so that equally distant rows resolve as
-  /// in LanceDB: one top-k for all the probed partitions (in probe order), offered each FLAT
-  /// partition's rows in storage order, or each HNSW partition's results (lance_hnsw_graph.h).
+  /// Keep the best rows as LanceDB does, so that equally distant rows resolve as in LanceDB:
+  /// one top-k for all the probed FLAT / PQ / SQ partitions (lance_heap.h; partitions in probe
+  /// order, rows in storage order), or each HNSW partition's own k (lance_hnsw_graph.h); the
+  /// best k of those ranked by (distance, row id).
   bool as_lancedb = false;
   /// The index is on a float16 column: LanceDB rounds the normalized cosine query to float16.
   bool half_precision = false;

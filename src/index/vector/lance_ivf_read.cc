@@ -195,7 +195,7 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
           ? header["distance_type"].get<std::string>()
           : "";
   auto parsed = ParseDistanceType(distance);
-  if (!parsed.ok() || (*parsed == DistanceType::kHamming && m.type != "IVF_FLAT")) {
+  if (!parsed.ok() || (*parsed == DistanceType::kHamming && m.storage != "IVF_FLAT")) {
     return Status::NotSupported("LanceDB " + m.type + " vector index with distance type '" +
                                 distance + "'");
   }
