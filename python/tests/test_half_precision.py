@@ -269,12 +269,18 @@ _INDEX_CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("index_type", sorted(_INDEX_CONFIGS))
-@pytest.mark.parametrize("metric", ["l2", "cosine"])
+@pytest.mark.parametrize("metric,index_type", [
+    (metric, index_type) for metric in ["l2", "cosine"] for index_type in sorted(_INDEX_CONFIGS)
+    # On a float16 column LanceDB's IVF_SQ cosine codes the normalized rows rounded to float16
+    # with bounds of their own, and rounds the normalized query: its approximation differs from
+    # the float64 column's (rows trade places). test_lancedb_reads_our_vector_indices compares
+    # it with LanceDB instead.
+    if (metric, index_type) != ("cosine", "IVF_SQ")
+])  # fmt: skip
 def test_index_on_float16_answers_as_on_float32(db, index_type, metric):
-    # Compared with the same values in float64: indices on float16 and float64 columns share
-    # lancedb-cpp's own layout and arithmetic (float32), while IVF_FLAT / IVF_PQ / IVF_SQ on
-    # float32 columns are written in LanceDB's layout and searched as LanceDB searches them.
+    # Compared with the same values in float64: the same rows, the same distances to 1e-3.
+    # IVF_FLAT / IVF_PQ / IVF_SQ are in LanceDB's layout on both columns, searched as LanceDB
+    # searches them.
     vectors = _half_vectors(3000, seed=11)
     table = db.create_table("t", _table(vectors).append_column("d", _fsl(vectors, pa.float64())))
     config = _INDEX_CONFIGS[index_type](metric)

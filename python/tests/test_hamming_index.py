@@ -5,7 +5,13 @@ IVF_HNSW_FLAT, trained by k-modes (bitwise-majority centroids), searched by popc
 
 Oracles: numpy brute force (popcount of xor) and the real LanceDB, which allows hamming with
 IVF_FLAT / IVF_HNSW_FLAT on uint8 vectors only and raises RuntimeError for the other index types
-and for other distances on uint8 vectors."""
+and for other distances on uint8 vectors. IVF_FLAT hamming indices are in LanceDB's layout both
+ways: ours searches LanceDB's with its results, LanceDB searches and extends ours; ours searches
+LanceDB's IVF_HNSW_FLAT hamming indices with its results."""
+
+import datetime
+import os
+import warnings
 
 import lancedb as real_lancedb
 import numpy as np
@@ -168,3 +174,156 @@ def test_binary_vectors_take_hamming_only_as_lancedb(tmp_path, data, metric):
             table.create_index(metric=metric, vector_column_name="vector", index_type="IVF_FLAT",
                                num_partitions=4)
         assert table.list_indices() == []
+
+
+def assert_same_hamming_results(path, vectors, queries, where=None):
+    """Both engines' searches of table `t` at `path` (rows `vectors` by id) at several nprobes:
+    the same rows in the same order with the same distances. Integer distances tie often; which
+    of the rows tied at the last distance are kept is LanceDB's (one top-k heap for all probed
+    partitions, fed their rows in storage order); every row is at the distance given."""
+    theirs = real_lancedb.connect(path).open_table("t")
+    ours = lancedb_cpp.connect(path).open_table("t")
+    for q in queries:
+        for nprobes, refine, k in [(1, None, K), (2, None, K), (2, None, 5), (4, None, K),
+                                   (4, 2, K), (8, None, 12), (16, None, K)]:  # fmt: skip
+            results = []
+            for table in (theirs, ours):
+                s = table.search(q).distance_type("hamming").nprobes(nprobes).limit(k)
+                if refine:
+                    s = s.refine_factor(refine)
+                if where:
+                    s = s.where(where, prefilter=True)
+                r = s.to_arrow()
+                results.append((r["id"].to_pylist(), r["_distance"].to_pylist()))
+            assert results[1] == results[0], (nprobes, refine, k, results)
+            for i, d in zip(*results[1]):
+                assert hamming(vectors[i][None, :], q)[0] == d
+
+
+def add_rows(table, vectors, start):
+    table.add(pa.table({
+        "id": np.arange(start, start + len(vectors)),
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), NUM_BYTES),
+    }))  # fmt: skip
+
+
+def test_lancedb_built_index_searched_as_lancedb(tmp_path, data):
+    """LanceDB's IVF_FLAT hamming index: ours probes it (no exact scan) with LanceDB's results,
+    with rows appended after the build, deleted rows, and after either engine's optimize()."""
+    vectors, queries = data
+    more = binary_rows(seed=5, n=60)
+    everything = np.concatenate([vectors, more])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
+        theirs.create_index("vector", config=real_index.IvfFlat(distance_type="hamming",
+                                                                num_partitions=16))  # fmt: skip
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    plan = ours.search(queries[0]).explain_plan()
+    assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan, plan
+    assert ours.index_stats("vector_idx").distance_type == "hamming"
+    assert_same_hamming_results(tmp_path, everything, queries[:15])
+    add_rows(theirs, more[:30], NUM_ROWS)  # not indexed: searched exactly
+    assert_same_hamming_results(tmp_path, everything, queries[15:25])
+    theirs.delete("id % 7 = 0")
+    assert_same_hamming_results(tmp_path, everything, queries[25:35])
+    assert_same_hamming_results(tmp_path, everything, queries[35:], where="id % 3 != 0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_hamming_results(tmp_path, everything, queries[:10])
+    # Ours extends LanceDB's index; LanceDB reads the result.
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    add_rows(ours, more[30:], NUM_ROWS + 30)
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_unindexed_rows, stats.distance_type) == (0, "hamming")
+    assert_same_hamming_results(tmp_path, everything, queries[10:20])
+
+
+def test_lancedb_built_hnsw_index_searched_as_lancedb(tmp_path, data):
+    """LanceDB's IVF_HNSW_FLAT hamming index: ours walks its graphs (no exact scan) with
+    LanceDB's results, at several breadths, with prefilters (selective ones score the passing
+    rows exactly), appended (by either engine) and deleted rows."""
+    vectors, queries = data
+    more = binary_rows(seed=7, n=40)
+    everything = np.concatenate([vectors, more])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
+        theirs.create_index("vector", config=real_index.HnswFlat(distance_type="hamming",
+                                                                 num_partitions=4))  # fmt: skip
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    plan = ours.search(queries[0]).explain_plan()
+    assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan, plan
+    stats = ours.index_stats("vector_idx")
+    assert (stats.index_type, stats.distance_type) == ("IVF_HNSW_FLAT", "hamming")
+    assert_same_hamming_results(tmp_path, everything, queries[:10])
+    for ef in (10, 40):
+        for q in queries[10:20]:
+            want, got = (t.search(q).nprobes(2).ef(ef).limit(K).to_arrow()
+                         for t in (theirs, ours))  # fmt: skip
+            assert got["id"].to_pylist() == want["id"].to_pylist()
+            assert got["_distance"].to_pylist() == want["_distance"].to_pylist()
+    assert_same_hamming_results(tmp_path, everything, queries[20:25], where="id % 40 = 0")
+    add_rows(theirs, more[:20], NUM_ROWS)
+    theirs.delete("id % 7 = 0")
+    assert_same_hamming_results(tmp_path, everything, queries[25:35])
+    assert_same_hamming_results(tmp_path, everything, queries[35:], where="id % 3 != 0")
+    # (LanceDB 0.39's optimize() panics on this index: "lance-12.0.0/src/index/vector/ivf.rs".)
+    add_rows(ours, more[20:], NUM_ROWS + 20)
+    assert_same_hamming_results(tmp_path, everything, queries[:10])
+
+
+def index_file_bytes(path):
+    root = os.path.join(path, "t.lance", "_indices")
+    out = []
+    for uuid in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(os.path.join(root, uuid))):
+            with open(os.path.join(root, uuid, name), "rb") as f:
+                out.append((name, f.read()))
+    return out
+
+
+def test_lancedb_searches_and_extends_our_index(tmp_path, data):
+    """Our IVF_FLAT hamming index is in LanceDB's layout: LanceDB lists it, probes it with our
+    results and extends it; seeded builds write the same bytes."""
+    vectors, queries = data
+    more = binary_rows(seed=6, n=40)
+    everything = np.concatenate([vectors, more])
+    ours = open_table(lancedb_cpp, tmp_path, vectors)
+    path = tmp_path / lancedb_cpp.__name__
+    ours.create_index("vector", config=cpp_index.IvfFlat(distance_type="hamming",
+                                                         num_partitions=16, seed=4))  # fmt: skip
+    theirs = real_lancedb.connect(path).open_table("t")
+    (info,) = theirs.list_indices()
+    assert (info.index_type, info.index_details["metric_type"]) == ("IvfFlat", "HAMMING")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.index_type, stats.distance_type) == ("IVF_FLAT", "hamming")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (NUM_ROWS, 0)
+    plan = theirs.search(queries[0]).distance_type("hamming").explain_plan()
+    assert "ANNIvfPartition" in plan, plan
+    assert_same_hamming_results(path, everything, queries[:20])
+    add_rows(theirs, more[:20], NUM_ROWS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_hamming_results(path, everything, queries[20:])
+    ours = lancedb_cpp.connect(path).open_table("t")
+    add_rows(ours, more[20:], NUM_ROWS + 20)
+    ours.delete("id % 11 = 0")
+    ours.optimize()
+    assert real_lancedb.connect(path).open_table("t").index_stats(
+        "vector_idx").num_unindexed_rows == 0  # fmt: skip
+    assert_same_hamming_results(path, everything, queries[:20])
+    # Seeded: the same bytes.
+    copies = []
+    for name in ("a", "b"):
+        table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
+        config = cpp_index.IvfFlat(distance_type="hamming", num_partitions=16, seed=4)
+        table.create_index("vector", config=config)
+        copies.append(index_file_bytes(tmp_path / name))
+    assert copies[0] == copies[1]
+    assert [name for name, _ in copies[0]] == ["auxiliary.idx", "index.idx"]

@@ -4,15 +4,19 @@
 used by the real LanceDB 0.39: it lists them with their type and counts, its searches over them
 return our rows with our distances (1e-4; the tie-tolerant comparison of
 test_lancedb_vector_indices), its optimize() extends them, and so does ours. A seed gives
-byte-identical index files."""
+byte-identical index files. On float16 and float64 columns the files hold the column's type
+(centroids, PQ codebook, FLAT vectors) as LanceDB's do."""
 
 import datetime
+import json
 import os
 import warnings
 
 import lancedb as real_lancedb
 import numpy as np
+import pyarrow as pa
 import pytest
+from lance.file import LanceFileReader
 from lancedb import index as real_index
 from test_lancedb_vector_indices import DIM, NUM_ROWS, assert_same_results, rows
 from test_lancedb_vector_indices import build as lancedb_build
@@ -21,7 +25,9 @@ import lancedb_cpp
 from lancedb_cpp import index as cpp_index
 
 HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
-TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"] + HNSW_TYPES
+# Written in LanceDB's layout on float16 / float64 columns too (the HNSW types on float32 only).
+IVF_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
+TYPES = IVF_TYPES + HNSW_TYPES
 METRICS = ["l2", "cosine", "dot"]
 LIST_TYPES = {"IVF_FLAT": "IvfFlat", "IVF_PQ": "IvfPq", "IVF_PQ4": "IvfPq", "IVF_SQ": "IvfSq",
               "IVF_HNSW_SQ": "IvfHnswSq", "IVF_HNSW_PQ": "IvfHnswPq",
@@ -29,7 +35,9 @@ LIST_TYPES = {"IVF_FLAT": "IvfFlat", "IVF_PQ": "IvfPq", "IVF_PQ4": "IvfPq", "IVF
 
 
 def config(module, index_type, metric, seed=3):
-    kwargs = {"distance_type": metric, "num_partitions": 8, "seed": seed}
+    kwargs = {"distance_type": metric, "num_partitions": 8}
+    if seed is not None:  # LanceDB's training takes no seed
+        kwargs["seed"] = seed
     if index_type in HNSW_TYPES:
         kwargs["num_partitions"] = 4
         if index_type == "IVF_HNSW_SQ":
@@ -46,9 +54,16 @@ def config(module, index_type, metric, seed=3):
     return module.IvfSq(**kwargs)
 
 
-def build(path, index_type, metric, seed=3):
+def typed_rows(start, n, seed, value_type=pa.float32()):
+    """rows() with vectors of `value_type`."""
+    table = rows(start, n, seed)
+    flat = table["vector"].combine_chunks().flatten().cast(value_type)
+    return table.set_column(2, "vector", pa.FixedSizeListArray.from_arrays(flat, DIM))
+
+
+def build(path, index_type, metric, seed=3, value_type=pa.float32()):
     """A table written and indexed by lancedb_cpp."""
-    table = lancedb_cpp.connect(path).create_table("t", rows(0, NUM_ROWS, seed=1))
+    table = lancedb_cpp.connect(path).create_table("t", typed_rows(0, NUM_ROWS, 1, value_type))
     table.create_index("vector", config=config(cpp_index, index_type, metric, seed))
     return table
 
@@ -201,3 +216,156 @@ def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, index_t
     assert stats.index_type == index_type
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert_same_results(tmp_path, "l2", seed=20)
+
+
+def read_varint(buf, i):
+    """The varint at `buf[i:]` and the offset after it."""
+    value, shift = 0, 0
+    while True:
+        value |= (buf[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if buf[i - 1] < 0x80:
+            return value, i
+
+
+def read_fields(buf):
+    """The (field number, value) pairs of a protobuf message: ints for varints, bytes for
+    length-delimited and fixed64 fields (the wire types of Lance's IVF and Tensor messages)."""
+    out, i = [], 0
+    while i < len(buf):
+        key, i = read_varint(buf, i)
+        wire = key & 7
+        if wire == 0:
+            value, i = read_varint(buf, i)
+        elif wire == 1:
+            value, i = buf[i:i + 8], i + 8
+        elif wire == 2:
+            n, i = read_varint(buf, i)
+            value, i = buf[i:i + n], i + n
+        else:
+            raise AssertionError(f"wire type {wire}")
+        out.append((key >> 3, value))
+    return out
+
+
+def global_buffer(path, index):
+    with open(path, "rb") as f:
+        data = f.read()
+    b = LanceFileReader(str(path)).metadata().global_buffers[index]
+    return data[b.position:b.position + b.size]
+
+
+def tensor_layout(tensor):
+    """A Tensor message's (data type, shape, number of data bytes)."""
+    fields = read_fields(tensor)
+    shape = []
+    for k, v in fields:
+        if k == 2 and isinstance(v, bytes):  # packed varints
+            i = 0
+            while i < len(v):
+                n, i = read_varint(v, i)
+                shape.append(n)
+        elif k == 2:
+            shape.append(v)
+    data = [v for k, v in fields if k == 3]
+    return ([v for k, v in fields if k == 1] or [0])[0], shape, len(data[0]) if data else 0
+
+
+def file_layout(index_dir):
+    """What of the two index files describes their types: the schemas (names, types,
+    nullability), the metadata keys and storage_metadata's keys, the centroids tensor and the
+    tensors of auxiliary.idx's other global buffers (the PQ codebook)."""
+    out = {}
+    for name in ["index.idx", "auxiliary.idx"]:
+        path = index_dir / name
+        schema = LanceFileReader(str(path)).metadata().schema
+        meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+        storage = json.loads(json.loads(meta.get("storage_metadata", '["{}"]'))[0])
+        out[name] = {
+            "fields": [(f.name, str(f.type), f.nullable) for f in schema],
+            "metadata": sorted(meta),
+            "storage_metadata": sorted(storage),
+            "lance:index": meta.get("lance:index"),
+        }
+    ivf = read_fields(global_buffer(index_dir / "index.idx", 1))
+    out["centroids"] = tensor_layout(dict(ivf)[4])
+    num_buffers = len(LanceFileReader(str(index_dir / "auxiliary.idx")).metadata().global_buffers)
+    out["codebook"] = [tensor_layout(global_buffer(index_dir / "auxiliary.idx", i))
+                       for i in range(2, num_buffers)]  # fmt: skip
+    return out
+
+
+def index_dir(path):
+    """The directory of the index of table `t` at `path` (its one segment)."""
+    (info,) = real_lancedb.connect(path).open_table("t").list_indices()
+    return path / "t.lance" / "_indices" / info.index_uuid
+
+
+HALF_AND_DOUBLE = [pa.float16(), pa.float64()]
+
+
+@pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
+@pytest.mark.parametrize("index_type", IVF_TYPES)
+def test_half_and_double_indices_in_lancedbs_layout(tmp_path, index_type, value_type):
+    """Our index files on a float16 / float64 column have the layout of LanceDB's on the same
+    table: the same column types, metadata and tensor types and shapes."""
+    build(tmp_path / "ours", index_type, "l2", value_type=value_type)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = real_lancedb.connect(tmp_path / "theirs").create_table(
+            "t", typed_rows(0, NUM_ROWS, 1, value_type))
+        theirs.create_index("vector", config=config(real_index, index_type, "l2", seed=None))
+    ours, expected = file_layout(index_dir(tmp_path / "ours")), file_layout(
+        index_dir(tmp_path / "theirs"))
+    assert ours == expected
+    tensor_type = {"halffloat": 1, "double": 3}[str(value_type)]
+    assert ours["centroids"] == (tensor_type, [8, DIM], 8 * DIM * value_type.bit_width // 8)
+
+
+@pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("index_type", IVF_TYPES)
+def test_lancedb_searches_our_half_and_double_indices(tmp_path, index_type, metric, value_type):
+    build(tmp_path, index_type, metric, value_type=value_type)
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.index_type, stats.distance_type) == (lancedb_type(index_type), metric)
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (NUM_ROWS, 0)
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, metric)
+    plan = theirs.search(np.zeros(DIM, dtype=np.float32)).distance_type(metric).explain_plan()
+    assert "ANNSubIndex" in plan or "ANNIvfPartition" in plan, plan
+
+
+@pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
+@pytest.mark.parametrize("index_type", IVF_TYPES)
+def test_optimize_extends_our_half_and_double_indices(tmp_path, index_type, value_type):
+    build(tmp_path, index_type, "l2", value_type=value_type)
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    theirs.add(typed_rows(NUM_ROWS, 300, 2, value_type))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "l2", seed=12)
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.add(typed_rows(NUM_ROWS + 300, 200, 3, value_type))
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (NUM_ROWS + 500, 0)
+    assert_same_results(tmp_path, "l2", seed=13)
+    ours.delete("id % 5 = 0")
+    ours.optimize()  # compaction: the index is remapped, in the column's type
+    assert_same_results(tmp_path, "l2", seed=14)
+    assert file_layout(index_dir(tmp_path))["centroids"][0] == {"halffloat": 1, "double": 3}[
+        str(value_type)]
+
+
+@pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
+@pytest.mark.parametrize("index_type", IVF_TYPES)
+def test_seeded_half_and_double_builds_write_identical_files(tmp_path, index_type, value_type):
+    build(tmp_path / "a", index_type, "cosine", seed=9, value_type=value_type)
+    build(tmp_path / "b", index_type, "cosine", seed=9, value_type=value_type)
+    assert index_files(tmp_path / "a") == index_files(tmp_path / "b")

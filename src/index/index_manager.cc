@@ -247,13 +247,13 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
   std::unique_ptr<vector::IvfIndex> ivf;
   if (lance) {
     // Lance's layout is extended and written back in Lance's layout: the types lancedb-cpp
-    // writes (IVF_FLAT, IVF_PQ, IVF_SQ), on float32 columns as it writes them.
+    // writes (IVF_FLAT, IVF_PQ, IVF_SQ), on vector columns as it writes them.
     array::DataTypePtr type = column_index < 0 ? nullptr : schema.field(column_index)->type();
     if (type == nullptr || type->id() != array::TypeId::kFixedSizeList ||
-        type->value_type()->id() != array::TypeId::kFloat32) {
+        !LanceVectorElementType(*type->value_type())) {
       return Status::NotSupported("Index '" + name +
                                   "': extending a Lance vector index of a column that is not "
-                                  "float32 vectors");
+                                  "float16, float32, float64 or uint8 vectors");
     }
     LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ReadLanceIvfIndexFiles(dataset->fs(), dir, nullptr));
     if (vector::LanceIvfTypeName(*ivf).empty()) {

@@ -133,9 +133,10 @@ Status RerankExactly(const table::Dataset& dataset, const std::string& column,
 
 /// Rewrite the vector index segment `meta` of `read` for a compaction (table::IndexRemapFn):
 /// its rows moved by `map` (nullopt: deleted), covering `new_fragments`, under a new uuid. Only
-/// segments in Lance's layout that lancedb-cpp writes (IVF_FLAT, IVF_PQ, IVF_SQ on a float32
-/// column) are rewritten, as LanceDB remaps them; nullopt for the others, which then no longer
-/// cover the rewritten fragments.
+/// segments in Lance's layout that lancedb-cpp writes (IVF_FLAT, IVF_PQ, IVF_SQ on a float16,
+/// float32 or float64 column; hamming IVF_FLAT on uint8) are rewritten, as LanceDB remaps them
+/// (float64 values at float32 precision); nullopt for the others, which then no longer cover
+/// the rewritten fragments.
 Result<std::optional<table::pb::IndexMetadata>> RemapVectorIndex(
     const table::Dataset& read, const table::pb::IndexMetadata& meta,
     const std::function<std::optional<uint64_t>(uint64_t)>& map,

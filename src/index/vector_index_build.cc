@@ -163,14 +163,39 @@ lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
 bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& value_type) {
   const bool lance_type = config.index_type == VectorIndexType::kIvfFlat ||
                           config.index_type == VectorIndexType::kIvfPq ||
-                          config.index_type == VectorIndexType::kIvfSq ||
-                          config.index_type == VectorIndexType::kIvfHnswFlat ||
+                          config.index_type == VectorIndexType::kIvfSq;
+  const bool lance_hnsw = config.index_type == VectorIndexType::kIvfHnswFlat ||
                           config.index_type == VectorIndexType::kIvfHnswPq ||
                           config.index_type == VectorIndexType::kIvfHnswSq;
-  return lance_type && !config.own_layout && value_type.id() == array::TypeId::kFloat32;
+  if (config.own_layout) return false;
+  // IVF types on float16 / float32 / float64 (and hamming uint8) vectors; HNSW on float32.
+  return (lance_type && LanceVectorElementType(value_type)) ||
+         (lance_hnsw && value_type.id() == array::TypeId::kFloat32);
 }
 
 }  // namespace
+
+bool LanceVectorElementType(const array::DataType& value_type) {
+  // A multivector column's value type is a fixed_size_list: never written in Lance's layout.
+  switch (value_type.id()) {
+    case array::TypeId::kFloat16:
+    case array::TypeId::kFloat32:
+    case array::TypeId::kFloat64:
+    case array::TypeId::kUInt8:
+      return true;
+    default:
+      return false;
+  }
+}
+
+array::TypeId VectorElementType(const table::Dataset& dataset, int32_t field_id) {
+  const std::string column = FieldName(dataset, field_id);
+  const int i = column.empty() ? -1 : dataset.schema()->GetFieldIndex(column);
+  if (i < 0) return array::TypeId::kNull;
+  const auto& type = dataset.schema()->field(i)->type();
+  if (type->id() != array::TypeId::kFixedSizeList) return array::TypeId::kNull;
+  return type->value_type()->id();
+}
 
 bool IsMultivectorType(const array::DataType& type) {
   if (type.id() != array::TypeId::kList && type.id() != array::TypeId::kLargeList) return false;
@@ -403,7 +428,8 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
   const std::string lance_type = vector::LanceIvfTypeName(ivf);
   const bool lance = !lance_type.empty();
   LANCEDB_ASSIGN_OR_RETURN(
-      auto files, lance ? vector::WriteLanceIvfIndexFiles(dataset->fs(), dir, ivf)
+      auto files, lance ? vector::WriteLanceIvfIndexFiles(dataset->fs(), dir, ivf,
+                                                          VectorElementType(*dataset, field_id))
                         : vector::WriteIvfIndexFiles(dataset->fs(), dir, ivf, file_params));
   pb::IndexMetadata meta;
   meta.mutable_uuid()->set_uuid(uuid.bytes);
@@ -441,8 +467,7 @@ Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
     return std::optional<pb::IndexMetadata>();
   }
   const auto& type = read.schema()->field(i)->type();
-  if (type->id() != array::TypeId::kFixedSizeList ||
-      type->value_type()->id() != array::TypeId::kFloat32) {
+  if (type->id() != array::TypeId::kFixedSizeList || !LanceVectorElementType(*type->value_type())) {
     return std::optional<pb::IndexMetadata>();
   }
   auto loaded = vector::ReadLanceIvfIndexFiles(read.fs(), IndexDir(read, meta), nullptr);
@@ -452,7 +477,8 @@ Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
   LANCEDB_RETURN_NOT_OK(vector::RemapLanceIvfIndex(ivf.get(), map));
   NewIndexUuid uuid = MakeIndexUuid();
   const std::string dir = IndexDir(read, uuid.text);
-  LANCEDB_ASSIGN_OR_RETURN(auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf));
+  LANCEDB_ASSIGN_OR_RETURN(
+      auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf, type->value_type()->id()));
   pb::IndexMetadata out = meta;
   out.mutable_uuid()->set_uuid(uuid.bytes);
   out.set_fragment_bitmap(EncodeFragmentBitmap(new_fragments));
@@ -516,7 +542,8 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   params.lance_hnsw = lance;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
   if (lance) {
-    LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name));
+    LANCEDB_ASSIGN_OR_RETURN(ivf,
+                             vector::ToLanceIvfIndex(std::move(ivf), type_name, value_type.id()));
   }
   vector::IvfFileParams fp{type_name, config.seed, params.m, params.ef_construction};
   std::vector<uint64_t> fragments;

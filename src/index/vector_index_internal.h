@@ -44,6 +44,14 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
 void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
                           std::vector<float>* out);
 
+/// Whether a vector column of fixed_size_list<`value_type`> has its IVF_FLAT, IVF_PQ and IVF_SQ
+/// indices in Lance's layout: float16, float32, float64 vectors; uint8 ones (hamming IVF_FLAT).
+bool LanceVectorElementType(const array::DataType& value_type);
+
+/// The element type of the fixed_size_list vector column of field `field_id`; kNull for another
+/// column or none.
+array::TypeId VectorElementType(const table::Dataset& dataset, int32_t field_id);
+
 /// The name of field `field_id`: a top-level column's name, a struct member's dotted path
 /// ("s.a"); empty when the field is gone.
 std::string FieldName(const table::Dataset& dataset, int32_t field_id);

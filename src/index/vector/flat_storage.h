@@ -20,7 +20,9 @@ namespace lancedb::index::vector {
 class FlatStorage final : public PartitionStorage {
  public:
   /// Layout: vectors (num_rows, dim). `metric` is kL2, kDot or kHamming (the index metric;
-  /// hamming vectors carry one byte per float, binary_vectors.h, and are kept packed too).
+  /// hamming vectors carry one byte per float, binary_vectors.h, and are kept packed too), or
+  /// kCosine (1 - cos: LanceDB's FLAT storage of a cosine index on a float16 column, whose
+  /// normalized rows are not quite unit vectors).
   FlatStorage(std::vector<float> vectors, size_t dim, DistanceType metric)
       : owned_(std::move(vectors)), vectors_(owned_), dim_(dim), metric_(metric) {
     Pack();
@@ -41,6 +43,9 @@ class FlatStorage final : public PartitionStorage {
   float Distance(const float* query, int64_t r) const {
     if (metric_ == DistanceType::kHamming) {
       return HammingToByteFloats(&packed_[static_cast<size_t>(r) * dim_], query, dim_);
+    }
+    if (metric_ == DistanceType::kCosine) {
+      return vector::Distance(DistanceType::kCosine, query, row(r), dim_);
     }
     return metric_ == DistanceType::kDot ? -Dot(query, row(r), dim_) : L2(query, row(r), dim_);
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "array/half.h"
 #include "index/vector/binary_vectors.h"
 #include "index/vector/kmeans.h"
 #include "index/vector/lance_heap.h"
@@ -31,7 +32,7 @@ std::vector<uint32_t> IvfIndex::FindPartitions(std::span<const float> query, siz
   for (int64_t i = 0; i < p; ++i) {
     const float* c = &centroids_[i * dim_];
     float distance;
-    if (style_.as_lancedb) {
+    if (style_.as_lancedb && metric != DistanceType::kHamming) {
       distance = metric == DistanceType::kDot ? 1.0f - LanceDot(query.data(), c, dim_)
                                               : LanceL2(query.data(), c, dim_);
     } else if (metric == DistanceType::kHamming) {
@@ -63,6 +64,11 @@ Result<std::vector<float>> IvfIndex::PrepareQuery(std::span<const float> query) 
   if (distance_type_ == DistanceType::kCosine) {
     if (style_.as_lancedb) {
       LanceNormalize(q);
+      if (style_.half_precision) {
+        std::vector<uint16_t> halves(q.size());
+        array::FloatToHalf(q, std::span(halves));
+        array::HalfToFloat(halves, std::span(q));
+      }
     } else {
       NormalizeRows(q.data(), 1, dim_);
     }
@@ -109,62 +115,85 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   const bool bounded = params.lower_bound > -std::numeric_limits<float>::infinity() ||
                        params.upper_bound < std::numeric_limits<float>::infinity();
   constexpr float kInfinity = std::numeric_limits<float>::infinity();
-  // One partition's candidates (row ids), in the order LanceDB passes them on.
-  auto search_one = [&](const IvfPartition& part) -> std::vector<Neighbor> {
-    const auto rows = static_cast<int64_t>(part.row_ids.size());
-    if (rows == 0) return {};
-    auto dc = part.storage->QueryComputer(q);
-    if (sub_index_type_ == SubIndexType::kHnsw) {
-      // LanceDB's HNSW partitions hand their results on sorted.
-      std::vector<Neighbor> out = SearchLanceHnsw(part, *dc, k, params, in_range);
-      for (auto& n : out) n.row_id = part.row_ids[n.row_id];
-      return out;
-    }
-    RowPredicate accept;
-    if (params.accept) {
-      accept = [&](int64_t r) { return params.accept(part.row_ids[static_cast<size_t>(r)]); };
-    }
-    if (dc->OfferAsLance(accept, in_range, below_upper, part.row_ids, all)) continue;
-    LanceHeap local(k);
-    if (!params.accept) {
-      std::vector<float> all_rows(static_cast<size_t>(rows));
-      if (dc->LanceScanAll(k, all_rows.data())) {
-        for (int64_t r = 0; r < rows; ++r) {
-          if (in_range(all_rows[r])) local.Offer(all_rows[r], part.row_ids[r]);
-        }
-        return local.entries();
-      }
-    }
-    constexpr int64_t kBlock = 256;
-    float d[kBlock];
-    for (int64_t b = 0; b < rows; b += kBlock) {
-      const int64_t n = std::min(kBlock, rows - b);
-      dc->Distances(b, n, d);
-      const uint64_t* ids = part.row_ids.data() + b;
-      for (int64_t i = 0; i < n; ++i) {
-        if (!(bounded ? in_range(d[i]) : d[i] < kInfinity)) continue;
-        if (params.accept && !params.accept(ids[i])) continue;
-        local.Offer(d[i], ids[i]);
-      }
-    }
-    return local.entries();
-  };
   const std::vector<uint32_t> probes = FindPartitions(q, std::max<size_t>(params.nprobes, 1));
-  // Partitions are searched independently (a long scan of PQ codes on several threads; graph
-  // searches, short and memory-bound, on one) and their candidates offered to the global heap
-  // in probe order, as LanceDB does: the result does not depend on the number of threads.
+
+  if (sub_index_type_ == SubIndexType::kHnsw) {
+    // Each of LanceDB's HNSW partitions hands on its own best k; the query keeps the best k of
+    // them all by (distance, row id). Graph searches are short and memory-bound: one thread.
+    std::vector<Neighbor> found;
+    for (uint32_t p : probes) {
+      const IvfPartition& part = partitions_[p];
+      if (part.row_ids.empty()) continue;
+      auto dc = part.storage->QueryComputer(q);
+      for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
+        found.push_back({n.distance, part.row_ids[n.row_id]});
+      }
+    }
+    const size_t n = std::min(k, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n), found.end());
+    found.resize(n);
+    return found;
+  }
+
+  // FLAT / PQ / SQ / RQ: LanceDB keeps one top-k for all the probed partitions (not one per
+  // partition): the rows of each partition in turn (probe order), in storage order, each
+  // replacing the farthest row kept when strictly closer, so which of several equally distant
+  // rows survive depends on that order. The distances, the costly part, are computed first, a
+  // partition per task (long scans on several threads); the rows are then offered in that
+  // order, so the result does not depend on the number of threads. A storage whose scan
+  // consults the top-k (multi-bit RaBitQ: OfferAsLance) scans in the offering pass.
+  struct Scanned {
+    std::unique_ptr<DistanceComputer> dc;
+    std::vector<float> distances;  // NaN: not accepted or out of range
+  };
+  std::vector<Scanned> scans(probes.size());
+  auto scan = [&](int64_t i) {
+    const IvfPartition& part = partitions_[probes[static_cast<size_t>(i)]];
+    const auto rows = static_cast<int64_t>(part.row_ids.size());
+    if (rows == 0) return;
+    Scanned& out = scans[static_cast<size_t>(i)];
+    out.dc = part.storage->QueryComputer(q);
+    if (out.dc->ScansIntoHeap()) return;
+    std::vector<float>& d = out.distances;
+    d.resize(static_cast<size_t>(rows));
+    if (params.accept || !out.dc->LanceScanAll(k, d.data())) {
+      constexpr int64_t kBlock = 256;
+      for (int64_t b = 0; b < rows; b += kBlock) {
+        out.dc->Distances(b, std::min(kBlock, rows - b), d.data() + b);
+      }
+    }
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    for (int64_t r = 0; r < rows; ++r) {
+      float& x = d[static_cast<size_t>(r)];
+      if (!(bounded ? in_range(x) : x < kInfinity) ||
+          (params.accept && !params.accept(part.row_ids[static_cast<size_t>(r)]))) {
+        x = kNaN;
+      }
+    }
+  };
   size_t rows = 0;
   for (uint32_t p : probes) rows += partitions_[p].row_ids.size();
   constexpr size_t kParallelRows = 16384;
   static const int kThreads = DefaultNumThreads();
-  const bool parallel = sub_index_type_ != SubIndexType::kHnsw && rows >= kParallelRows;
-  std::vector<std::vector<Neighbor>> found(probes.size());
-  ParallelFor(static_cast<int64_t>(probes.size()), parallel ? kThreads : 1,
-              [&](int64_t i) { found[i] = search_one(partitions_[probes[i]]); });
+  ParallelFor(static_cast<int64_t>(probes.size()), rows >= kParallelRows ? kThreads : 1, scan);
   LanceHeap all(k);
-  for (const auto& list : found) {
-    for (const auto& n : list) all.Offer(n.distance, n.row_id);
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const IvfPartition& part = partitions_[probes[i]];
+    Scanned& s = scans[i];
+    if (s.dc == nullptr) continue;
+    if (s.dc->ScansIntoHeap()) {
+      RowPredicate accept;
+      if (params.accept) {
+        accept = [&](int64_t r) { return params.accept(part.row_ids[static_cast<size_t>(r)]); };
+      }
+      s.dc->OfferAsLance(accept, in_range, below_upper, part.row_ids, all);
+      continue;
+    }
+    for (size_t r = 0; r < s.distances.size(); ++r) {
+      if (s.distances[r] < kInfinity) all.Offer(s.distances[r], part.row_ids[r]);
+    }
   }
+  // LanceDB sorts the results by (distance, row id).
   std::vector<Neighbor> out = all.entries();
   std::sort(out.begin(), out.end());
   return out;

@@ -32,14 +32,17 @@ enum class CosineReport : uint8_t {
 /// The search behaviours in which lancedb-cpp's own indices and LanceDB's differ.
 struct IvfSearchStyle {
   CosineReport cosine = CosineReport::kHalved;
-  /// Keep each probed partition's best rows (scanned in storage order, or found by LanceDB's
-  /// HNSW search: lance_hnsw_graph.h) and the best of all (partitions in probe order) as
-  /// LanceDB does (lance_heap.h), so that equally distant rows resolve as in LanceDB.
+  /// Keep the best rows as LanceDB does, so that equally distant rows resolve as in LanceDB:
+  /// one top-k for all the probed FLAT / PQ / SQ partitions (lance_heap.h; partitions in probe
+  /// order, rows in storage order), or each HNSW partition's own k (lance_hnsw_graph.h); the
+  /// best k of those ranked by (distance, row id).
   bool as_lancedb = false;
   /// Dot distances are the storage's as LanceDB reports them (its RQ storage estimates -x.y,
   /// where the index metric is 1 - x.y less 1): bounds apply to them as they are, and the
   /// search hands them on less 1 (the query layer adds 1 to dot distances).
   bool dot_as_found = false;
+  /// The index is on a float16 column: LanceDB rounds the normalized cosine query to float16.
+  bool half_precision = false;
 };
 
 struct IvfPartition {

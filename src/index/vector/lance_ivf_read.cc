@@ -114,7 +114,8 @@ class LanceIndexFile {
   array::RecordBatchPtr batch_;
 };
 
-/// The float values of a Tensor (float16, float32 or float64) with `expected` values.
+/// The float values of a Tensor (float16, float32, float64; uint8: a hamming index's centroids)
+/// with `expected` values.
 Result<std::vector<float>> TensorFloats(const LanceIndexFile& f, const lpb::Tensor& t,
                                         size_t expected, const char* what) {
   const std::string& data = t.data();
@@ -129,13 +130,18 @@ Result<std::vector<float>> TensorFloats(const LanceIndexFile& f, const lpb::Tens
     case lpb::Tensor::FLOAT64:
       width = 8;
       break;
+    case lpb::Tensor::UINT8:
+      width = 1;
+      break;
     default:
       return Status::NotSupported(std::string("LanceDB vector index: ") + what +
                                   " of tensor type " + std::to_string(t.data_type()));
   }
   if (data.size() != expected * width) return f.Corrupt(std::string(what) + " size");
   std::vector<float> out(expected);
-  if (width == 4) {
+  if (width == 1) {
+    for (size_t i = 0; i < expected; ++i) out[i] = static_cast<uint8_t>(data[i]);
+  } else if (width == 4) {
     std::memcpy(out.data(), data.data(), data.size());
   } else if (width == 8) {
     for (size_t i = 0; i < expected; ++i) {
@@ -178,6 +184,7 @@ struct Model {
   size_t dim = 0;
   int64_t num_partitions = 0;
   std::vector<float> centroids;  // (num_partitions, dim)
+  bool half_precision = false;   // float16 centroids: an index on a float16 column
 };
 
 Result<Model> ReadModel(const LanceIndexFile& index) {
@@ -199,8 +206,9 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
           ? header["distance_type"].get<std::string>()
           : "";
   auto parsed = ParseDistanceType(distance);
-  if (!parsed.ok() || *parsed == DistanceType::kHamming) {
-    return Status::NotSupported("LanceDB vector index with distance type '" + distance + "'");
+  if (!parsed.ok() || (*parsed == DistanceType::kHamming && m.storage != "IVF_FLAT")) {
+    return Status::NotSupported("LanceDB " + m.type + " vector index with distance type '" +
+                                distance + "'");
   }
   m.distance_type = *parsed;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, index.Ivf());
@@ -209,6 +217,7 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
   }
   m.num_partitions = ivf.centroids_tensor().shape(0);
   m.dim = ivf.centroids_tensor().shape(1);
+  m.half_precision = ivf.centroids_tensor().data_type() == lpb::Tensor::FLOAT16;
   if (m.dim == 0) return index.Corrupt("centroids of dimension 0");
   LANCEDB_ASSIGN_OR_RETURN(
       m.centroids, TensorFloats(index, ivf.centroids_tensor(),
@@ -388,11 +397,16 @@ Status ReadRqStorage(const LanceIndexFile& aux, const Model& model, const json& 
   return Status::OK();
 }
 
-/// The `flat` column's vectors (float16, float32 or float64) as float32.
+/// The `flat` column's vectors (float16, float32, float64; uint8 with hamming distance) as
+/// float32.
 Result<std::vector<float>> FlatVectors(const LanceIndexFile& aux, int64_t dim) {
   auto col = aux.Column("flat");
   if (col == nullptr || col->children.size() != 1) return aux.Corrupt("missing column flat");
   switch (col->children[0]->type->bit_width()) {
+    case 8: {
+      LANCEDB_ASSIGN_OR_RETURN(auto bytes, aux.ListValues<uint8_t>("flat", dim));
+      return std::vector<float>(bytes.begin(), bytes.end());
+    }
     case 16: {
       LANCEDB_ASSIGN_OR_RETURN(auto halves, aux.ListValues<uint16_t>("flat", dim));
       std::vector<float> out(halves.size());
@@ -416,9 +430,12 @@ Status ReadStorage(const LanceIndexFile& aux, const Model& model,
   const DistanceType metric = IndexMetric(model.distance_type);
   const auto dim = static_cast<int64_t>(model.dim);
   if (model.storage == "IVF_FLAT") {
+    // On a float16 column LanceDB scores cosine by 1 - cos against the stored (normalized,
+    // rounded) rows, not by the halved squared L2 of unit vectors.
+    const DistanceType flat_metric = LanceFlatMetric(model.distance_type, model.half_precision);
     LANCEDB_ASSIGN_OR_RETURN(auto vectors, FlatVectors(aux, dim));
-    *quantizer = std::make_unique<FlatQuantizer>(model.dim, metric);
-    *reader = std::make_unique<FlatReader>(std::move(vectors), model.dim, metric);
+    *quantizer = std::make_unique<FlatQuantizer>(model.dim, flat_metric);
+    *reader = std::make_unique<FlatReader>(std::move(vectors), model.dim, flat_metric);
     return Status::OK();
   }
   LANCEDB_ASSIGN_OR_RETURN(json meta, StorageMetadata(aux));
@@ -496,6 +513,24 @@ Status ReadHnswGraphs(const LanceIndexFile& index, std::vector<IvfPartition>* pa
 
 }  // namespace
 
+DistanceType LanceFlatMetric(DistanceType distance_type, bool half_precision) {
+  return distance_type == DistanceType::kCosine && half_precision ? DistanceType::kCosine
+                                                                  : IndexMetric(distance_type);
+}
+
+IvfSearchStyle LanceSearchStyle(bool flat, DistanceType distance_type, bool half_precision) {
+  IvfSearchStyle style;
+  style.as_lancedb = true;
+  style.half_precision = half_precision;
+  // Lance reports the PQ and SQ distances of cosine indices as found (squared L2 between
+  // normalized vectors), the FLAT ones as 1 - cos (halved squared L2 of unit vectors, or 1 - cos
+  // computed as such on a float16 column).
+  const bool as_found =
+      !flat || LanceFlatMetric(distance_type, half_precision) == DistanceType::kCosine;
+  style.cosine = as_found ? CosineReport::kAsFound : CosineReport::kHalved;
+  return style;
+}
+
 Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr& fs,
                                                          const std::string& dir,
                                                          std::string* index_type) {
@@ -533,11 +568,8 @@ Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr
   const bool hnsw = model.storage != model.type;
   if (hnsw) LANCEDB_RETURN_NOT_OK(ReadHnswGraphs(index, &parts));
   if (index_type != nullptr) *index_type = model.type;
-  IvfSearchStyle style;
-  style.as_lancedb = true;
-  // Lance reports the PQ and SQ distances of cosine indices as found (squared L2 between
-  // normalized vectors), the FLAT ones as 1 - cos.
-  style.cosine = model.storage == "IVF_FLAT" ? CosineReport::kHalved : CosineReport::kAsFound;
+  IvfSearchStyle style =
+      LanceSearchStyle(model.storage == "IVF_FLAT", model.distance_type, model.half_precision);
   // Lance's RQ storage estimates -x.y for dot, which LanceDB reports as it is.
   style.dot_as_found = model.storage == "IVF_RQ";
   return std::make_unique<IvfIndex>(

@@ -5,8 +5,9 @@
 // Lance's IVF layout in `index.idx` and `auxiliary.idx`; docs/format/lance-vector-index.md) into
 // an IvfIndex whose searches give LanceDB's results: the same partitions probed, the same
 // candidates and the same (approximate) distances. Read: IVF_FLAT, IVF_PQ, IVF_SQ and
-// IVF_HNSW_FLAT / _SQ / _PQ (their graphs: lance_hnsw_graph.h) and IVF_RQ as pylance 12 writes it
-// (lance_rq_storage.h). Other RQ layouts and the layouts of older
+// IVF_HNSW_FLAT / _SQ / _PQ (their graphs: lance_hnsw_graph.h), IVF_RQ as pylance 12 writes it
+// (lance_rq_storage.h), hamming IVF_FLAT / IVF_HNSW_FLAT on uint8 vectors. Other RQ layouts and
+// the layouts of older
 // Lance versions are NotSupported; their rows are then searched exactly by the caller.
 // Thread-safety: the function is thread-safe.
 #pragma once
@@ -25,5 +26,13 @@ namespace lancedb::index::vector {
 Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr& fs,
                                                          const std::string& dir,
                                                          std::string* index_type);
+
+/// The metric of the FLAT storage of a Lance IVF_FLAT index of `distance_type`: the index
+/// metric (IndexMetric), but kCosine for cosine on a float16 column (`half_precision`), which
+/// LanceDB scores by 1 - cos against its stored rows.
+DistanceType LanceFlatMetric(DistanceType distance_type, bool half_precision);
+
+/// How LanceDB searches a Lance IVF index (FLAT storage or not; on a float16 column or not).
+IvfSearchStyle LanceSearchStyle(bool flat, DistanceType distance_type, bool half_precision);
 
 }  // namespace lancedb::index::vector

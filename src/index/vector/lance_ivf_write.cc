@@ -9,14 +9,17 @@
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "array/array.h"
 #include "array/builder.h"
+#include "array/half.h"
 #include "format/file_writer.h"
 #include "index/proto/lance_ivf.pb.h"
 #include "index/vector/flat_storage.h"
 #include "index/vector/index_file_columns.h"
 #include "index/vector/lance_hnsw_write.h"
+#include "index/vector/lance_ivf_read.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_storage.h"
@@ -73,13 +76,56 @@ Status WriteFile(const io::FileSystemPtr& fs, const std::string& dir, const std:
   return Status::OK();
 }
 
-/// The float32 Tensor of `values` with `shape`.
-std::string FloatTensor(std::span<const float> values, std::vector<uint32_t> shape) {
-  lpb::Tensor t;
-  t.set_data_type(lpb::Tensor::FLOAT32);
-  for (uint32_t s : shape) t.add_shape(s);
-  t.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
-  return t.SerializeAsString();
+/// `values` as `T`: float16 bits (uint16_t), double, or the bytes a hamming index carries one
+/// per float (uint8_t).
+template <typename T>
+std::vector<T> Converted(std::span<const float> values) {
+  std::vector<T> out(values.size());
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    array::FloatToHalf(values, std::span(out));
+  } else {
+    std::transform(values.begin(), values.end(), out.begin(),
+                   [](float v) { return static_cast<T>(v); });
+  }
+  return out;
+}
+
+/// Return `fn(arrow type, tensor type, converted values)` for `values` as the column's element
+/// type: float16, float32, float64, or uint8 (a hamming index's vectors).
+template <typename Fn>
+auto WithElements(std::span<const float> values, array::TypeId element_type, Fn fn) {
+  switch (element_type) {
+    case array::TypeId::kFloat16:
+      return fn(array::float16(), lpb::Tensor::FLOAT16, Converted<uint16_t>(values));
+    case array::TypeId::kFloat64:
+      return fn(array::float64(), lpb::Tensor::FLOAT64, Converted<double>(values));
+    case array::TypeId::kUInt8:
+      return fn(array::uint8(), lpb::Tensor::UINT8, Converted<uint8_t>(values));
+    default:
+      return fn(array::float32(), lpb::Tensor::FLOAT32,
+                std::vector<float>(values.begin(), values.end()));
+  }
+}
+
+/// The Tensor of `values` with `shape`, in the column's element type (as Lance stores its
+/// centroids and PQ codebooks).
+std::string ValuesTensor(std::span<const float> values, std::vector<uint32_t> shape,
+                         array::TypeId element_type) {
+  return WithElements(values, element_type, [&](const auto&, auto tensor_type, const auto& v) {
+    lpb::Tensor t;
+    t.set_data_type(tensor_type);
+    for (uint32_t s : shape) t.add_shape(s);
+    t.set_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0])));
+    return t.SerializeAsString();
+  });
+}
+
+/// The fixed_size_list column of `n` vectors of `dim` values, in the column's element type.
+ArrayPtr VectorColumn(std::span<const float> values, int64_t n, int32_t dim,
+                      array::TypeId element_type) {
+  return WithElements(values, element_type, [&](const auto& type, auto, const auto& v) {
+    return FixedListColumn(type, v.data(), n, dim);
+  });
 }
 
 /// Lance's PQ codes of a partition from one code a byte, row-major: packed two a byte (low
@@ -101,14 +147,6 @@ std::vector<uint8_t> ToLanceCodes(std::span<const uint8_t> row_major, size_t m, 
 /// Bytes a row of `pq`'s codes takes in Lance's layout.
 size_t LanceCodeWidth(const ProductQuantizer& pq) {
   return pq.num_bits() == 4 ? pq.num_sub_vectors() / 2 : pq.num_sub_vectors();
-}
-
-IvfSearchStyle LanceStyle(bool flat) {
-  IvfSearchStyle style;
-  style.as_lancedb = true;
-  // Lance reports the PQ and SQ distances of cosine indices as found, the FLAT ones halved.
-  style.cosine = flat ? CosineReport::kHalved : CosineReport::kAsFound;
-  return style;
 }
 
 /// The smallest and largest value of the FLAT storages of `index`.
@@ -154,7 +192,7 @@ struct AuxContent {
   std::vector<std::string> buffers;  // after the IVF message (global buffer 1)
 };
 
-AuxContent FlatContent(const IvfIndex& index, int64_t n) {
+AuxContent FlatContent(const IvfIndex& index, int64_t n, array::TypeId element_type) {
   const auto dim = static_cast<int32_t>(index.dim());
   std::vector<float> vectors;
   vectors.reserve(static_cast<size_t>(n) * index.dim());
@@ -163,12 +201,14 @@ AuxContent FlatContent(const IvfIndex& index, int64_t n) {
     vectors.insert(vectors.end(), v.begin(), v.end());
   }
   ordered_json meta = {{"dim", dim}};
-  return {{"flat", FixedListColumn(array::float32(), vectors.data(), n, dim), false},
-          ordered_json::array({meta.dump()}).dump(),
-          {}};
+  // LanceDB declares the column of float vectors non-nullable, that of (hamming) bytes nullable.
+  return {
+      {"flat", VectorColumn(vectors, n, dim, element_type), element_type == array::TypeId::kUInt8},
+      ordered_json::array({meta.dump()}).dump(),
+      {}};
 }
 
-AuxContent PqContent(const IvfIndex& index, int64_t n) {
+AuxContent PqContent(const IvfIndex& index, int64_t n, array::TypeId element_type) {
   const auto& pq = static_cast<const ProductQuantizer&>(index.quantizer());
   std::vector<uint8_t> codes;
   for (int64_t p = 0; p < index.num_partitions(); ++p) {
@@ -183,8 +223,10 @@ AuxContent PqContent(const IvfIndex& index, int64_t n) {
                        {"codebook_tensor", ordered_json::array()},
                        {"transposed", true}};
   // Layout: (num_sub_vectors, 2^nbits, sub_dim), declared as (2^nbits, dim) as Lance does.
-  std::string codebook = FloatTensor(pq.codebook(), {static_cast<uint32_t>(pq.num_centroids()),
-                                                     static_cast<uint32_t>(index.dim())});
+  std::string codebook =
+      ValuesTensor(pq.codebook(),
+                   {static_cast<uint32_t>(pq.num_centroids()), static_cast<uint32_t>(index.dim())},
+                   element_type);
   return {{"__pq_code", FixedListColumn(array::uint8(), codes.data(), n, width), true},
           ordered_json::array({meta.dump()}).dump(),
           {std::move(codebook)}};
@@ -206,7 +248,8 @@ AuxContent SqContent(const IvfIndex& index, int64_t n) {
 }
 
 Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIndex& index,
-                const std::string& type, std::vector<IvfFile>* written) {
+                const std::string& type, array::TypeId element_type,
+                std::vector<IvfFile>* written) {
   LANCEDB_RETURN_NOT_OK(fs->CreateDir(dir));
   const int64_t partitions = index.num_partitions();
   const std::string distance(DistanceTypeName(index.distance_type()));
@@ -221,8 +264,8 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
   }
   const auto n = static_cast<int64_t>(row_ids.size());
   const std::string storage = StorageTypeName(type);
-  AuxContent aux = storage == "IVF_FLAT" ? FlatContent(index, n)
-                   : storage == "IVF_PQ" ? PqContent(index, n)
+  AuxContent aux = storage == "IVF_FLAT" ? FlatContent(index, n, element_type)
+                   : storage == "IVF_PQ" ? PqContent(index, n, element_type)
                                          : SqContent(index, n);
   std::vector<std::string> aux_buffers = {ranges.SerializeAsString()};
   aux_buffers.insert(aux_buffers.end(), aux.buffers.begin(), aux.buffers.end());
@@ -247,8 +290,9 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
   }
   *model.mutable_centroids_tensor() = [&] {
     lpb::Tensor t;
-    t.ParseFromString(FloatTensor(index.centroids(), {static_cast<uint32_t>(partitions),
-                                                      static_cast<uint32_t>(index.dim())}));
+    t.ParseFromString(ValuesTensor(
+        index.centroids(), {static_cast<uint32_t>(partitions), static_cast<uint32_t>(index.dim())},
+        element_type));
     return t;
   }();
   ordered_json header = {{"type", type}, {"distance_type", distance}};
@@ -269,6 +313,40 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
       fs, dir, kIndexFile, {{"__flat_marker", PrimitiveColumn(array::uint64(), &none, 0), false}},
       {{"lance:flat", flat.dump()}, {"lance:index", header.dump()}, {"lance:ivf", "1"}},
       {model.SerializeAsString()}, written);
+}
+
+/// Round `values` to float16 and back: what a float16 column's index file keeps of them.
+void RoundToHalf(std::span<float> values) {
+  std::vector<uint16_t> halves(values.size());
+  array::FloatToHalf(values, std::span(halves));
+  array::HalfToFloat(halves, values);
+}
+
+/// Round the vectors of the FLAT storages of `index` to float16; the storages take `metric`.
+void RoundFlatToHalf(IvfIndex* index, DistanceType metric) {
+  for (int64_t p = 0; p < index->num_partitions(); ++p) {
+    IvfPartition* part = index->mutable_partition(p);
+    const auto& s = static_cast<const FlatStorage&>(*part->storage);
+    std::vector<float> vectors(s.vectors().begin(), s.vectors().end());
+    RoundToHalf(std::span(vectors));
+    part->storage = std::make_unique<FlatStorage>(std::move(vectors), s.dim(), metric);
+  }
+}
+
+/// InvalidArgument unless Lance writes `index_type` on `index`'s columns of `element_type`:
+/// float16, float32 or float64 vectors; uint8 vectors with hamming distance for IVF_FLAT.
+Status CheckElementType(const IvfIndex& index, const std::string& index_type,
+                        array::TypeId element_type) {
+  const bool hamming = index.distance_type() == DistanceType::kHamming;
+  const bool floats = element_type == array::TypeId::kFloat16 ||
+                      element_type == array::TypeId::kFloat32 ||
+                      element_type == array::TypeId::kFloat64;
+  if (hamming ? element_type == array::TypeId::kUInt8 && index_type == "IVF_FLAT" : floats) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument("Cannot write a Lance " + index_type + " index with distance " +
+                                 std::string(DistanceTypeName(index.distance_type())) +
+                                 " on vectors of this element type");
 }
 
 }  // namespace
@@ -303,12 +381,19 @@ std::string LanceIvfTypeName(const IvfIndex& index) {
 }
 
 Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
-                                                  const std::string& hnsw_or_ivf_type) {
+                                                  const std::string& hnsw_or_ivf_type,
+                                                  array::TypeId element_type) {
   // IVF_HNSW_* converts the storage as its IVF type and keeps the Lance-form graphs.
   const std::string index_type = StorageTypeName(hnsw_or_ivf_type);
   const bool hnsw = index_type != hnsw_or_ivf_type;
+  if (hnsw && element_type != array::TypeId::kFloat32) {
+    return Status::InvalidArgument("A Lance " + hnsw_or_ivf_type +
+                                   " index is written for float32 vectors only");
+  }
   const size_t dim = built->dim();
   const DistanceType metric = IndexMetric(built->distance_type());
+  LANCEDB_RETURN_NOT_OK(CheckElementType(*built, index_type, element_type));
+  const bool half = element_type == array::TypeId::kFloat16;
   const bool flat_storages = AllStorages(*built, [](const PartitionStorage* s) {
     return dynamic_cast<const FlatStorage*>(s) != nullptr;
   });
@@ -326,10 +411,13 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
     return Status::InvalidArgument("Cannot write this index as a Lance " + hnsw_or_ivf_type +
                                    " index");
   }
+  std::vector<float> centroids(built->centroids().begin(), built->centroids().end());
+  if (half) RoundToHalf(std::span(centroids));
   std::unique_ptr<Quantizer> quantizer;
   std::vector<IvfPartition> parts(static_cast<size_t>(built->num_partitions()));
   if (index_type == "IVF_PQ") {
     std::vector<float> codebook(pq->codebook().begin(), pq->codebook().end());
+    if (half) RoundToHalf(std::span(codebook));
     LANCEDB_ASSIGN_OR_RETURN(
         auto lance_pq,
         ProductQuantizer::Make(dim, pq->num_sub_vectors(), pq->num_bits(), pq->metric(),
@@ -339,22 +427,26 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
       const auto& s = static_cast<const PqStorage&>(*from->storage);
       parts[p].storage = std::make_unique<LancePqStorage>(
           lance_pq.get(), ToLanceCodes(s.codes(), pq->num_sub_vectors(), pq->num_bits()),
-          from->row_ids.size(), built->centroids().subspan(p * dim, dim), false);
+          from->row_ids.size(), std::span<const float>(centroids).subspan(p * dim, dim), half);
     }
     quantizer = std::move(lance_pq);
   } else if (index_type == "IVF_SQ") {
+    if (half) RoundFlatToHalf(built.get(), metric);
     auto [lo, hi] = ValueRange(*built);
     auto sq = std::make_unique<LanceScalarQuantizer>(dim, metric, lo, hi);
     for (int64_t p = 0; p < built->num_partitions(); ++p) {
       const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
-      parts[p].storage = sq->Encode(s.vectors(), built->centroids().subspan(p * dim, dim));
+      parts[p].storage =
+          sq->Encode(s.vectors(), std::span<const float>(centroids).subspan(p * dim, dim));
     }
     quantizer = std::move(sq);
   } else {
+    const DistanceType flat_metric = LanceFlatMetric(built->distance_type(), half);
+    if (half) RoundFlatToHalf(built.get(), flat_metric);
     for (int64_t p = 0; p < built->num_partitions(); ++p) {
       parts[p].storage = std::move(built->mutable_partition(p)->storage);
     }
-    quantizer = std::make_unique<FlatQuantizer>(dim, metric);
+    quantizer = std::make_unique<FlatQuantizer>(dim, flat_metric);
   }
   for (int64_t p = 0; p < built->num_partitions(); ++p) {
     parts[p].row_ids = std::move(built->mutable_partition(p)->row_ids);
@@ -364,11 +456,10 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
       parts[p].sub_index = std::make_unique<FlatSubIndex>();
     }
   }
-  std::vector<float> centroids(built->centroids().begin(), built->centroids().end());
-  return std::make_unique<IvfIndex>(dim, built->distance_type(), std::move(centroids),
-                                    std::move(quantizer),
-                                    hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat,
-                                    std::move(parts), LanceStyle(index_type == "IVF_FLAT"));
+  return std::make_unique<IvfIndex>(
+      dim, built->distance_type(), std::move(centroids), std::move(quantizer),
+      hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat, std::move(parts),
+      LanceSearchStyle(index_type == "IVF_FLAT", built->distance_type(), half));
 }
 
 Result<std::unique_ptr<PartitionStorage>> ConcatLanceStorage(const Quantizer& q,
@@ -476,15 +567,16 @@ Status RemapLanceIvfIndex(IvfIndex* index,
 }
 
 Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs,
-                                                     const std::string& dir,
-                                                     const IvfIndex& index) {
+                                                     const std::string& dir, const IvfIndex& index,
+                                                     array::TypeId element_type) {
   const std::string type = LanceIvfTypeName(index);
   if (type.empty()) {
     return Status::InvalidArgument(
         "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*)");
   }
+  LANCEDB_RETURN_NOT_OK(CheckElementType(index, type, element_type));
   std::vector<IvfFile> written;
-  Status st = WriteAll(fs, dir, index, type, &written);
+  Status st = WriteAll(fs, dir, index, type, element_type, &written);
   if (!st.ok()) {
     (void)fs->DeleteDirRecursive(dir);
     return st;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "array/type.h"
 #include "index/vector/ivf_index.h"
 #include "index/vector/ivf_persist.h"
 #include "io/file_system.h"
@@ -30,10 +31,14 @@ namespace lancedb::index::vector {
 /// built with IvfBuildParams::lance_hnsw for the HNSW types) into Lance form for
 /// `hnsw_or_ivf_type` ("IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_FLAT", ...). SQ codes all rows
 /// with one range [start, end]: the smallest and largest value the index's (normalized, for
-/// cosine) vectors hold. `built` is consumed. InvalidArgument for another type or an index not
-/// built that way.
-Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
-                                                  const std::string& hnsw_or_ivf_type);
+/// cosine) vectors hold. `element_type` is the type of the column's vector elements:
+/// kFloat16, kFloat32, kFloat64 (IVF types), or kUInt8 for a hamming IVF_FLAT; for kFloat16 the
+/// centroids, PQ codebook and stored vectors are rounded to float16, as the files keep them.
+/// The HNSW types take kFloat32 only. `built` is consumed. InvalidArgument for another type or
+/// element type or an index not built that way.
+Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(
+    std::unique_ptr<IvfIndex> built, const std::string& hnsw_or_ivf_type,
+    array::TypeId element_type = array::TypeId::kFloat32);
 
 /// LanceDB's type name of a Lance-form index ("IVF_FLAT", "IVF_HNSW_SQ", ...); empty when
 /// `index` is not in Lance form (another quantizer or storage, lancedb-cpp's HNSW graphs).
@@ -55,9 +60,11 @@ Status RemapLanceIvfIndex(IvfIndex* index,
                           const std::function<std::optional<uint64_t>(uint64_t)>& map);
 
 /// Write the Lance-form `index` (ToLanceIvfIndex, ReadLanceIvfIndexFiles, possibly extended by
-/// ExtendIvfIndex) into `dir`: auxiliary.idx then index.idx. Returns the files written; on
-/// error the directory is deleted. InvalidArgument for an index not in Lance form.
-Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs,
-                                                     const std::string& dir, const IvfIndex& index);
+/// ExtendIvfIndex) into `dir`: auxiliary.idx then index.idx, with centroids, PQ codebook and
+/// FLAT vectors in the column's `element_type` (as ToLanceIvfIndex). Returns the files written;
+/// on error the directory is deleted. InvalidArgument for an index not in Lance form.
+Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(
+    const io::FileSystemPtr& fs, const std::string& dir, const IvfIndex& index,
+    array::TypeId element_type = array::TypeId::kFloat32);
 
 }  // namespace lancedb::index::vector

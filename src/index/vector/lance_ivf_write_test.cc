@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "array/half.h"
 #include "index/vector/hnsw_index.h"
 #include "index/vector/ivf_builder.h"
 #include "index/vector/ivf_extend.h"
@@ -54,7 +55,8 @@ struct Case {
 };
 
 std::unique_ptr<IvfIndex> BuildLance(const std::vector<float>& data, const Case& c,
-                                     uint64_t seed = 5) {
+                                     uint64_t seed = 5,
+                                     array::TypeId element_type = array::TypeId::kFloat32) {
   IvfBuildParams p;
   p.distance_type = c.distance;
   p.num_partitions = 6;
@@ -68,7 +70,7 @@ std::unique_ptr<IvfIndex> BuildLance(const std::vector<float>& data, const Case&
   auto built = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
   EXPECT_TRUE(built.ok()) << built.status().ToString();
   const std::string type = c.type == "IVF_PQ4" ? "IVF_PQ" : c.type;
-  auto lance = ToLanceIvfIndex(std::move(*built), type);
+  auto lance = ToLanceIvfIndex(std::move(*built), type, element_type);
   EXPECT_TRUE(lance.ok()) << lance.status().ToString();
   return std::move(*lance);
 }
@@ -83,8 +85,9 @@ std::vector<Case> AllCases() {
   return out;
 }
 
-void ExpectSameSearches(const IvfIndex& a, const IvfIndex& b) {
-  auto queries = testing::ClusteredData(5, kDim, 3, 99);
+/// `queries`: 5 queries; empty for 5 clustered ones.
+void ExpectSameSearches(const IvfIndex& a, const IvfIndex& b, std::vector<float> queries = {}) {
+  if (queries.empty()) queries = testing::ClusteredData(5, kDim, 3, 99);
   for (size_t nprobes : {1, 3, 6}) {
     for (size_t q = 0; q < 5; ++q) {
       IvfSearchParams sp;
@@ -228,6 +231,88 @@ TEST(LanceIvfWrite, RemapMovesAndDropsRows) {
       EXPECT_EQ((*got)[i].distance, (*want)[i].distance);
     }
   }
+}
+
+TEST(LanceIvfWrite, HalfAndDoubleColumnsReadBackAsTheSameIndex) {
+  // Values of a float16 column (its vectors are float16 values).
+  auto data = testing::ClusteredData(kRows, kDim, 8, 6);
+  std::vector<uint16_t> halves(data.size());
+  array::FloatToHalf(data, std::span(halves));
+  array::HalfToFloat(halves, std::span(data));
+  auto fs = io::LocalFileSystem();
+  for (auto element : {array::TypeId::kFloat16, array::TypeId::kFloat64}) {
+    for (const auto& c : AllCases()) {
+      SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)) +
+                   (element == array::TypeId::kFloat16 ? " float16" : " float64"));
+      ScratchDir dir;
+      auto index = BuildLance(data, c, 5, element);
+      ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index, element).ok());
+      auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("i"), nullptr);
+      ASSERT_TRUE(read.ok()) << read.status().ToString();
+      // float16: the index holds float16 values, which the files keep exactly.
+      EXPECT_TRUE(std::equal(index->centroids().begin(), index->centroids().end(),
+                             (*read)->centroids().begin(), (*read)->centroids().end()));
+      ExpectSameSearches(*index, **read);
+      // Rewritten as read: the same bytes.
+      ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("j"), **read, element).ok());
+      for (const char* file : {"index.idx", "auxiliary.idx"}) {
+        EXPECT_EQ(ReadAll(dir.Sub("i/") + file), ReadAll(dir.Sub("j/") + file)) << file;
+      }
+    }
+  }
+}
+
+TEST(LanceIvfWrite, HammingFlatReadsBackAsTheSameIndex) {
+  // Bytes carried one per float (binary_vectors.h).
+  std::vector<float> data(kRows * kDim);
+  uint32_t state = 7;
+  for (auto& v : data) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 24);
+  }
+  auto fs = io::LocalFileSystem();
+  ScratchDir dir;
+  auto index = BuildLance(data, {"IVF_FLAT", DistanceType::kHamming}, 5, array::TypeId::kUInt8);
+  EXPECT_EQ(LanceIvfTypeName(*index), "IVF_FLAT");
+  ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index, array::TypeId::kUInt8).ok());
+  auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("i"), nullptr);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*read)->distance_type(), DistanceType::kHamming);
+  EXPECT_TRUE(std::equal(index->centroids().begin(), index->centroids().end(),
+                         (*read)->centroids().begin(), (*read)->centroids().end()));
+  ExpectSameSearches(*index, **read, std::vector<float>(data.begin(), data.begin() + 5 * kDim));
+  // A row's own vector is at distance 0 with every partition probed.
+  IvfSearchParams all;
+  all.k = 1;
+  all.nprobes = 6;
+  auto hit = (*read)->Search(std::span<const float>(data).subspan(9 * kDim, kDim), all);
+  ASSERT_TRUE(hit.ok());
+  ASSERT_EQ(hit->size(), 1u);
+  EXPECT_EQ((*hit)[0].distance, 0.0f);
+}
+
+TEST(LanceIvfWrite, RejectsElementTypesLanceDoesNotIndex) {
+  auto data = testing::ClusteredData(kRows, kDim, 8, 4);
+  IvfBuildParams p;
+  p.num_partitions = 4;
+  p.seed = 1;
+  p.quantizer = QuantizerType::kFlat;
+  auto flat = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
+  ASSERT_TRUE(flat.ok());
+  // uint8 vectors take hamming only; int32 vectors are not indexed.
+  for (auto element : {array::TypeId::kUInt8, array::TypeId::kInt32}) {
+    auto copy = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
+    ASSERT_TRUE(copy.ok());
+    auto converted = ToLanceIvfIndex(std::move(*copy), "IVF_FLAT", element);
+    EXPECT_TRUE(converted.status().IsInvalidArgument()) << converted.status().ToString();
+  }
+  auto lance = ToLanceIvfIndex(std::move(*flat), "IVF_FLAT");
+  ASSERT_TRUE(lance.ok());
+  ScratchDir dir;
+  auto written =
+      WriteLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), **lance, array::TypeId::kUInt8);
+  EXPECT_TRUE(written.status().IsInvalidArgument());
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("x")));
 }
 
 TEST(LanceIvfWrite, RejectsIndicesNotInLanceForm) {

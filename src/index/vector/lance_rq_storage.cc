@@ -140,6 +140,7 @@ class RqComputer final : public DistanceComputer {
     return MultiBit(r, ip);
   }
 
+  bool ScansIntoHeap() const override { return true; }
   bool OfferAsLance(const RowPredicate& accept, const std::function<bool(float)>& in_range,
                     const std::function<bool(float)>& below_upper,
                     std::span<const uint64_t> row_ids, LanceHeap& heap) const override {

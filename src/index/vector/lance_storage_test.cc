@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "index/vector/flat_storage.h"
+#include "index/vector/ivf_index.h"
 #include "index/vector/lance_heap.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_sq_storage.h"
@@ -33,6 +35,39 @@ TEST(LanceHeap, KeepsTheFirstOfEqualRowsUntilACloserOneEvictsTheRoot) {
   EXPECT_EQ(Ids(heap), (std::vector<uint64_t>{11, 13}));
   heap.Offer(std::nanf(""), 14);
   EXPECT_EQ(Ids(heap), (std::vector<uint64_t>{11, 13}));
+}
+
+// One top-k for all probed partitions, not one per partition: the three rules keep different
+// rows among equally distant ones, and LanceDB 12 follows this one.
+TEST(LanceIvfSearch, OneHeapForAllProbedPartitions) {
+  std::vector<IvfPartition> parts(2);
+  // Partition 0 (probed first: its centroid is nearer the query 0) holds row 100 at squared
+  // distance 4; partition 1 holds rows 200, 201 at 4, then row 202 at 1.
+  const std::vector<std::vector<float>> values = {{2.0f}, {2.0f, -2.0f, 1.0f}};
+  const std::vector<std::vector<uint64_t>> ids = {{100}, {200, 201, 202}};
+  for (size_t p = 0; p < parts.size(); ++p) {
+    parts[p].row_ids = ids[p];
+    parts[p].storage = std::make_unique<FlatStorage>(values[p], 1, DistanceType::kL2);
+    parts[p].sub_index = std::make_unique<FlatSubIndex>();
+  }
+  IvfSearchStyle style;
+  style.as_lancedb = true;
+  IvfIndex index(1, DistanceType::kL2, {0.5f, 1.5f},
+                 std::make_unique<FlatQuantizer>(1, DistanceType::kL2), SubIndexType::kFlat,
+                 std::move(parts), style);
+  IvfSearchParams params;
+  params.k = 2;
+  params.nprobes = 2;
+  auto found = index.Search(std::vector<float>{0.0f}, params);
+  ASSERT_TRUE(found.ok());
+  // The shared heap keeps 100 and 200 (201 is not strictly closer), then 202 evicts the root,
+  // 100. Per-partition heaps would keep 201 (partition 1's heap evicts 200); ranking all rows
+  // by (distance, row id) would keep 100.
+  ASSERT_EQ(found->size(), 2u);
+  EXPECT_EQ((*found)[0].row_id, 202u);
+  EXPECT_EQ((*found)[0].distance, 1.0f);
+  EXPECT_EQ((*found)[1].row_id, 200u);
+  EXPECT_EQ((*found)[1].distance, 4.0f);
 }
 
 TEST(LanceScalarQuantizer, TruncatesAndSaturatesAsLance) {

@@ -50,6 +50,8 @@ class DistanceComputer {
   virtual bool LanceScanAll(size_t k, float* out) const { return false; }
   /// Hint that Distance(row) will be asked soon: a storage may start loading the row.
   virtual void Prefetch(int64_t /*row*/) const {}
+  /// True when OfferAsLance does the scan (the caller then computes no distances itself).
+  virtual bool ScansIntoHeap() const { return false; }
   /// Offer the rows `accept` takes (all when null) to `heap`, the top-k shared by every
   /// partition of a search, as LanceDB's scan of the partition does, and return true (a
   /// storage whose scan consults that heap: multi-bit RaBitQ); false when the caller offers
