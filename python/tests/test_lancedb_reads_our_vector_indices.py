@@ -21,11 +21,13 @@ import lancedb_cpp
 from lancedb_cpp import index as cpp_index
 
 HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
-TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"] + HNSW_TYPES
+RQ_TYPES = ["IVF_RQ", "IVF_RQ3", "IVF_RQ8"]  # 1, 3 and 8 bits a dimension
+TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"] + HNSW_TYPES + RQ_TYPES
 METRICS = ["l2", "cosine", "dot"]
 LIST_TYPES = {"IVF_FLAT": "IvfFlat", "IVF_PQ": "IvfPq", "IVF_PQ4": "IvfPq", "IVF_SQ": "IvfSq",
               "IVF_HNSW_SQ": "IvfHnswSq", "IVF_HNSW_PQ": "IvfHnswPq",
-              "IVF_HNSW_FLAT": "IvfHnswFlat"}  # fmt: skip
+              "IVF_HNSW_FLAT": "IvfHnswFlat", "IVF_RQ": "IvfRq", "IVF_RQ3": "IvfRq",
+              "IVF_RQ8": "IvfRq"}  # fmt: skip
 
 
 def config(module, index_type, metric, seed=3):
@@ -37,6 +39,8 @@ def config(module, index_type, metric, seed=3):
         if index_type == "IVF_HNSW_PQ":
             return module.HnswPq(num_sub_vectors=4, **kwargs)
         return module.HnswFlat(**kwargs)
+    if index_type in RQ_TYPES:
+        return module.IvfRq(num_bits=int(index_type[6:] or 1), **kwargs)
     if index_type == "IVF_FLAT":
         return module.IvfFlat(**kwargs)
     if index_type == "IVF_PQ":
@@ -73,7 +77,7 @@ def assert_same_stats(ours, theirs):
 
 
 def lancedb_type(index_type):
-    return "IVF_PQ" if index_type == "IVF_PQ4" else index_type
+    return {"IVF_PQ4": "IVF_PQ", "IVF_RQ3": "IVF_RQ", "IVF_RQ8": "IVF_RQ"}.get(index_type, index_type)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -199,5 +203,44 @@ def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, index_t
     stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
     assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
     assert stats.index_type == index_type
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "l2", seed=20)
+
+
+@pytest.mark.parametrize("index_type", RQ_TYPES)
+def test_our_compaction_remaps_our_rq_index_for_lancedb(tmp_path, index_type):
+    """Our optimize() compacts away deleted rows of an IVF_RQ index in Lance's layout: the kept
+    rows' codes and factors move to their new addresses, and both engines search the remapped
+    index alike; LanceDB's optimize then extends it."""
+    table = build(tmp_path, index_type, "cosine")
+    table.add(rows(NUM_ROWS, 300, seed=2))
+    table.delete("id % 7 = 0")
+    table.optimize()
+    live = table.count_rows()
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (live, 0)
+    assert_same_stats(table.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "cosine", seed=18)
+    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "cosine", seed=19)
+
+
+@pytest.mark.parametrize("index_type", ["IVF_RQ", "IVF_RQ3"])
+def test_our_optimize_extends_and_compacts_lancedbs_rq_index(tmp_path, index_type):
+    """An IVF_RQ index LanceDB built: our optimize() compacts it and encodes the new rows with
+    its rotation, in Lance's layout, which LanceDB then searches as we do."""
+    lancedb_build(tmp_path, index_type, "l2")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.add(rows(NUM_ROWS, 300, seed=2))
+    ours.delete("id % 7 = 0")
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
+    assert stats.index_type == "IVF_RQ"
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert_same_results(tmp_path, "l2", seed=20)

@@ -30,10 +30,13 @@ namespace lancedb::index::vector {
 /// built with IvfBuildParams::lance_hnsw for the HNSW types) into Lance form for
 /// `hnsw_or_ivf_type` ("IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_FLAT", ...). SQ codes all rows
 /// with one range [start, end]: the smallest and largest value the index's (normalized, for
-/// cosine) vectors hold. `built` is consumed. InvalidArgument for another type or an index not
-/// built that way.
+/// cosine) vectors hold. IVF_RQ (from FLAT storages) encodes the rows with `rq_num_bits` bits
+/// and a fast rotation whose signs are drawn from `seed` (absent: random). `built` is consumed.
+/// InvalidArgument for another type or an index not built that way.
 Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
-                                                  const std::string& hnsw_or_ivf_type);
+                                                  const std::string& hnsw_or_ivf_type,
+                                                  int rq_num_bits = 1,
+                                                  std::optional<uint64_t> seed = std::nullopt);
 
 /// LanceDB's type name of a Lance-form index ("IVF_FLAT", "IVF_HNSW_SQ", ...); empty when
 /// `index` is not in Lance form (another quantizer or storage, lancedb-cpp's HNSW graphs).
