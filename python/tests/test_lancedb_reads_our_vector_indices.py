@@ -96,6 +96,10 @@ def test_lancedb_lists_and_searches_our_index(tmp_path, index_type, metric):
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert [i.index_type for i in ours.list_indices()] == [info.index_type]
     assert ours.list_indices()[0].index_details == info.index_details
+    if index_type in RQ_TYPES:  # as LanceDB records its IVF_RQ indices
+        assert info.index_version == 2
+        assert info.index_details["compression"] == {
+            "type": "rq", "num_bits": int(index_type[6:] or 1), "rotation_type": "fast"}
     assert_same_results(tmp_path, metric)
     bounds = {"l2": (25.0, 32.0), "cosine": (0.4, 0.9), "dot": (-12.0, -6.0)}[metric]
     assert_same_results(tmp_path, metric, seed=11, distance_range=bounds)

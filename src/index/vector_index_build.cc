@@ -429,7 +429,8 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
     meta.mutable_index_details()->set_type_url(kVectorIndexTypeUrl);
     meta.mutable_index_details()->set_value(Details(ivf, file_params).SerializeAsString());
   }
-  meta.set_index_version(kVectorIndexVersion);
+  // LanceDB records IVF_RQ indices with index_version 2, the other vector types with 1.
+  meta.set_index_version(lance_type == "IVF_RQ" ? 2 : kVectorIndexVersion);
   meta.set_created_at(NowMillis());
   for (const auto& f : files) {
     auto* file = meta.add_files();
