@@ -248,3 +248,16 @@ def test_our_optimize_extends_and_compacts_lancedbs_rq_index(tmp_path, index_typ
     assert stats.index_type == "IVF_RQ"
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert_same_results(tmp_path, "l2", seed=20)
+
+
+def test_legacy_ivf_rq_takes_lancedbs_default_width(tmp_path):
+    """The legacy create_index(index_type="IVF_RQ") builds 8-bit codes, as LanceDB's (its
+    num_bits defaults to 8), on float32 vectors; LanceDB searches the index as we do."""
+    table = lancedb_cpp.connect(tmp_path).create_table("t", rows(0, NUM_ROWS, seed=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
+                           num_partitions=8)
+    (info,) = real_lancedb.connect(tmp_path).open_table("t").list_indices()
+    assert info.index_details["compression"]["num_bits"] == 8
+    assert_same_results(tmp_path, "l2", seed=21)
