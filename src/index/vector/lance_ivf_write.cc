@@ -20,6 +20,7 @@
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_rq_storage.h"
 #include "index/vector/lance_sq_storage.h"
+#include "index/vector/parallel.h"
 #include "index/vector/pq_storage.h"
 #include "index/vector/random.h"
 
@@ -423,10 +424,11 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
     const uint64_t rotation_seed = Rng::ResolveSeed(seed) ^ 0x52615269745125ULL;
     auto rq = std::make_unique<LanceRabitQuantizer>(dim, dim, rq_num_bits, metric,
                                                     LanceFastRotationSigns(dim, rotation_seed));
-    for (int64_t p = 0; p < built->num_partitions(); ++p) {
+    // Partitions encode independently (the same bytes whatever the number of threads).
+    ParallelFor(built->num_partitions(), DefaultNumThreads(), [&](int64_t p) {
       const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
       parts[p].storage = rq->Encode(s.vectors(), built->centroids().subspan(p * dim, dim));
-    }
+    });
     quantizer = std::move(rq);
   } else {
     for (int64_t p = 0; p < built->num_partitions(); ++p) {
