@@ -25,7 +25,8 @@ LanceDB again at 1M rows) and prints its raw figures next to the floor.
 (sqrt(rows) partitions, dim/8 sub-vectors, no refine): each engine opens the same table
 directory in its own subprocess and answers the same queries one at a time, at each --nprobes
 (equal nprobes: the same partitions and PQ distances, so equal recall). --lance-index-type
-IVF_RQ builds LanceDB's IVF_RQ (sqrt(rows) partitions, --rq-bits bits) instead.
+IVF_RQ builds LanceDB's IVF_RQ (sqrt(rows) partitions, --rq-bits bits) instead;
+--lance-index-builder cpp has lancedb_cpp build the index (in Lance's layout) instead of LanceDB.
 """
 
 import argparse
@@ -211,10 +212,17 @@ def lance_index_main(args):
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
         }))  # fmt: skip
         del vectors
+        if args.lance_index_builder == "cpp":  # lancedb_cpp writes the index, in Lance's layout
+            import lancedb_cpp
+
+            table = lancedb_cpp.connect(work / "shared").open_table("t")
         start = time.perf_counter()
         partitions = max(1, int(round(np.sqrt(args.rows))))
         if args.lance_index_type == "IVF_RQ":
-            from lancedb.index import IvfRq
+            if args.lance_index_builder == "cpp":
+                from lancedb_cpp.index import IvfRq
+            else:
+                from lancedb.index import IvfRq
 
             table.create_index("vector", config=IvfRq(distance_type="l2",
                                                       num_partitions=partitions,
@@ -239,7 +247,8 @@ def lance_index_main(args):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"rows={args.rows} dim={args.dim} queries={args.queries} k={K} "
-          f"load average {os.getloadavg()[0]:.1f}; {args.lance_index_type} built by LanceDB in "
+          f"load average {os.getloadavg()[0]:.1f}; {args.lance_index_type} built by "
+          f"{'lancedb_cpp' if args.lance_index_builder == 'cpp' else 'LanceDB'} in "
           f"{build_s:.1f} s")
     print(f"  {'nprobes':>7} | {'cpp recall':>10} {'cpp latency':>12} | "
           f"{'lancedb recall':>14} {'lancedb latency':>15} | ratio")
@@ -277,6 +286,8 @@ def main():
     p.add_argument("--lance-index-type", choices=["IVF_PQ", "IVF_RQ"], default="IVF_PQ",
                    help="the index LanceDB builds for --lance-index")
     p.add_argument("--rq-bits", type=int, default=1, help="num_bits of --lance-index-type IVF_RQ")
+    p.add_argument("--lance-index-builder", choices=["lancedb", "cpp"], default="lancedb",
+                   help="which engine builds the --lance-index index (cpp: in Lance's layout)")
     args = p.parse_args()
     if args.quick:
         args.rows, args.queries, args.flat_queries = 20_000, 100, 50
