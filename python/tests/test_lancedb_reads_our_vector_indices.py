@@ -77,7 +77,8 @@ def assert_same_stats(ours, theirs):
 
 
 def lancedb_type(index_type):
-    return {"IVF_PQ4": "IVF_PQ", "IVF_RQ3": "IVF_RQ", "IVF_RQ8": "IVF_RQ"}.get(index_type, index_type)
+    renamed = {"IVF_PQ4": "IVF_PQ", "IVF_RQ3": "IVF_RQ", "IVF_RQ8": "IVF_RQ"}
+    return renamed.get(index_type, index_type)
 
 
 @pytest.mark.parametrize("metric", METRICS)
