@@ -29,10 +29,12 @@ settings: the same partitions and distances, so equal recall), reporting wall-cl
 process CPU time per query. --rounds N alternates the two engines N times and keeps each
 point's best; --keep DIR builds the table and index in DIR once and reuses them in later runs
 (a 1M-row LanceDB build takes minutes). --index-type IVF_RQ builds LanceDB's IVF_RQ
-(sqrt(rows) partitions, --rq-bits bits) and is searched at each --nprobes.
+(sqrt(rows) partitions, --rq-bits bits) and is searched at each --nprobes;
+--lance-index-builder cpp has lancedb_cpp build the index (in Lance's layout) instead of LanceDB.
 """
 
 import argparse
+import importlib
 import json
 import os
 import pathlib
@@ -211,12 +213,14 @@ def run_lance_index_side(args):
 
 
 def build_lance_index(args, work):
-    """LanceDB builds the table and args.index_type index in work/shared (kept when
+    """LanceDB builds the table and the args.index_type index in work/shared (with
+    --lance-index-builder cpp, lancedb_cpp builds the index, in Lance's layout; kept when
     work/params.json says it was built with the same parameters); returns the build seconds."""
     import lancedb
 
     params = {"rows": args.rows, "dim": args.dim, "queries": args.queries,
-              "index_type": args.index_type, "rq_bits": args.rq_bits}
+              "index_type": args.index_type, "rq_bits": args.rq_bits,
+              "builder": args.lance_index_builder}
     marker = work / "params.json"
     if marker.exists() and json.loads(marker.read_text()).get("params") == params:
         return json.loads(marker.read_text())["build_s"]
@@ -229,14 +233,19 @@ def build_lance_index(args, work):
         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), args.dim),
     }))  # fmt: skip
     del vectors
+    index_module = "lancedb.index"
+    if args.lance_index_builder == "cpp":
+        import lancedb_cpp
+
+        table = lancedb_cpp.connect(work / "shared").open_table("t")
+        index_module = "lancedb_cpp.index"
     num_partitions = max(1, int(round(np.sqrt(args.rows))))
     start = time.perf_counter()
     if args.index_type == "IVF_PQ":
         table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_PQ",
                            num_partitions=num_partitions, num_sub_vectors=args.dim // 8)
     elif args.index_type == "IVF_RQ":
-        from lancedb.index import IvfRq
-
+        IvfRq = importlib.import_module(index_module).IvfRq
         table.create_index("vector", config=IvfRq(distance_type="l2",
                                                   num_partitions=num_partitions,
                                                   num_bits=args.rq_bits))  # fmt: skip
@@ -323,6 +332,8 @@ def main():
                    help="--lance-index: alternate the engines this many times, keep the best")
     p.add_argument("--keep", help="--lance-index: build in this directory once and reuse it")
     p.add_argument("--rq-bits", type=int, default=1, help="num_bits of --index-type IVF_RQ")
+    p.add_argument("--lance-index-builder", choices=["lancedb", "cpp"], default="lancedb",
+                   help="which engine builds the --lance-index index (cpp: in Lance's layout)")
     args = p.parse_args()
     if args.quick:
         args.rows, args.queries, args.flat_queries = 20_000, 100, 50

@@ -21,7 +21,7 @@ enum class VectorIndexType : uint8_t {
   kIvfFlat,      ///< IVF_FLAT (hamming on uint8 vectors too, as IVF_HNSW_FLAT)
   kIvfPq,        ///< IVF_PQ (the default for vector columns)
   kIvfSq,        ///< IVF_SQ
-  kIvfRq,        ///< IVF_RQ (RaBitQ, 1 bit)
+  kIvfRq,        ///< IVF_RQ (RaBitQ, 1 to 9 bits)
   kIvfHnswFlat,  ///< IVF_HNSW_FLAT
   kIvfHnswSq,    ///< IVF_HNSW_SQ
   kIvfHnswPq,    ///< IVF_HNSW_PQ
@@ -44,7 +44,7 @@ struct VectorIndexConfig {
   std::optional<int64_t> target_partition_size;
   /// PQ: default dim/16 when divisible, else dim/8, else 1. Must divide the dimension.
   std::optional<int64_t> num_sub_vectors;
-  /// PQ: 4 or 8 (default 8). RQ: 1.
+  /// PQ: 4 or 8 (default 8). RQ: 1 to 9 (default 1; 1 only in the own layout).
   std::optional<int> num_bits;
   /// k-means iterations (default 50).
   int max_iterations = 50;
@@ -58,10 +58,11 @@ struct VectorIndexConfig {
   std::optional<uint64_t> seed;
   /// "cuda" / "mps" in LanceDB. Not available here; combined with a seed it is an error.
   std::optional<std::string> accelerator;
-  /// IVF_FLAT, IVF_PQ, IVF_SQ and IVF_HNSW_* indices on float32 vector columns are written in
-  /// the layout LanceDB builds (docs/format/lance-vector-index.md), which LanceDB searches and
-  /// extends; true writes lancedb-cpp's own layout instead (docs/format/vector-index.md), as
-  /// tables written by earlier versions hold. IVF_RQ and other column types always use the own.
+  /// IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ and IVF_HNSW_* indices on float32 vector columns are
+  /// written in the layout LanceDB builds (docs/format/lance-vector-index.md), which LanceDB
+  /// searches and extends; true writes lancedb-cpp's own layout instead
+  /// (docs/format/vector-index.md), as tables written by earlier versions hold. Other column
+  /// types always use the own.
   bool own_layout = false;
 
   static VectorIndexConfig IvfFlat() { return Of(VectorIndexType::kIvfFlat); }

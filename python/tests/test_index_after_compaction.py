@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""Vector indices in lancedb-cpp's own layout (IVF_RQ, indices on float64 columns) are not
+"""Vector indices in lancedb-cpp's own layout (indices on float64 columns) are not
 remapped by a compaction: their partitions keep the rows' old addresses. Searches must
 skip those rows (the rewritten fragments are scanned exactly) and optimize() must not fail on
 them. Before the fix both raised "Row address ... does not exist". The Lance-layout ones
-(IVF_PQ, IVF_HNSW_SQ on float32 columns) are remapped and must search alike."""
+(IVF_PQ, IVF_HNSW_SQ, IVF_RQ on float32 columns) are remapped and must search alike."""
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +28,8 @@ def _table(tmp_path, dtype):
 
 @pytest.mark.parametrize("index_type,dtype", [("IVF_HNSW_SQ", np.float32), ("IVF_RQ", np.float32),
                                               ("IVF_PQ", np.float64), ("IVF_PQ", np.float32),
-                                              ("IVF_HNSW_SQ", np.float64)])  # fmt: skip
+                                              ("IVF_HNSW_SQ", np.float64),
+                                              ("IVF_RQ", np.float64)])  # fmt: skip
 def test_search_and_optimize_after_compaction(tmp_path, index_type, dtype):
     table, vectors = _table(tmp_path, dtype)
     table.create_index(metric="l2", index_type=index_type, num_partitions=2, num_sub_vectors=4)

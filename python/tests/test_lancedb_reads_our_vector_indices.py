@@ -25,13 +25,16 @@ import lancedb_cpp
 from lancedb_cpp import index as cpp_index
 
 HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
-# Written in LanceDB's layout on float16 / float64 columns too (the HNSW types on float32 only).
+RQ_TYPES = ["IVF_RQ", "IVF_RQ3", "IVF_RQ8"]  # 1, 3 and 8 bits a dimension
+# Written in LanceDB's layout on float16 / float64 columns too (the HNSW and RQ types on float32
+# only).
 IVF_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
-TYPES = IVF_TYPES + HNSW_TYPES
+TYPES = IVF_TYPES + HNSW_TYPES + RQ_TYPES
 METRICS = ["l2", "cosine", "dot"]
 LIST_TYPES = {"IVF_FLAT": "IvfFlat", "IVF_PQ": "IvfPq", "IVF_PQ4": "IvfPq", "IVF_SQ": "IvfSq",
               "IVF_HNSW_SQ": "IvfHnswSq", "IVF_HNSW_PQ": "IvfHnswPq",
-              "IVF_HNSW_FLAT": "IvfHnswFlat"}  # fmt: skip
+              "IVF_HNSW_FLAT": "IvfHnswFlat", "IVF_RQ": "IvfRq", "IVF_RQ3": "IvfRq",
+              "IVF_RQ8": "IvfRq"}  # fmt: skip
 
 
 def config(module, index_type, metric, seed=3):
@@ -45,6 +48,8 @@ def config(module, index_type, metric, seed=3):
         if index_type == "IVF_HNSW_PQ":
             return module.HnswPq(num_sub_vectors=4, **kwargs)
         return module.HnswFlat(**kwargs)
+    if index_type in RQ_TYPES:
+        return module.IvfRq(num_bits=int(index_type[6:] or 1), **kwargs)
     if index_type == "IVF_FLAT":
         return module.IvfFlat(**kwargs)
     if index_type == "IVF_PQ":
@@ -88,7 +93,8 @@ def assert_same_stats(ours, theirs):
 
 
 def lancedb_type(index_type):
-    return "IVF_PQ" if index_type == "IVF_PQ4" else index_type
+    renamed = {"IVF_PQ4": "IVF_PQ", "IVF_RQ3": "IVF_RQ", "IVF_RQ8": "IVF_RQ"}
+    return renamed.get(index_type, index_type)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -107,6 +113,10 @@ def test_lancedb_lists_and_searches_our_index(tmp_path, index_type, metric):
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert [i.index_type for i in ours.list_indices()] == [info.index_type]
     assert ours.list_indices()[0].index_details == info.index_details
+    if index_type in RQ_TYPES:  # as LanceDB records its IVF_RQ indices
+        assert info.index_version == 2
+        assert info.index_details["compression"] == {
+            "type": "rq", "num_bits": int(index_type[6:] or 1), "rotation_type": "fast"}
     assert_same_results(tmp_path, metric)
     bounds = {"l2": (25.0, 32.0), "cosine": (0.4, 0.9), "dot": (-12.0, -6.0)}[metric]
     assert_same_results(tmp_path, metric, seed=11, distance_range=bounds)
@@ -369,3 +379,55 @@ def test_seeded_half_and_double_builds_write_identical_files(tmp_path, index_typ
     build(tmp_path / "a", index_type, "cosine", seed=9, value_type=value_type)
     build(tmp_path / "b", index_type, "cosine", seed=9, value_type=value_type)
     assert index_files(tmp_path / "a") == index_files(tmp_path / "b")
+
+
+@pytest.mark.parametrize("index_type", RQ_TYPES)
+def test_our_compaction_remaps_our_rq_index_for_lancedb(tmp_path, index_type):
+    """Our optimize() compacts away deleted rows of an IVF_RQ index in Lance's layout: the kept
+    rows' codes and factors move to their new addresses, and both engines search the remapped
+    index alike; LanceDB's optimize then extends it."""
+    table = build(tmp_path, index_type, "cosine")
+    table.add(rows(NUM_ROWS, 300, seed=2))
+    table.delete("id % 7 = 0")
+    table.optimize()
+    live = table.count_rows()
+    theirs = real_lancedb.connect(tmp_path).open_table("t")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (live, 0)
+    assert_same_stats(table.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "cosine", seed=18)
+    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
+    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
+    assert_same_results(tmp_path, "cosine", seed=19)
+
+
+@pytest.mark.parametrize("index_type", ["IVF_RQ", "IVF_RQ3"])
+def test_our_optimize_extends_and_compacts_lancedbs_rq_index(tmp_path, index_type):
+    """An IVF_RQ index LanceDB built: our optimize() compacts it and encodes the new rows with
+    its rotation, in Lance's layout, which LanceDB then searches as we do."""
+    lancedb_build(tmp_path, index_type, "l2")
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    ours.add(rows(NUM_ROWS, 300, seed=2))
+    ours.delete("id % 7 = 0")
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
+    assert stats.index_type == "IVF_RQ"
+    assert_same_stats(ours.index_stats("vector_idx"), stats)
+    assert_same_results(tmp_path, "l2", seed=20)
+
+
+def test_legacy_ivf_rq_takes_lancedbs_default_width(tmp_path):
+    """The legacy create_index(index_type="IVF_RQ") builds 8-bit codes, as LanceDB's (its
+    num_bits defaults to 8), on float32 vectors; LanceDB searches the index as we do."""
+    table = lancedb_cpp.connect(tmp_path).create_table("t", rows(0, NUM_ROWS, seed=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
+                           num_partitions=8)
+    (info,) = real_lancedb.connect(tmp_path).open_table("t").list_indices()
+    assert info.index_details["compression"]["num_bits"] == 8
+    assert_same_results(tmp_path, "l2", seed=21)

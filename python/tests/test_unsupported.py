@@ -57,13 +57,15 @@ def test_create_index_rejects(table, kwargs, name):
 
 
 def test_legacy_create_index_passes_num_bits_to_ivf_rq(table):
-    # RaBitQ codes have 1 bit: a different width is refused, not silently replaced by 1.
-    with pytest.raises(ValueError, match="num_bits=1 only"):
+    # A width LanceDB refuses is refused (with its message), not silently replaced.
+    with pytest.raises(ValueError, match=r"IVF_RQ num_bits must be in 1..=9, got 10"):
+        table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
+                           num_partitions=2, num_bits=10)
+    # As LanceDB: IVF_RQ on float32 vectors needs a dimension divisible by 8 (these have 4).
+    with pytest.raises(ValueError, match="vector dimension must be divisible by 8 for IVF_RQ"):
         table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
                            num_partitions=2, num_bits=4)
-    table.create_index(metric="l2", vector_column_name="vector", index_type="IVF_RQ",
-                       num_partitions=2)
-    assert [i.index_type for i in table.list_indices()] == ["IvfRq"]
+    assert table.list_indices() == []
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -186,7 +186,7 @@ TEST(IndexMetadata, DetailsDescribeEachIndexType) {
       {"sq", {"IVF_SQ", R"({"metric_type":"DOT","compression":{"type":"sq","num_bits":8}})"}},
       {"rq",
        {"IVF_RQ",
-        R"({"metric_type":"L2","compression":{"type":"rq","num_bits":1,"rotation_type":"matrix"}})"}},
+        R"({"metric_type":"L2","compression":{"type":"rq","num_bits":1,"rotation_type":"fast"}})"}},
       {"hnsw_sq",
        {"IVF_HNSW_SQ",
         R"({"metric_type":"L2","hnsw":{"max_connections":10,"construction_ef":50,"max_level":7},)"

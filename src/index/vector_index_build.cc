@@ -18,6 +18,7 @@
 #include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_ivf_read.h"
 #include "index/vector/lance_ivf_write.h"
+#include "index/vector/lance_rq_storage.h"
 #include "index/vector_index_internal.h"
 #include "table/commit.h"
 #include "table/create_index_op.h"
@@ -147,7 +148,12 @@ lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
     }
     if (type == "IVF_HNSW_FLAT") return d;
   }
-  if (type.ends_with("_PQ")) {
+  if (type == "IVF_RQ") {
+    const auto& rq = static_cast<const vector::LanceRabitQuantizer&>(ivf.quantizer());
+    d.mutable_rq()->set_num_bits(static_cast<uint32_t>(rq.num_bits()));
+    d.mutable_rq()->set_rotation_type(
+        lance::index::pb::VectorIndexDetails::RabitQuantization::FAST);
+  } else if (type.ends_with("_PQ")) {
     const auto& pq = static_cast<const vector::ProductQuantizer&>(ivf.quantizer());
     d.mutable_pq()->set_num_bits(static_cast<uint32_t>(pq.num_bits()));
     d.mutable_pq()->set_num_sub_vectors(static_cast<uint32_t>(pq.num_sub_vectors()));
@@ -164,13 +170,15 @@ bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& valu
   const bool lance_type = config.index_type == VectorIndexType::kIvfFlat ||
                           config.index_type == VectorIndexType::kIvfPq ||
                           config.index_type == VectorIndexType::kIvfSq;
-  const bool lance_hnsw = config.index_type == VectorIndexType::kIvfHnswFlat ||
-                          config.index_type == VectorIndexType::kIvfHnswPq ||
-                          config.index_type == VectorIndexType::kIvfHnswSq;
+  const bool float32_only = config.index_type == VectorIndexType::kIvfRq ||
+                            config.index_type == VectorIndexType::kIvfHnswFlat ||
+                            config.index_type == VectorIndexType::kIvfHnswPq ||
+                            config.index_type == VectorIndexType::kIvfHnswSq;
   if (config.own_layout) return false;
-  // IVF types on float16 / float32 / float64 (and hamming uint8) vectors; HNSW on float32.
+  // IVF_FLAT / PQ / SQ on float16 / float32 / float64 (and hamming uint8) vectors; IVF_RQ and
+  // HNSW on float32.
   return (lance_type && LanceVectorElementType(value_type)) ||
-         (lance_hnsw && value_type.id() == array::TypeId::kFloat32);
+         (float32_only && value_type.id() == array::TypeId::kFloat32);
 }
 
 }  // namespace
@@ -352,8 +360,12 @@ Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig&
                                      std::to_string(1 << p.num_bits) + " rows, the column has " +
                                      std::to_string(num_rows));
     }
-  } else if (p.quantizer == QuantizerType::kRq && c.num_bits && *c.num_bits != 1) {
-    return Status::InvalidArgument("IVF_RQ supports num_bits=1 only");
+  } else if (p.quantizer == QuantizerType::kRq) {
+    p.num_bits = c.num_bits.value_or(1);
+    if (p.num_bits < 1 || p.num_bits > 9) {
+      return Status::InvalidArgument("Invalid input, IVF_RQ num_bits must be in 1..=9, got " +
+                                     std::to_string(p.num_bits));
+    }
   }
   if (p.sub_index == SubIndexType::kHnsw) {
     if (c.m < 2 || c.m > 512) return Status::InvalidArgument("HNSW m must be in [2, 512]");
@@ -444,7 +456,8 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
     meta.mutable_index_details()->set_type_url(kVectorIndexTypeUrl);
     meta.mutable_index_details()->set_value(Details(ivf, file_params).SerializeAsString());
   }
-  meta.set_index_version(kVectorIndexVersion);
+  // LanceDB records IVF_RQ indices with index_version 2, the other vector types with 1.
+  meta.set_index_version(lance_type == "IVF_RQ" ? 2 : kVectorIndexVersion);
   meta.set_created_at(NowMillis());
   for (const auto& f : files) {
     auto* file = meta.add_files();
@@ -534,6 +547,20 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   const std::string type_name(VectorIndexTypeName(config.index_type));
   const auto& value_type = *schema.field(schema.GetFieldIndex(column))->type()->value_type();
   const bool lance = UseLanceLayout(config, value_type);
+  if (!lance && params.quantizer == QuantizerType::kRq && params.num_bits != 1) {
+    return Status::InvalidArgument(
+        "IVF_RQ in lancedb-cpp's own layout (float16 / float64 columns, own_layout) supports "
+        "num_bits=1 only, got " +
+        std::to_string(params.num_bits));
+  }
+  // Lance's IVF_RQ encodes the stored vectors with its own rotation (ToLanceIvfIndex).
+  if (lance && config.index_type == VectorIndexType::kIvfRq) {
+    if (dim % 8 != 0) {  // as LanceDB, before training
+      return Status::InvalidArgument(
+          "Invalid input, vector dimension must be divisible by 8 for IVF_RQ");
+    }
+    params.quantizer = QuantizerType::kFlat;
+  }
   // Lance's IVF_SQ codes every dimension with one range: trained on the stored vectors.
   if (lance && (config.index_type == VectorIndexType::kIvfSq ||
                 config.index_type == VectorIndexType::kIvfHnswSq)) {
@@ -542,8 +569,9 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   params.lance_hnsw = lance;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
   if (lance) {
-    LANCEDB_ASSIGN_OR_RETURN(ivf,
-                             vector::ToLanceIvfIndex(std::move(ivf), type_name, value_type.id()));
+    LANCEDB_ASSIGN_OR_RETURN(
+        ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name, value_type.id(), params.num_bits,
+                                     config.seed));
   }
   vector::IvfFileParams fp{type_name, config.seed, params.m, params.ef_construction};
   std::vector<uint64_t> fragments;

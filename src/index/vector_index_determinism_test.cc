@@ -105,7 +105,8 @@ std::vector<std::string> FileNames(const std::string& dir) {
 TEST(VectorIndexDeterminism, SameSeedSameBytesAcrossProcesses) {
   const std::vector<std::string> own = {vector::kAuxiliaryFile, vector::kIndexFile,
                                         vector::kQuantizerFile};
-  for (std::string type : {"IVF_PQ", "IVF_SQ", "IVF_FLAT", "IVF_PQ/own", "IVF_HNSW_SQ", "IVF_RQ"}) {
+  for (std::string type :
+       {"IVF_PQ", "IVF_SQ", "IVF_FLAT", "IVF_PQ/own", "IVF_HNSW_SQ", "IVF_RQ", "IVF_RQ/own"}) {
     SCOPED_TRACE(type);
     TempDir a, b, c;
     std::string mine = BuildSeeded(a.path(), 1234, type);
@@ -114,9 +115,9 @@ TEST(VectorIndexDeterminism, SameSeedSameBytesAcrossProcesses) {
     ASSERT_FALSE(theirs.empty());
     EXPECT_NE(mine, theirs);  // different tables, different uuids
     const auto files = FileNames(mine);
-    // Lance's layout (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*) has no quantizer.idx.
-    const bool lance_layout =
-        type == "IVF_PQ" || type == "IVF_SQ" || type == "IVF_FLAT" || type == "IVF_HNSW_SQ";
+    // Lance's layout (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_*) has no quantizer.idx.
+    const bool lance_layout = type == "IVF_PQ" || type == "IVF_SQ" || type == "IVF_FLAT" ||
+                              type == "IVF_HNSW_SQ" || type == "IVF_RQ";
     if (lance_layout) {
       EXPECT_EQ(files, (std::vector<std::string>{vector::kAuxiliaryFile, vector::kIndexFile}));
     } else {

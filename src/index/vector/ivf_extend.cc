@@ -9,6 +9,7 @@
 #include "index/vector/lance_hnsw_write.h"
 #include "index/vector/lance_ivf_write.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_rq_storage.h"
 #include "index/vector/lance_sq_storage.h"
 #include "index/vector/pq_storage.h"
 #include "index/vector/rq_storage.h"
@@ -28,7 +29,8 @@ Result<std::unique_ptr<PartitionStorage>> Concat(const Quantizer& q, const Parti
     return out;
   };
   if (dynamic_cast<const LancePqStorage*>(&a) != nullptr ||
-      dynamic_cast<const LanceSqStorage*>(&a) != nullptr) {
+      dynamic_cast<const LanceSqStorage*>(&a) != nullptr ||
+      dynamic_cast<const LanceRqStorage*>(&a) != nullptr) {
     return ConcatLanceStorage(q, a, b, centroid);  // the layout LanceDB builds
   }
   if (auto* fa = dynamic_cast<const FlatStorage*>(&a)) {

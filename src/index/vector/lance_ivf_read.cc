@@ -373,6 +373,10 @@ Status ReadRqStorage(const LanceIndexFile& aux, const Model& model, const json& 
   LANCEDB_ASSIGN_OR_RETURN(cols.codes, aux.ListValues<uint8_t>("_rabit_codes", code_dim / 8));
   LANCEDB_ASSIGN_OR_RETURN(cols.add, aux.FloatValues("__add_factors"));
   LANCEDB_ASSIGN_OR_RETURN(cols.scale, aux.FloatValues("__scale_factors"));
+  // Only the multi-bit search reads the error factors; kept for 1 bit too (to rewrite them).
+  if (bits > 1 || aux.Column("__error_factors") != nullptr) {
+    LANCEDB_ASSIGN_OR_RETURN(cols.error, aux.FloatValues("__error_factors"));
+  }
   if (bits > 1) {
     if (aux.Column("__blocked_ex_codes") == nullptr) {
       return Status::NotSupported("LanceDB IVF_RQ index with sequential extra codes");
@@ -382,12 +386,12 @@ Status ReadRqStorage(const LanceIndexFile& aux, const Model& model, const json& 
     LANCEDB_ASSIGN_OR_RETURN(
         cols.ex_codes,
         aux.ListValues<uint8_t>("__blocked_ex_codes", static_cast<int64_t>(cols.ex_row_bytes)));
-    LANCEDB_ASSIGN_OR_RETURN(cols.error, aux.FloatValues("__error_factors"));
     LANCEDB_ASSIGN_OR_RETURN(cols.ex_add, aux.FloatValues("__add_factors_ex"));
     LANCEDB_ASSIGN_OR_RETURN(cols.ex_scale, aux.FloatValues("__scale_factors_ex"));
   }
   const size_t n = cols.add.size();
   if (cols.codes.size() != n * static_cast<size_t>(code_dim / 8) || cols.scale.size() != n ||
+      (!cols.error.empty() && cols.error.size() != n) ||
       (bits > 1 && (cols.error.size() != n || cols.ex_add.size() != n ||
                     cols.ex_scale.size() != n || cols.ex_codes.size() != n * cols.ex_row_bytes))) {
     return aux.Corrupt("the RQ columns disagree in length");

@@ -21,8 +21,11 @@
 #include "index/vector/lance_hnsw_write.h"
 #include "index/vector/lance_ivf_read.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/lance_rq_storage.h"
 #include "index/vector/lance_sq_storage.h"
+#include "index/vector/parallel.h"
 #include "index/vector/pq_storage.h"
+#include "index/vector/random.h"
 
 namespace lancedb::index::vector {
 namespace {
@@ -187,7 +190,7 @@ bool AllStorages(const IvfIndex& index, auto is_kind) {
 
 /// The codes of auxiliary.idx (partitions in order) and its storage_metadata entry.
 struct AuxContent {
-  Column data;
+  std::vector<Column> data;
   std::string storage_metadata;
   std::vector<std::string> buffers;  // after the IVF message (global buffer 1)
 };
@@ -202,10 +205,10 @@ AuxContent FlatContent(const IvfIndex& index, int64_t n, array::TypeId element_t
   }
   ordered_json meta = {{"dim", dim}};
   // LanceDB declares the column of float vectors non-nullable, that of (hamming) bytes nullable.
-  return {
-      {"flat", VectorColumn(vectors, n, dim, element_type), element_type == array::TypeId::kUInt8},
-      ordered_json::array({meta.dump()}).dump(),
-      {}};
+  return {{{"flat", VectorColumn(vectors, n, dim, element_type),
+            element_type == array::TypeId::kUInt8}},
+          ordered_json::array({meta.dump()}).dump(),
+          {}};
 }
 
 AuxContent PqContent(const IvfIndex& index, int64_t n, array::TypeId element_type) {
@@ -227,7 +230,7 @@ AuxContent PqContent(const IvfIndex& index, int64_t n, array::TypeId element_typ
       ValuesTensor(pq.codebook(),
                    {static_cast<uint32_t>(pq.num_centroids()), static_cast<uint32_t>(index.dim())},
                    element_type);
-  return {{"__pq_code", FixedListColumn(array::uint8(), codes.data(), n, width), true},
+  return {{{"__pq_code", FixedListColumn(array::uint8(), codes.data(), n, width), true}},
           ordered_json::array({meta.dump()}).dump(),
           {std::move(codebook)}};
 }
@@ -242,9 +245,58 @@ AuxContent SqContent(const IvfIndex& index, int64_t n) {
   }
   ordered_json meta = {
       {"dim", dim}, {"num_bits", 8}, {"bounds", {{"start", sq.start()}, {"end", sq.end()}}}};
-  return {{"__sq_code", FixedListColumn(array::uint8(), codes.data(), n, dim), true},
+  return {{{"__sq_code", FixedListColumn(array::uint8(), codes.data(), n, dim), true}},
           ordered_json::array({meta.dump()}).dump(),
           {}};
+}
+
+AuxContent RqContent(const IvfIndex& index, int64_t n) {
+  const auto& rq = static_cast<const LanceRabitQuantizer&>(index.quantizer());
+  const int ex_bits = rq.num_bits() - 1;
+  LanceRqRows all;
+  std::vector<uint8_t> ex_blocks;
+  for (int64_t p = 0; p < index.num_partitions(); ++p) {
+    const auto& rows = static_cast<const LanceRqStorage&>(*index.partition(p).storage).rows();
+    const size_t len = rows.add.size();
+    // Each partition's codes are packed on their own, as Lance packs a partition's batch.
+    auto packed = PackLanceRabitCodes(rows.codes, len, rq.code_bytes());
+    all.codes.insert(all.codes.end(), packed.begin(), packed.end());
+    all.add.insert(all.add.end(), rows.add.begin(), rows.add.end());
+    all.scale.insert(all.scale.end(), rows.scale.begin(), rows.scale.end());
+    if (rows.error.size() == len) {
+      all.error.insert(all.error.end(), rows.error.begin(), rows.error.end());
+    } else {
+      all.error.resize(all.error.size() + len, 0.0f);
+    }
+    if (ex_bits > 0) {
+      auto blocked = EncodeLanceExCodes(rows.ex_codes, len, rq.code_dim(), ex_bits);
+      ex_blocks.insert(ex_blocks.end(), blocked.begin(), blocked.end());
+      all.ex_add.insert(all.ex_add.end(), rows.ex_add.begin(), rows.ex_add.end());
+      all.ex_scale.insert(all.ex_scale.end(), rows.ex_scale.begin(), rows.ex_scale.end());
+    }
+  }
+  const auto bytes = static_cast<int32_t>(rq.code_bytes());
+  std::vector<Column> columns = {
+      {"_rabit_codes", FixedListColumn(array::uint8(), all.codes.data(), n, bytes), true},
+      {"__add_factors", PrimitiveColumn(array::float32(), all.add.data(), n), true},
+      {"__scale_factors", PrimitiveColumn(array::float32(), all.scale.data(), n), true},
+      {"__error_factors", PrimitiveColumn(array::float32(), all.error.data(), n), true}};
+  if (ex_bits > 0) {
+    const auto width = static_cast<int32_t>(8 * ex_bits * ((rq.code_dim() + 63) / 64));
+    columns.push_back(
+        {"__blocked_ex_codes", FixedListColumn(array::uint8(), ex_blocks.data(), n, width), true});
+    columns.push_back(
+        {"__add_factors_ex", PrimitiveColumn(array::float32(), all.ex_add.data(), n), true});
+    columns.push_back(
+        {"__scale_factors_ex", PrimitiveColumn(array::float32(), all.ex_scale.data(), n), true});
+  }
+  ordered_json signs = ordered_json::array();
+  for (uint8_t b : rq.signs()) signs.push_back(b);
+  ordered_json meta = {{"rotate_mat_position", nullptr}, {"fast_rotation_signs", signs},
+                       {"rotation_type", "fast"},        {"code_dim", rq.code_dim()},
+                       {"num_bits", rq.num_bits()},      {"packed", true},
+                       {"query_estimator", "raw_query"}};
+  return {std::move(columns), ordered_json::array({meta.dump()}).dump(), {}};
 }
 
 Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIndex& index,
@@ -266,12 +318,15 @@ Status WriteAll(const io::FileSystemPtr& fs, const std::string& dir, const IvfIn
   const std::string storage = StorageTypeName(type);
   AuxContent aux = storage == "IVF_FLAT" ? FlatContent(index, n, element_type)
                    : storage == "IVF_PQ" ? PqContent(index, n, element_type)
+                   : storage == "IVF_RQ" ? RqContent(index, n)
                                          : SqContent(index, n);
   std::vector<std::string> aux_buffers = {ranges.SerializeAsString()};
   aux_buffers.insert(aux_buffers.end(), aux.buffers.begin(), aux.buffers.end());
+  std::vector<Column> aux_columns = {
+      {"_rowid", PrimitiveColumn(array::uint64(), row_ids.data(), n), true}};
+  aux_columns.insert(aux_columns.end(), aux.data.begin(), aux.data.end());
   LANCEDB_RETURN_NOT_OK(WriteFile(
-      fs, dir, kAuxiliaryFile,
-      {{"_rowid", PrimitiveColumn(array::uint64(), row_ids.data(), n), true}, aux.data},
+      fs, dir, kAuxiliaryFile, aux_columns,
       {{"distance_type", distance}, {"lance:ivf", "1"}, {"storage_metadata", aux.storage_metadata}},
       aux_buffers, written));
   // index.idx: the IVF model and the sub-indices: HNSW graphs (their rows, per partition), or
@@ -377,16 +432,23 @@ std::string LanceIvfTypeName(const IvfIndex& index) {
       })) {
     return prefix + "SQ";
   }
+  if (!hnsw && dynamic_cast<const LanceRabitQuantizer*>(&q) != nullptr &&
+      AllStorages(index, [](const PartitionStorage* s) {
+        return dynamic_cast<const LanceRqStorage*>(s) != nullptr;
+      })) {
+    return "IVF_RQ";
+  }
   return "";
 }
 
 Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> built,
                                                   const std::string& hnsw_or_ivf_type,
-                                                  array::TypeId element_type) {
+                                                  array::TypeId element_type, int rq_num_bits,
+                                                  std::optional<uint64_t> seed) {
   // IVF_HNSW_* converts the storage as its IVF type and keeps the Lance-form graphs.
   const std::string index_type = StorageTypeName(hnsw_or_ivf_type);
   const bool hnsw = index_type != hnsw_or_ivf_type;
-  if (hnsw && element_type != array::TypeId::kFloat32) {
+  if ((hnsw || index_type == "IVF_RQ") && element_type != array::TypeId::kFloat32) {
     return Status::InvalidArgument("A Lance " + hnsw_or_ivf_type +
                                    " index is written for float32 vectors only");
   }
@@ -405,8 +467,10 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
       hnsw ? built->sub_index_type() == SubIndexType::kHnsw && AllSubIndices(*built, IsLanceGraph)
            : built->sub_index_type() == SubIndexType::kFlat;
   const bool ok =
-      sub_indices_ok && ((index_type == "IVF_PQ" && pq != nullptr && pq_storages) ||
-                         ((index_type == "IVF_FLAT" || index_type == "IVF_SQ") && flat_storages));
+      sub_indices_ok &&
+      ((index_type == "IVF_PQ" && pq != nullptr && pq_storages) ||
+       ((index_type == "IVF_FLAT" || index_type == "IVF_SQ" || (index_type == "IVF_RQ" && !hnsw)) &&
+        flat_storages));
   if (!ok) {
     return Status::InvalidArgument("Cannot write this index as a Lance " + hnsw_or_ivf_type +
                                    " index");
@@ -440,6 +504,21 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
           sq->Encode(s.vectors(), std::span<const float>(centroids).subspan(p * dim, dim));
     }
     quantizer = std::move(sq);
+  } else if (index_type == "IVF_RQ") {
+    if (dim % 8 != 0) {
+      return Status::InvalidArgument(
+          "Invalid input, vector dimension must be divisible by 8 for IVF_RQ");
+    }
+    // A seed of its own for the rotation, derived from the build's.
+    const uint64_t rotation_seed = Rng::ResolveSeed(seed) ^ 0x52615269745125ULL;
+    auto rq = std::make_unique<LanceRabitQuantizer>(dim, dim, rq_num_bits, metric,
+                                                    LanceFastRotationSigns(dim, rotation_seed));
+    // Partitions encode independently (the same bytes whatever the number of threads).
+    ParallelFor(built->num_partitions(), DefaultNumThreads(), [&](int64_t p) {
+      const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
+      parts[p].storage = rq->Encode(s.vectors(), built->centroids().subspan(p * dim, dim));
+    });
+    quantizer = std::move(rq);
   } else {
     const DistanceType flat_metric = LanceFlatMetric(built->distance_type(), half);
     if (half) RoundFlatToHalf(built.get(), flat_metric);
@@ -456,10 +535,11 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
       parts[p].sub_index = std::make_unique<FlatSubIndex>();
     }
   }
+  IvfSearchStyle style = LanceSearchStyle(index_type == "IVF_FLAT", built->distance_type(), half);
+  style.dot_as_found = index_type == "IVF_RQ";  // the RQ estimate, as LanceDB reports it
   return std::make_unique<IvfIndex>(
       dim, built->distance_type(), std::move(centroids), std::move(quantizer),
-      hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat, std::move(parts),
-      LanceSearchStyle(index_type == "IVF_FLAT", built->distance_type(), half));
+      hnsw ? SubIndexType::kHnsw : SubIndexType::kFlat, std::move(parts), style);
 }
 
 Result<std::unique_ptr<PartitionStorage>> ConcatLanceStorage(const Quantizer& q,
@@ -492,6 +572,13 @@ Result<std::unique_ptr<PartitionStorage>> ConcatLanceStorage(const Quantizer& q,
     codes.insert(codes.end(), sb->codes().begin(), sb->codes().end());
     return sq->FromCodes(std::move(codes));
   }
+  const auto* ra = dynamic_cast<const LanceRqStorage*>(&a);
+  const auto* rb = dynamic_cast<const LanceRqStorage*>(&b);
+  if (ra != nullptr && rb != nullptr) {
+    std::vector<size_t> all(static_cast<size_t>(ra->num_rows()));
+    for (size_t r = 0; r < all.size(); ++r) all[r] = r;
+    return std::unique_ptr<PartitionStorage>(ra->Select(all, rb));
+  }
   return Status::NotSupported("Cannot extend this Lance partition storage");
 }
 
@@ -518,6 +605,9 @@ std::unique_ptr<PartitionStorage> KeepRows(const Quantizer& q, const PartitionSt
     return std::make_unique<LancePqStorage>(&p->pq(), std::move(codes), keep.size(), centroid,
                                             p->half_precision());
   }
+  if (const auto* r = dynamic_cast<const LanceRqStorage*>(&storage)) {
+    return r->Select(keep, nullptr);
+  }
   const auto& sq = static_cast<const LanceScalarQuantizer&>(q);
   const auto& codes = static_cast<const LanceSqStorage&>(storage).codes();
   std::vector<uint8_t> kept;
@@ -534,7 +624,7 @@ Status RemapLanceIvfIndex(IvfIndex* index,
                           const std::function<std::optional<uint64_t>(uint64_t)>& map) {
   if (LanceIvfTypeName(*index).empty()) {
     return Status::InvalidArgument(
-        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*)");
+        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_*)");
   }
   const size_t dim = index->dim();
   const bool hnsw = index->sub_index_type() == SubIndexType::kHnsw;
@@ -572,7 +662,7 @@ Result<std::vector<IvfFile>> WriteLanceIvfIndexFiles(const io::FileSystemPtr& fs
   const std::string type = LanceIvfTypeName(index);
   if (type.empty()) {
     return Status::InvalidArgument(
-        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_HNSW_*)");
+        "The index is not in Lance form (IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ, IVF_HNSW_*)");
   }
   LANCEDB_RETURN_NOT_OK(CheckElementType(index, type, element_type));
   std::vector<IvfFile> written;

@@ -6,6 +6,7 @@
 #include "index/vector/lance_rq_storage.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "index/vector/lance_heap.h"
 #include "index/vector/lance_pq_storage.h"
+#include "index/vector/random.h"
 
 namespace lancedb::index::vector {
 namespace {
@@ -253,6 +255,128 @@ class RqComputer final : public DistanceComputer {
   float query_error_ = 0.0f;
 };
 
+/// For each (dimension, bit) of a 64-dimension block of `ex_bits`: the block bit holding it.
+/// Found by decoding each single-bit block (every layout moves bits, one to one).
+const std::vector<uint16_t>& ExBitPositions(int ex_bits) {
+  static const auto tables = [] {
+    std::array<std::vector<uint16_t>, 9> t;
+    for (int bits = 1; bits <= 8; ++bits) {
+      const size_t block_bytes = kExBlockDims * static_cast<size_t>(bits) / 8;
+      t[bits].assign(kExBlockDims * static_cast<size_t>(bits), 0);
+      std::vector<uint8_t> block(block_bytes);
+      uint8_t values[kExBlockDims];
+      for (size_t k = 0; k < 8 * block_bytes; ++k) {
+        std::fill(block.begin(), block.end(), 0);
+        block[k / 8] = static_cast<uint8_t>(1u << (k % 8));
+        DecodeExBlock(block.data(), bits, values);
+        for (size_t d = 0; d < kExBlockDims; ++d) {
+          if (values[d] != 0) {
+            t[bits][d * static_cast<size_t>(bits) + std::countr_zero(values[d])] =
+                static_cast<uint16_t>(k);
+          }
+        }
+      }
+    }
+    return t;
+  }();
+  return tables[ex_bits];
+}
+
+constexpr float kExEpsilon = 1.0e-5f;
+// Where the search for the rescaling factor starts, as a fraction of its end, per ex_bits.
+constexpr float kExSearchStart[9] = {0.0f, 0.15f, 0.20f, 0.52f, 0.59f, 0.71f, 0.75f, 0.77f, 0.81f};
+constexpr float kErrorEpsilon = 1.9f;
+
+/// The factor t maximizing the cosine between (floor(t |o_i|) + 1/2) and |o| (|o| the
+/// normalized absolute residual), over the thresholds where a code steps up.
+float BestExRescale(std::span<const float> abs_normalized, int ex_bits) {
+  float max_value = 0.0f;
+  for (float v : abs_normalized) {
+    if (std::isfinite(v)) max_value = std::max(max_value, v);
+  }
+  if (max_value <= 0.0f) return 0.0f;
+  const size_t max_code = (size_t{1} << ex_bits) - 1;
+  const float t_end = static_cast<float>(max_code + 10) / max_value;
+  const float t_start = t_end * kExSearchStart[ex_bits];
+  std::vector<size_t> codes(abs_normalized.size(), 0);
+  float denominator = static_cast<float>(abs_normalized.size()) * 0.25f;
+  float numerator = 0.0f;
+  std::vector<std::pair<float, size_t>> steps;
+  for (size_t i = 0; i < abs_normalized.size(); ++i) {
+    const float v = abs_normalized[i];
+    if (v <= 0.0f || !std::isfinite(v)) continue;
+    const auto code = static_cast<size_t>(
+        std::clamp(std::floor(t_start * v + kExEpsilon), 0.0f, static_cast<float>(max_code)));
+    codes[i] = code;
+    denominator += static_cast<float>(code * code + code);
+    numerator += (static_cast<float>(code) + 0.5f) * v;
+    for (size_t next = code + 1; next <= max_code; ++next) {
+      const float at = static_cast<float>(next) / v;
+      if (at < t_end) steps.emplace_back(at, i);
+    }
+  }
+  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+    // Unstable in Lance; ties in t give the same best t whatever their order.
+    return a.first < b.first;
+  });
+  float best = numerator / std::sqrt(denominator);
+  float best_t = t_start;
+  for (const auto& [at, i] : steps) {
+    const size_t code = ++codes[i];
+    denominator += static_cast<float>(2 * code);
+    numerator += abs_normalized[i];
+    const float ip = numerator / std::sqrt(denominator);
+    if (ip > best) {
+      best = ip;
+      best_t = at;
+    }
+  }
+  return best_t;
+}
+
+/// The extra codes of a rotated residual (one value a dimension, into `ex`); returns the
+/// residual's inner product with its full code (sign and extra bits, centred).
+float QuantizeEx(std::span<const float> rotated, int ex_bits, std::span<uint8_t> ex) {
+  float norm_sq = 0.0f;
+  for (float v : rotated) norm_sq += v * v;
+  if (norm_sq <= std::numeric_limits<float>::epsilon() || !std::isfinite(norm_sq)) {
+    std::fill(ex.begin(), ex.end(), 0);
+    return 0.0f;
+  }
+  const float norm = std::sqrt(norm_sq);
+  std::vector<float> abs_normalized(rotated.size());
+  for (size_t i = 0; i < rotated.size(); ++i) abs_normalized[i] = std::fabs(rotated[i]) / norm;
+  const float t = BestExRescale(abs_normalized, ex_bits);
+  const auto max_code = static_cast<uint8_t>((1u << ex_bits) - 1);
+  const float bias = -(static_cast<float>(1u << ex_bits) - 0.5f);
+  float dot = 0.0f;
+  for (size_t i = 0; i < rotated.size(); ++i) {
+    auto code = static_cast<uint8_t>(std::clamp(std::floor(t * abs_normalized[i] + kExEpsilon),
+                                                0.0f, static_cast<float>(max_code)));
+    const bool positive = !std::signbit(rotated[i]);
+    if (!positive) code = static_cast<uint8_t>(~code & max_code);
+    const uint32_t full = (static_cast<uint32_t>(positive) << ex_bits) + code;
+    dot += rotated[i] * (static_cast<float>(full) + bias);
+    ex[i] = code;
+  }
+  return dot;
+}
+
+float Ratio(float numerator, float denominator) {
+  return denominator == 0.0f ? 0.0f : numerator / denominator;
+}
+
+/// Lance's bound on the 1-bit estimate's error for a row.
+float ErrorFactor(DistanceType metric, float norm_sq, float binary_dot, size_t code_dim) {
+  if (code_dim <= 1 || norm_sq <= 0.0f || binary_dot == 0.0f) return 0.0f;
+  const float code_norm_sq = static_cast<float>(code_dim) * 0.25f;
+  const float alignment = norm_sq * code_norm_sq / (binary_dot * binary_dot);
+  const float angular =
+      std::sqrt(std::max(alignment - 1.0f, 0.0f) / (static_cast<float>(code_dim) - 1.0f));
+  const float error = std::sqrt(norm_sq) * kErrorEpsilon * angular;
+  return metric == DistanceType::kDot ? error : 2.0f * error;
+}
+
 }  // namespace
 
 void LanceFastRotate(std::span<const float> in, std::span<float> out,
@@ -325,9 +449,132 @@ std::vector<uint8_t> DecodeLanceExCodes(std::span<const uint8_t> blocked, size_t
   return out;
 }
 
-std::unique_ptr<PartitionStorage> LanceRabitQuantizer::Encode(std::span<const float>,
-                                                              std::span<const float>) const {
-  return nullptr;
+std::vector<uint8_t> PackLanceRabitCodes(std::span<const uint8_t> rows, size_t n,
+                                         size_t code_bytes) {
+  std::vector<uint8_t> out(n * code_bytes);
+  const size_t blocks = n / kBatchRows;
+  for (size_t block = 0; block < blocks; ++block) {
+    uint8_t* base = out.data() + block * kBatchRows * code_bytes;
+    const uint8_t* in = rows.data() + block * kBatchRows * code_bytes;
+    for (size_t i = 0; i < code_bytes; ++i) {
+      uint8_t* col = base + i * kBatchRows;
+      for (size_t j = 0; j < 16; ++j) {
+        const uint8_t a = in[kPerm[j] * code_bytes + i];
+        const uint8_t b = in[(kPerm[j] + 16) * code_bytes + i];
+        col[j] = static_cast<uint8_t>((a & 15) | (b & 15) << 4);
+        col[j + 16] = static_cast<uint8_t>((a >> 4) | (b & 0xf0));
+      }
+    }
+  }
+  const size_t rest = n - blocks * kBatchRows;
+  const size_t offset = blocks * kBatchRows * code_bytes;
+  for (size_t r = 0; r < rest; ++r) {
+    for (size_t c = 0; c < code_bytes; ++c) {
+      out[offset + c * rest + r] = rows[offset + r * code_bytes + c];
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> EncodeLanceExCodes(std::span<const uint8_t> values, size_t n, size_t code_dim,
+                                        int ex_bits) {
+  const size_t blocks = (code_dim + kExBlockDims - 1) / kExBlockDims;
+  const size_t block_bytes = kExBlockDims * static_cast<size_t>(ex_bits) / 8;
+  const auto& positions = ExBitPositions(ex_bits);
+  std::vector<uint8_t> out(n * blocks * block_bytes, 0);
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t d = 0; d < code_dim; ++d) {
+      const uint8_t v = values[r * code_dim + d];
+      uint8_t* block = out.data() + (r * blocks + d / kExBlockDims) * block_bytes;
+      for (int b = 0; b < ex_bits; ++b) {
+        if ((v >> b) & 1) {
+          const uint16_t k = positions[(d % kExBlockDims) * static_cast<size_t>(ex_bits) + b];
+          block[k / 8] = static_cast<uint8_t>(block[k / 8] | 1u << (k % 8));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> LanceFastRotationSigns(size_t code_dim, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint8_t> signs(static_cast<size_t>(kRotationRounds) * ((code_dim + 7) / 8));
+  for (auto& s : signs) s = static_cast<uint8_t>(rng.Next() >> 56);
+  return signs;
+}
+
+std::unique_ptr<PartitionStorage> LanceRabitQuantizer::Encode(
+    std::span<const float> vectors, std::span<const float> centroid) const {
+  const size_t n = dim_ == 0 ? 0 : vectors.size() / dim_;
+  const size_t bytes = code_bytes();
+  const int ex_bits = num_bits_ - 1;
+  std::vector<float> rotated_centroid(code_dim_);
+  Rotate(centroid, rotated_centroid);
+  LanceRqRows rows;
+  rows.codes.assign(n * bytes, 0);
+  rows.add.resize(n);
+  rows.scale.resize(n);
+  rows.error.resize(n);
+  if (ex_bits > 0) {
+    rows.ex_codes.assign(n * code_dim_, 0);
+    rows.ex_add.resize(n);
+    rows.ex_scale.resize(n);
+  }
+  std::vector<float> residual(dim_);
+  std::vector<float> rotated(code_dim_);
+  const float ex_bias = -(static_cast<float>(1u << ex_bits) - 0.5f);
+  for (size_t r = 0; r < n; ++r) {
+    const float* v = vectors.data() + r * dim_;
+    for (size_t j = 0; j < dim_; ++j) residual[j] = v[j] - centroid[j];
+    float norm_sq = 0.0f;
+    if (metric_ == DistanceType::kDot) {
+      for (float x : residual) norm_sq += x * x;
+    } else {
+      norm_sq = LanceL2(v, centroid.data(), dim_);
+    }
+    Rotate(residual, rotated);
+    uint8_t* code = rows.codes.data() + r * bytes;
+    for (size_t d = 0; d < code_dim_; ++d) {
+      if (!std::signbit(rotated[d]))
+        code[d / 8] = static_cast<uint8_t>(code[d / 8] | 1u << (d % 8));
+    }
+    std::span<uint8_t> ex;
+    float ex_dot = 0.0f;
+    if (ex_bits > 0) {
+      ex = std::span(rows.ex_codes).subspan(r * code_dim_, code_dim_);
+      ex_dot = QuantizeEx(rotated, ex_bits, ex);
+    }
+    float binary_dot = 0.0f;
+    float binary_centroid = 0.0f;
+    float ex_centroid = 0.0f;
+    float residual_centroid = 0.0f;
+    for (size_t d = 0; d < code_dim_; ++d) {
+      const bool positive = !std::signbit(rotated[d]);
+      const float half = positive ? 0.5f : -0.5f;
+      const float c = rotated_centroid[d];
+      binary_dot += rotated[d] * half;
+      binary_centroid += c * half;
+      if (ex_bits > 0) {
+        const uint32_t full = (static_cast<uint32_t>(positive) << ex_bits) + ex[d];
+        ex_centroid += c * (static_cast<float>(full) + ex_bias);
+      }
+      residual_centroid += rotated[d] * c;
+    }
+    const float binary_correction = Ratio(norm_sq * binary_centroid, binary_dot);
+    const float ex_correction = Ratio(norm_sq * ex_centroid, ex_dot);
+    rows.error[r] = ErrorFactor(metric_, norm_sq, binary_dot, code_dim_);
+    const bool dot = metric_ == DistanceType::kDot;
+    const float base = dot ? 1.0f - residual_centroid : norm_sq;
+    const float k = dot ? 1.0f : 2.0f;
+    rows.add[r] = base + k * binary_correction;
+    rows.scale[r] = Ratio(-k * norm_sq, binary_dot);
+    if (ex_bits > 0) {
+      rows.ex_add[r] = base + k * ex_correction;
+      rows.ex_scale[r] = Ratio(-k * norm_sq, ex_dot);
+    }
+  }
+  return std::make_unique<LanceRqStorage>(this, std::move(rows), centroid);
 }
 
 LanceRqStorage::LanceRqStorage(const LanceRabitQuantizer* rq, LanceRqRows rows,
@@ -337,6 +584,32 @@ LanceRqStorage::LanceRqStorage(const LanceRabitQuantizer* rq, LanceRqRows rows,
       centroid_(centroid.begin(), centroid.end()),
       rotated_centroid_(rq->code_dim()) {
   rq_->Rotate(centroid_, rotated_centroid_);
+}
+
+std::unique_ptr<LanceRqStorage> LanceRqStorage::Select(const std::vector<size_t>& keep,
+                                                       const LanceRqStorage* more) const {
+  const size_t bytes = rq_->code_bytes();
+  const size_t code_dim = rq_->code_dim();
+  const bool ex = rq_->num_bits() > 1;
+  LanceRqRows out;
+  auto take = [&](const LanceRqRows& from, size_t r) {
+    out.codes.insert(out.codes.end(), from.codes.begin() + r * bytes,
+                     from.codes.begin() + (r + 1) * bytes);
+    out.add.push_back(from.add[r]);
+    out.scale.push_back(from.scale[r]);
+    out.error.push_back(from.error.empty() ? 0.0f : from.error[r]);
+    if (ex) {
+      out.ex_codes.insert(out.ex_codes.end(), from.ex_codes.begin() + r * code_dim,
+                          from.ex_codes.begin() + (r + 1) * code_dim);
+      out.ex_add.push_back(from.ex_add[r]);
+      out.ex_scale.push_back(from.ex_scale[r]);
+    }
+  };
+  for (size_t r : keep) take(rows_, r);
+  if (more != nullptr) {
+    for (size_t r = 0; r < more->rows_.add.size(); ++r) take(more->rows_, r);
+  }
+  return std::make_unique<LanceRqStorage>(rq_, std::move(out), centroid_);
 }
 
 std::unique_ptr<DistanceComputer> LanceRqStorage::QueryComputer(

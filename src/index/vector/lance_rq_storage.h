@@ -42,6 +42,19 @@ void LanceFastRotate(std::span<const float> in, std::span<float> out,
 std::vector<uint8_t> UnpackLanceRabitCodes(std::span<const uint8_t> packed, size_t n,
                                            size_t code_bytes);
 
+/// Pack row-major RaBitQ sign codes (`n` rows of `code_bytes`) in Lance's order (the inverse of
+/// UnpackLanceRabitCodes).
+std::vector<uint8_t> PackLanceRabitCodes(std::span<const uint8_t> rows, size_t n,
+                                         size_t code_bytes);
+
+/// Block one value a dimension (`n` rows of `code_dim`, each below 2^ex_bits) in Lance's
+/// layout (the inverse of DecodeLanceExCodes).
+std::vector<uint8_t> EncodeLanceExCodes(std::span<const uint8_t> values, size_t n, size_t code_dim,
+                                        int ex_bits);
+
+/// Fast rotation signs for `code_dim` (4 rounds of ceil(code_dim / 8) bytes) drawn from `seed`.
+std::vector<uint8_t> LanceFastRotationSigns(size_t code_dim, uint64_t seed);
+
 /// Decode Lance's blocked extra codes (`n` rows, blocks of 64 dimensions of `ex_bits` bits)
 /// into one value a dimension. Layout: out (n, code_dim).
 std::vector<uint8_t> DecodeLanceExCodes(std::span<const uint8_t> blocked, size_t n, size_t code_dim,
@@ -60,8 +73,9 @@ class LanceRabitQuantizer final : public Quantizer {
         signs_(std::move(signs)) {}
 
   QuantizerType type() const override { return QuantizerType::kRq; }
-  /// Not supported: LanceDB's RQ indices are read, not extended (LanceIvfTypeName excludes
-  /// them). Returns null.
+  /// Encode rows as Lance's RQ transform does (residuals to `centroid`, rotated; sign codes,
+  /// for num_bits > 1 the extra codes at the rescaling that best aligns them with the residual;
+  /// the raw-query factors). Returns a LanceRqStorage (codes unpacked).
   std::unique_ptr<PartitionStorage> Encode(std::span<const float> vectors,
                                            std::span<const float> centroid) const override;
 
@@ -70,6 +84,8 @@ class LanceRabitQuantizer final : public Quantizer {
   size_t code_bytes() const { return code_dim_ / 8; }
   int num_bits() const { return num_bits_; }
   DistanceType metric() const { return metric_; }
+  /// The fast rotation signs (4 rounds of code_dim / 8 bytes).
+  std::span<const uint8_t> signs() const { return signs_; }
   /// out = R v. Layout: v (dim), out (code_dim).
   void Rotate(std::span<const float> v, std::span<float> out) const noexcept {
     LanceFastRotate(v, out, signs_);
@@ -105,6 +121,9 @@ class LanceRqStorage final : public PartitionStorage {
   std::unique_ptr<DistanceComputer> QueryComputer(std::span<const float> query) const override;
 
   const LanceRabitQuantizer& rq() const { return *rq_; }
+  /// The rows `keep` (ascending local rows) of this storage, then (if given) those of `more`.
+  std::unique_ptr<LanceRqStorage> Select(const std::vector<size_t>& keep,
+                                         const LanceRqStorage* more) const;
   const LanceRqRows& rows() const { return rows_; }
   std::span<const float> centroid() const { return centroid_; }
   /// R c. Layout: (code_dim).
