@@ -354,7 +354,7 @@ TEST(LanceIvfWrite, RqRoundTripsThroughLanceFiles) {
       p.quantizer = QuantizerType::kFlat;
       auto flat = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
       ASSERT_TRUE(flat.ok());
-      auto rq = ToLanceIvfIndex(std::move(*flat), "IVF_RQ", bits, 5);
+      auto rq = ToLanceIvfIndex(std::move(*flat), "IVF_RQ", array::TypeId::kFloat32, bits, 5);
       ASSERT_TRUE(rq.ok()) << rq.status().ToString();
       EXPECT_EQ(LanceIvfTypeName(**rq), "IVF_RQ");
       ScratchDir dir;
