@@ -189,10 +189,12 @@ def test_lancedbs_index_on_our_table_and_ours_on_theirs_agree(tmp_path):
     assert_same_results(tmp_path, "l2", seed=17)
 
 
-@pytest.mark.parametrize("index_type", HNSW_TYPES)
-def test_our_compaction_rebuilds_our_graphs_for_lancedb(tmp_path, index_type):
-    """Our optimize() compacts away deleted rows: the graphs of the partitions that lost rows are
-    rebuilt (as Lance rebuilds them) and both engines search the remapped index alike."""
+@pytest.mark.parametrize("index_type", HNSW_TYPES + RQ_TYPES)
+def test_our_compaction_remaps_our_index_for_lancedb(tmp_path, index_type):
+    """Our optimize() compacts away deleted rows: the kept rows' codes (and factors) move to
+    their new addresses, the graphs of the HNSW partitions that lost rows are rebuilt (as Lance
+    rebuilds them), and both engines search the remapped index alike; LanceDB's optimize then
+    extends it."""
     table = build(tmp_path, index_type, "cosine")
     table.add(rows(NUM_ROWS, 300, seed=2))
     table.delete("id % 7 = 0")
@@ -211,11 +213,12 @@ def test_our_compaction_rebuilds_our_graphs_for_lancedb(tmp_path, index_type):
     assert_same_results(tmp_path, "cosine", seed=19)
 
 
-@pytest.mark.parametrize("index_type", HNSW_TYPES)
-def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, index_type):
-    """An IVF_HNSW_* index LanceDB built: our optimize() compacts it (the graphs of partitions
-    that lost rows rebuilt) and adds the new rows (grown graphs rebuilt with its m and
-    ef_construction), in Lance's layout, which LanceDB then searches as we do."""
+@pytest.mark.parametrize("index_type", HNSW_TYPES + ["IVF_RQ", "IVF_RQ3"])
+def test_our_optimize_extends_and_compacts_lancedbs_index(tmp_path, index_type):
+    """An IVF_HNSW_* or IVF_RQ index LanceDB built: our optimize() compacts it (the graphs of
+    partitions that lost rows rebuilt) and adds the new rows (encoded with its rotation; grown
+    graphs rebuilt with its m and ef_construction), in Lance's layout, which LanceDB then
+    searches as we do."""
     lancedb_build(tmp_path, index_type, "l2")
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
     ours.add(rows(NUM_ROWS, 300, seed=2))
@@ -223,7 +226,7 @@ def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, index_t
     ours.optimize()
     stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
     assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
-    assert stats.index_type == index_type
+    assert stats.index_type == lancedb_type(index_type)
     assert_same_stats(ours.index_stats("vector_idx"), stats)
     assert_same_results(tmp_path, "l2", seed=20)
 
@@ -379,45 +382,6 @@ def test_seeded_half_and_double_builds_write_identical_files(tmp_path, index_typ
     build(tmp_path / "a", index_type, "cosine", seed=9, value_type=value_type)
     build(tmp_path / "b", index_type, "cosine", seed=9, value_type=value_type)
     assert index_files(tmp_path / "a") == index_files(tmp_path / "b")
-
-
-@pytest.mark.parametrize("index_type", RQ_TYPES)
-def test_our_compaction_remaps_our_rq_index_for_lancedb(tmp_path, index_type):
-    """Our optimize() compacts away deleted rows of an IVF_RQ index in Lance's layout: the kept
-    rows' codes and factors move to their new addresses, and both engines search the remapped
-    index alike; LanceDB's optimize then extends it."""
-    table = build(tmp_path, index_type, "cosine")
-    table.add(rows(NUM_ROWS, 300, seed=2))
-    table.delete("id % 7 = 0")
-    table.optimize()
-    live = table.count_rows()
-    theirs = real_lancedb.connect(tmp_path).open_table("t")
-    stats = theirs.index_stats("vector_idx")
-    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (live, 0)
-    assert_same_stats(table.index_stats("vector_idx"), stats)
-    assert_same_results(tmp_path, "cosine", seed=18)
-    theirs.add(rows(NUM_ROWS + 300, 100, seed=4))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs.optimize(cleanup_older_than=datetime.timedelta(0))
-    assert theirs.index_stats("vector_idx").num_unindexed_rows == 0
-    assert_same_results(tmp_path, "cosine", seed=19)
-
-
-@pytest.mark.parametrize("index_type", ["IVF_RQ", "IVF_RQ3"])
-def test_our_optimize_extends_and_compacts_lancedbs_rq_index(tmp_path, index_type):
-    """An IVF_RQ index LanceDB built: our optimize() compacts it and encodes the new rows with
-    its rotation, in Lance's layout, which LanceDB then searches as we do."""
-    lancedb_build(tmp_path, index_type, "l2")
-    ours = lancedb_cpp.connect(tmp_path).open_table("t")
-    ours.add(rows(NUM_ROWS, 300, seed=2))
-    ours.delete("id % 7 = 0")
-    ours.optimize()
-    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
-    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (ours.count_rows(), 0)
-    assert stats.index_type == "IVF_RQ"
-    assert_same_stats(ours.index_stats("vector_idx"), stats)
-    assert_same_results(tmp_path, "l2", seed=20)
 
 
 def test_legacy_ivf_rq_takes_lancedbs_default_width(tmp_path):

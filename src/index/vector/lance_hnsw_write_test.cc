@@ -28,27 +28,6 @@ constexpr size_t kDim = 16;
 constexpr int64_t kRows = 600;
 constexpr int64_t kPartitions = 3;
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "lance-hnsw-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 struct Case {
   std::string type;  // IVF_HNSW_FLAT, IVF_HNSW_SQ, IVF_HNSW_PQ
   DistanceType distance;
@@ -163,7 +142,7 @@ TEST(LanceHnswWrite, ReadsBackAsTheSameIndex) {
   auto fs = io::LocalFileSystem();
   for (const auto& c : AllCases()) {
     SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-hnsw");
     auto index = BuildLance(data, c);
     EXPECT_EQ(LanceIvfTypeName(*index), c.type);
     auto files = WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index);
@@ -193,15 +172,18 @@ TEST(LanceHnswWrite, SameSeedSameBytes) {
   auto fs = io::LocalFileSystem();
   for (const char* type : {"IVF_HNSW_FLAT", "IVF_HNSW_SQ", "IVF_HNSW_PQ"}) {
     SCOPED_TRACE(type);
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-hnsw");
     const Case c{type, DistanceType::kCosine};
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(data, c, 11)).ok());
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("b"), *BuildLance(data, c, 11)).ok());
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("c"), *BuildLance(data, c, 12)).ok());
     for (const char* file : {"index.idx", "auxiliary.idx"}) {
-      EXPECT_EQ(ReadAll(dir.Sub("a/") + file), ReadAll(dir.Sub("b/") + file)) << file;
+      EXPECT_EQ(testing::ReadFileBytes(dir.Sub("a/") + file),
+                testing::ReadFileBytes(dir.Sub("b/") + file))
+          << file;
     }
-    EXPECT_NE(ReadAll(dir.Sub("a/index.idx")), ReadAll(dir.Sub("c/index.idx")));
+    EXPECT_NE(testing::ReadFileBytes(dir.Sub("a/index.idx")),
+              testing::ReadFileBytes(dir.Sub("c/index.idx")));
   }
 }
 
@@ -212,7 +194,7 @@ TEST(LanceHnswWrite, ExtendedIndexKeepsLanceGraphs) {
   const std::vector<float> added(data.begin() + kRows * kDim, data.end());
   for (const auto& c : AllCases()) {
     SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-hnsw");
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(first, c)).ok());
     auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("a"), nullptr);
     ASSERT_TRUE(read.ok());
@@ -266,7 +248,7 @@ TEST(LanceHnswWrite, RemapRebuildsTheGraphsOfPartitionsThatLostRows) {
       EXPECT_EQ(Graph(*index, p).num_nodes(), index->partition(p).row_ids.size());
       for (uint64_t id : index->partition(p).row_ids) EXPECT_GE(id, 1000u);
     }
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-hnsw");
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("r"), *index).ok());
     auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("r"), nullptr);
     ASSERT_TRUE(read.ok());

@@ -29,27 +29,6 @@ namespace {
 constexpr size_t kDim = 16;
 constexpr int64_t kRows = 600;
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "lance-ivf-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// The case: LanceDB's type name (IVF_PQ4: 4-bit PQ) and a distance type.
 struct Case {
   std::string type;
@@ -113,7 +92,7 @@ TEST(LanceIvfWrite, ReadsBackAsTheSameIndex) {
   auto fs = io::LocalFileSystem();
   for (const auto& c : AllCases()) {
     SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-ivf");
     auto index = BuildLance(data, c);
     const std::string want = c.type == "IVF_PQ4" ? "IVF_PQ" : c.type;
     EXPECT_EQ(LanceIvfTypeName(*index), want);
@@ -152,15 +131,18 @@ TEST(LanceIvfWrite, SameIndexSameBytes) {
   auto fs = io::LocalFileSystem();
   for (const char* type : {"IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"}) {
     SCOPED_TRACE(type);
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-ivf");
     const Case c{type, DistanceType::kCosine};
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(data, c, 11)).ok());
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("b"), *BuildLance(data, c, 11)).ok());
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("c"), *BuildLance(data, c, 12)).ok());
     for (const char* file : {"index.idx", "auxiliary.idx"}) {
-      EXPECT_EQ(ReadAll(dir.Sub("a/") + file), ReadAll(dir.Sub("b/") + file)) << file;
+      EXPECT_EQ(testing::ReadFileBytes(dir.Sub("a/") + file),
+                testing::ReadFileBytes(dir.Sub("b/") + file))
+          << file;
     }
-    EXPECT_NE(ReadAll(dir.Sub("a/index.idx")), ReadAll(dir.Sub("c/index.idx")));
+    EXPECT_NE(testing::ReadFileBytes(dir.Sub("a/index.idx")),
+              testing::ReadFileBytes(dir.Sub("c/index.idx")));
   }
 }
 
@@ -171,7 +153,7 @@ TEST(LanceIvfWrite, ExtendedIndexStaysInLanceForm) {
   const std::vector<float> added(data.begin() + kRows * kDim, data.end());
   for (const auto& c : AllCases()) {
     SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)));
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-ivf");
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("a"), *BuildLance(first, c)).ok());
     auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("a"), nullptr);
     ASSERT_TRUE(read.ok());
@@ -214,7 +196,7 @@ TEST(LanceIvfWrite, RemapMovesAndDropsRows) {
     auto expected = BuildLance(data, {type, DistanceType::kL2});
     ASSERT_TRUE(RemapLanceIvfIndex(index.get(), map).ok());
     EXPECT_EQ(index->num_rows(), kRows / 2);
-    ScratchDir dir;
+    testing::ScratchDir dir("lance-ivf");
     ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("r"), *index).ok());
     auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("r"), nullptr);
     ASSERT_TRUE(read.ok());
@@ -246,7 +228,7 @@ TEST(LanceIvfWrite, HalfAndDoubleColumnsReadBackAsTheSameIndex) {
     for (const auto& c : AllCases()) {
       SCOPED_TRACE(c.type + " " + std::string(DistanceTypeName(c.distance)) +
                    (element == array::TypeId::kFloat16 ? " float16" : " float64"));
-      ScratchDir dir;
+      testing::ScratchDir dir("lance-ivf");
       auto index = BuildLance(data, c, 5, element);
       ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index, element).ok());
       auto read = ReadLanceIvfIndexFiles(fs, dir.Sub("i"), nullptr);
@@ -258,7 +240,9 @@ TEST(LanceIvfWrite, HalfAndDoubleColumnsReadBackAsTheSameIndex) {
       // Rewritten as read: the same bytes.
       ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("j"), **read, element).ok());
       for (const char* file : {"index.idx", "auxiliary.idx"}) {
-        EXPECT_EQ(ReadAll(dir.Sub("i/") + file), ReadAll(dir.Sub("j/") + file)) << file;
+        EXPECT_EQ(testing::ReadFileBytes(dir.Sub("i/") + file),
+                  testing::ReadFileBytes(dir.Sub("j/") + file))
+            << file;
       }
     }
   }
@@ -273,7 +257,7 @@ TEST(LanceIvfWrite, HammingFlatReadsBackAsTheSameIndex) {
     v = static_cast<float>(state >> 24);
   }
   auto fs = io::LocalFileSystem();
-  ScratchDir dir;
+  testing::ScratchDir dir("lance-ivf");
   auto index = BuildLance(data, {"IVF_FLAT", DistanceType::kHamming}, 5, array::TypeId::kUInt8);
   EXPECT_EQ(LanceIvfTypeName(*index), "IVF_FLAT");
   ASSERT_TRUE(WriteLanceIvfIndexFiles(fs, dir.Sub("i"), *index, array::TypeId::kUInt8).ok());
@@ -310,7 +294,7 @@ TEST(LanceIvfWrite, RejectsElementTypesLanceDoesNotIndex) {
   }
   auto lance = ToLanceIvfIndex(std::move(*flat), "IVF_FLAT");
   ASSERT_TRUE(lance.ok());
-  ScratchDir dir;
+  testing::ScratchDir dir("lance-ivf");
   auto written =
       WriteLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), **lance, array::TypeId::kUInt8);
   EXPECT_TRUE(written.status().IsInvalidArgument());
@@ -326,7 +310,7 @@ TEST(LanceIvfWrite, RejectsIndicesNotInLanceForm) {
   auto own = BuildIvfIndex(data, testing::Iota(kRows), kDim, p);
   ASSERT_TRUE(own.ok());
   EXPECT_EQ(LanceIvfTypeName(**own), "");
-  ScratchDir dir;
+  testing::ScratchDir dir("lance-ivf");
   auto written = WriteLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), **own);
   EXPECT_TRUE(written.status().IsInvalidArgument());
   EXPECT_FALSE(std::filesystem::exists(dir.Sub("x/index.idx")));
@@ -357,7 +341,7 @@ TEST(LanceIvfWrite, RqRoundTripsThroughLanceFiles) {
       auto rq = ToLanceIvfIndex(std::move(*flat), "IVF_RQ", array::TypeId::kFloat32, bits, 5);
       ASSERT_TRUE(rq.ok()) << rq.status().ToString();
       EXPECT_EQ(LanceIvfTypeName(**rq), "IVF_RQ");
-      ScratchDir dir;
+      testing::ScratchDir dir("lance-ivf");
       ASSERT_TRUE(WriteLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), **rq).ok());
       auto back = ReadLanceIvfIndexFiles(io::LocalFileSystem(), dir.Sub("x"), nullptr);
       ASSERT_TRUE(back.ok()) << back.status().ToString();

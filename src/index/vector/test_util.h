@@ -1,19 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Test helpers: seeded clustered data and brute-force ground truth.
+// Test helpers: seeded clustered data, brute-force ground truth, scratch directories.
 
 #pragma once
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "index/vector/flat_search.h"
 #include "index/vector/random.h"
 
 namespace lancedb::index::vector::testing {
+
+/// A fresh directory under the system's temporary directory, removed with everything in it
+/// when destroyed.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix = "lancedb-test") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/// The bytes of the file at `path` (empty when it cannot be read).
+inline std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 /// Return num_rows vectors drawn around num_clusters Gaussian centres. Layout: (num_rows, dim).
 inline std::vector<float> ClusteredData(int64_t num_rows, size_t dim, int num_clusters,
