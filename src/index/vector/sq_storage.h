@@ -34,7 +34,7 @@ class SqDistanceComputer final : public DistanceComputer {
   }
 
   /// Hint that row `row` will be scored soon (brings its codes towards the cache).
-  void Prefetch(int64_t row) const noexcept {
+  void Prefetch(int64_t row) const noexcept override {
     const uint8_t* c = codes_ + static_cast<size_t>(row) * dim_;
     for (size_t off = 0; off < dim_; off += 64) __builtin_prefetch(c + off);
     __builtin_prefetch(c + dim_ - 1);
