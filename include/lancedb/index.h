@@ -58,11 +58,10 @@ struct VectorIndexConfig {
   std::optional<uint64_t> seed;
   /// "cuda" / "mps" in LanceDB. Not available here; combined with a seed it is an error.
   std::optional<std::string> accelerator;
-  /// IVF_FLAT, IVF_PQ, IVF_SQ, IVF_RQ and IVF_HNSW_* indices on float32 vector columns are
-  /// written in the layout LanceDB builds (docs/format/lance-vector-index.md), which LanceDB
-  /// searches and extends; true writes lancedb-cpp's own layout instead
-  /// (docs/format/vector-index.md), as tables written by earlier versions hold. Other column
-  /// types always use the own.
+  /// Every vector index is written in the layout LanceDB builds
+  /// (docs/format/lance-vector-index.md), which LanceDB searches and extends; true writes
+  /// lancedb-cpp's own layout instead (docs/format/vector-index.md), as tables written by
+  /// earlier versions may hold.
   bool own_layout = false;
 
   static VectorIndexConfig IvfFlat() { return Of(VectorIndexType::kIvfFlat); }

@@ -66,25 +66,12 @@ def _progress_callback(progress: Any) -> Optional[Callable[[str, float], None]]:
     return update
 
 
-def _legacy_num_bits(kind: str, num_bits: int, lance_layout: bool = False) -> Optional[int]:
-    """The legacy form's `num_bits` (default 8) for the engine: PQ's code width; for IVF_RQ on
-    float32 vectors (Lance's layout) the width as LanceDB takes it (8 by default); otherwise for
-    IVF_RQ only when given (the own layout's codes have 1 bit; the engine rejects other widths);
-    None otherwise."""
-    if kind in ("IVF_PQ", "IVF_HNSW_PQ"):
-        return num_bits
-    if kind == "IVF_RQ" and (lance_layout or num_bits != 8):
+def _legacy_num_bits(kind: str, num_bits: int) -> Optional[int]:
+    """The legacy form's `num_bits` (default 8) for the engine: PQ's code width, and IVF_RQ's
+    as LanceDB takes it (8 by default); None otherwise."""
+    if kind in ("IVF_PQ", "IVF_HNSW_PQ", "IVF_RQ"):
         return num_bits
     return None
-
-
-def _float32_vector_column(schema: Any, column: Any) -> bool:
-    """Whether `column` holds float32 vectors (a fixed-size list of float32)."""
-    try:
-        t = schema.field(column).type
-    except (KeyError, TypeError):
-        return False
-    return pa.types.is_fixed_size_list(t) and pa.types.is_float32(t.value_type)
 
 
 def _check_multivector_metric(table: Any, column: str, distance_type: Any) -> None:
@@ -236,9 +223,7 @@ class IndexMixin:
                 num_partitions=num_partitions,
                 target_partition_size=target_partition_size,
                 num_sub_vectors=num_sub_vectors,
-                num_bits=_legacy_num_bits(
-                    kind, num_bits, _float32_vector_column(self.schema, column)
-                ),
+                num_bits=_legacy_num_bits(kind, num_bits),
                 max_iterations=max_iterations,
                 sample_rate=sample_rate,
                 m=m,

@@ -93,8 +93,7 @@ class _RabitQuantizer:
 
 @dataclass
 class IvfRq(_Training, _KMeans, _RabitQuantizer, _Partitions):
-    """IVF_RQ: partitions of RaBitQ codes (num_bits 1 to 9 bits a dimension; 1 only on
-    float16 / float64 columns, whose indices keep lancedb_cpp's own layout)."""
+    """IVF_RQ: partitions of RaBitQ codes (num_bits 1 to 9 bits a dimension)."""
 
     index_type = "IVF_RQ"
 

@@ -6,8 +6,10 @@ IVF_HNSW_FLAT, trained by k-modes (bitwise-majority centroids), searched by popc
 Oracles: numpy brute force (popcount of xor) and the real LanceDB, which allows hamming with
 IVF_FLAT / IVF_HNSW_FLAT on uint8 vectors only and raises RuntimeError for the other index types
 and for other distances on uint8 vectors. IVF_FLAT hamming indices are in LanceDB's layout both
-ways: ours searches LanceDB's with its results, LanceDB searches and extends ours; ours searches
-LanceDB's IVF_HNSW_FLAT hamming indices with its results."""
+ways: ours searches LanceDB's with its results, LanceDB searches and extends ours. IVF_HNSW_FLAT
+hamming indices too: ours searches LanceDB's with its results and extends and compacts them;
+LanceDB searches ours with our results (its optimize() panics on any IVF_HNSW_FLAT hamming
+index, its own included)."""
 
 import datetime
 import os
@@ -327,3 +329,70 @@ def test_lancedb_searches_and_extends_our_index(tmp_path, data):
         copies.append(index_file_bytes(tmp_path / name))
     assert copies[0] == copies[1]
     assert [name for name, _ in copies[0]] == ["auxiliary.idx", "index.idx"]
+
+
+def test_lancedb_searches_our_hnsw_index(tmp_path, data):
+    """Our IVF_HNSW_FLAT hamming index is in LanceDB's layout: LanceDB lists it and walks its
+    graphs with our results, before and after our optimize() extends and compacts it; seeded
+    builds write the same bytes."""
+    vectors, queries = data
+    more = binary_rows(seed=8, n=40)
+    everything = np.concatenate([vectors, more])
+    ours = open_table(lancedb_cpp, tmp_path, vectors)
+    path = tmp_path / lancedb_cpp.__name__
+    config = cpp_index.HnswFlat(distance_type="hamming", num_partitions=4, seed=4)
+    ours.create_index("vector", config=config)
+    theirs = real_lancedb.connect(path).open_table("t")
+    (info,) = theirs.list_indices()
+    assert (info.index_type, info.index_details["metric_type"]) == ("IvfHnswFlat", "HAMMING")
+    stats = theirs.index_stats("vector_idx")
+    assert (stats.index_type, stats.distance_type) == ("IVF_HNSW_FLAT", "hamming")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (NUM_ROWS, 0)
+    plan = theirs.search(queries[0]).distance_type("hamming").explain_plan()
+    assert "ANNSubIndex" in plan, plan
+
+    def same_graph_walks(queries):
+        theirs = real_lancedb.connect(path).open_table("t")
+        ours = lancedb_cpp.connect(path).open_table("t")
+        for ef in (10, 40):
+            for q in queries:
+                want, got = (t.search(q).nprobes(2).ef(ef).limit(K).to_arrow()
+                             for t in (theirs, ours))  # fmt: skip
+                assert got["id"].to_pylist() == want["id"].to_pylist()
+                assert got["_distance"].to_pylist() == want["_distance"].to_pylist()
+
+    assert_same_hamming_results(path, everything, queries[:10])
+    same_graph_walks(queries[10:20])
+    add_rows(ours, more, NUM_ROWS)
+    ours.delete("id % 7 = 0")
+    ours.optimize()
+    stats = real_lancedb.connect(path).open_table("t").index_stats("vector_idx")
+    assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (
+        sum(1 for i in range(len(everything)) if i % 7), 0)  # fmt: skip
+    assert_same_hamming_results(path, everything, queries[20:30])
+    same_graph_walks(queries[30:])
+    copies = []
+    for name in ("a", "b"):
+        table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
+        table.create_index("vector", config=config)
+        copies.append(index_file_bytes(tmp_path / name))
+    assert copies[0] == copies[1]
+
+
+def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, data):
+    vectors, queries = data
+    more = binary_rows(seed=9, n=40)
+    everything = np.concatenate([vectors, more])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
+        theirs.create_index("vector", config=real_index.HnswFlat(distance_type="hamming",
+                                                                 num_partitions=4))  # fmt: skip
+    ours = lancedb_cpp.connect(tmp_path).open_table("t")
+    add_rows(ours, more, NUM_ROWS)
+    ours.delete("id % 5 = 0")
+    ours.optimize()
+    stats = real_lancedb.connect(tmp_path).open_table("t").index_stats("vector_idx")
+    assert (stats.index_type, stats.num_unindexed_rows) == ("IVF_HNSW_FLAT", 0)
+    assert stats.num_indexed_rows == sum(1 for i in range(len(everything)) if i % 5)
+    assert_same_hamming_results(tmp_path, everything, queries[:20])

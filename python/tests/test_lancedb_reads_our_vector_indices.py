@@ -26,8 +26,7 @@ from lancedb_cpp import index as cpp_index
 
 HNSW_TYPES = ["IVF_HNSW_SQ", "IVF_HNSW_PQ", "IVF_HNSW_FLAT"]
 RQ_TYPES = ["IVF_RQ", "IVF_RQ3", "IVF_RQ8"]  # 1, 3 and 8 bits a dimension
-# Written in LanceDB's layout on float16 / float64 columns too (the HNSW and RQ types on float32
-# only).
+# Every type is written in LanceDB's layout on float16 / float64 columns too.
 IVF_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ"]
 TYPES = IVF_TYPES + HNSW_TYPES + RQ_TYPES
 METRICS = ["l2", "cosine", "dot"]
@@ -319,7 +318,7 @@ HALF_AND_DOUBLE = [pa.float16(), pa.float64()]
 
 
 @pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
-@pytest.mark.parametrize("index_type", IVF_TYPES)
+@pytest.mark.parametrize("index_type", TYPES)
 def test_half_and_double_indices_in_lancedbs_layout(tmp_path, index_type, value_type):
     """Our index files on a float16 / float64 column have the layout of LanceDB's on the same
     table: the same column types, metadata and tensor types and shapes."""
@@ -333,12 +332,13 @@ def test_half_and_double_indices_in_lancedbs_layout(tmp_path, index_type, value_
         index_dir(tmp_path / "theirs"))
     assert ours == expected
     tensor_type = {"halffloat": 1, "double": 3}[str(value_type)]
-    assert ours["centroids"] == (tensor_type, [8, DIM], 8 * DIM * value_type.bit_width // 8)
+    parts = 4 if index_type in HNSW_TYPES else 8  # config()
+    assert ours["centroids"] == (tensor_type, [parts, DIM], parts * DIM * value_type.bit_width // 8)
 
 
 @pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
 @pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("index_type", IVF_TYPES)
+@pytest.mark.parametrize("index_type", TYPES)
 def test_lancedb_searches_our_half_and_double_indices(tmp_path, index_type, metric, value_type):
     build(tmp_path, index_type, metric, value_type=value_type)
     theirs = real_lancedb.connect(tmp_path).open_table("t")
@@ -353,7 +353,7 @@ def test_lancedb_searches_our_half_and_double_indices(tmp_path, index_type, metr
 
 
 @pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
-@pytest.mark.parametrize("index_type", IVF_TYPES)
+@pytest.mark.parametrize("index_type", TYPES)
 def test_optimize_extends_our_half_and_double_indices(tmp_path, index_type, value_type):
     build(tmp_path, index_type, "l2", value_type=value_type)
     theirs = real_lancedb.connect(tmp_path).open_table("t")
@@ -377,7 +377,7 @@ def test_optimize_extends_our_half_and_double_indices(tmp_path, index_type, valu
 
 
 @pytest.mark.parametrize("value_type", HALF_AND_DOUBLE, ids=str)
-@pytest.mark.parametrize("index_type", IVF_TYPES)
+@pytest.mark.parametrize("index_type", TYPES)
 def test_seeded_half_and_double_builds_write_identical_files(tmp_path, index_type, value_type):
     build(tmp_path / "a", index_type, "cosine", seed=9, value_type=value_type)
     build(tmp_path / "b", index_type, "cosine", seed=9, value_type=value_type)

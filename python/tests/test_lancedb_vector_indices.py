@@ -221,8 +221,8 @@ def test_hnsw_selective_filters_as_lancedb(tmp_path, index_type):
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("value_type", [pa.float16(), pa.float64()])
-@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ", "IVF_RQ",
-                                        "IVF_RQ3"])  # fmt: skip
+@pytest.mark.parametrize("index_type", ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ",
+                                        "IVF_HNSW_PQ", "IVF_HNSW_FLAT", "IVF_RQ", "IVF_RQ3"])  # fmt: skip
 def test_half_and_double_columns(tmp_path, index_type, value_type, metric):
     """On a float16 column LanceDB rounds the normalized cosine query to float16 and scores
     IVF_FLAT rows by 1 - cos (its stored rows are not quite unit vectors): ours alike."""

@@ -204,10 +204,13 @@ TEST(HalfVectors, OptimizeExtendsAnHnswIndexOnAHalfColumn) {
   config.num_partitions = 4;
   config.seed = 3;
   ASSERT_TRUE(t->CreateIndex("h", config).ok());
+  // In Lance's layout, as LanceDB writes IVF_HNSW_SQ on a float16 column.
+  EXPECT_EQ((*t->ListIndices())[0].type_url, "/lance.index.pb.VectorIndexDetails");
   ASSERT_TRUE(AddRows(*t, d, 1000, 500).ok());
   Status st = t->OptimizeIndices();
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(t->IndexStats("h_idx")->num_unindexed_rows, 0);
+  EXPECT_EQ((*t->ListIndices())[0].type_url, "/lance.index.pb.VectorIndexDetails");
   // An appended row is found through the index.
   auto hits = Search(t->VectorSearch(d.Row(1234)).Column("h").Nprobes(4).FastSearch().Limit(1));
   ASSERT_EQ(hits.ids.size(), 1u);

@@ -14,6 +14,7 @@
 #include "index/scalar/scalar_index.h"
 #include "index/scalar_index_manager.h"
 #include "index/vector/ivf_extend.h"
+#include "index/vector/lance_hnsw_write.h"
 #include "index/vector/lance_ivf_read.h"
 #include "index/vector/lance_ivf_write.h"
 #include "index/vector/multivec.h"
@@ -246,14 +247,13 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
       column_index >= 0 && IsMultivectorType(*schema.field(column_index)->type());
   std::unique_ptr<vector::IvfIndex> ivf;
   if (lance) {
-    // Lance's layout is extended and written back in Lance's layout: the types lancedb-cpp
-    // writes (IVF_FLAT, IVF_PQ, IVF_SQ), on vector columns as it writes them.
-    array::DataTypePtr type = column_index < 0 ? nullptr : schema.field(column_index)->type();
-    if (type == nullptr || type->id() != array::TypeId::kFixedSizeList ||
-        !LanceVectorElementType(*type->value_type())) {
+    // Lance's layout is extended and written back in Lance's layout, on the vector columns
+    // lancedb-cpp writes it for.
+    if (column_index < 0 ||
+        LanceIndexElementType(*schema.field(column_index)->type()) == array::TypeId::kNull) {
       return Status::NotSupported("Index '" + name +
                                   "': extending a Lance vector index of a column that is not "
-                                  "float16, float32, float64 or uint8 vectors");
+                                  "float16, float32, float64 or uint8 vectors or multivectors");
     }
     LANCEDB_ASSIGN_OR_RETURN(ivf, vector::ReadLanceIvfIndexFiles(dataset->fs(), dir, nullptr));
     if (vector::LanceIvfTypeName(*ivf).empty()) {
@@ -287,6 +287,12 @@ Result<table::DatasetPtr> OptimizeVectorIndex(const table::DatasetPtr& dataset,
     const auto& ids = base->partition(p).row_ids;
     std::vector<float> out;
     if (ids.empty()) return out;
+    if (multivector && lance) {
+      // The partition's rows in its storage's order, as the graph is rebuilt over them (a row's
+      // vectors cannot be told apart by row id, and Lance's assignment is its own).
+      return vector::DecodeLanceStorage(base->quantizer(), *base->partition(p).storage,
+                                        base->centroids().subspan(p * base->dim(), base->dim()));
+    }
     if (multivector) return MultivectorPartitionVectors(*dataset, column, *base, p);
     LANCEDB_ASSIGN_OR_RETURN(auto batch, dataset->Take(ids, {column}));
     auto col = batch->column(0);

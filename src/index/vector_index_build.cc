@@ -165,34 +165,29 @@ lance::index::pb::VectorIndexDetails LanceDetails(const vector::IvfIndex& ivf,
   return d;
 }
 
-/// Whether `config` on a column of `value_type` is written in Lance's layout.
-bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& value_type) {
-  const bool lance_type = config.index_type == VectorIndexType::kIvfFlat ||
-                          config.index_type == VectorIndexType::kIvfPq ||
-                          config.index_type == VectorIndexType::kIvfSq;
-  const bool float32_only = config.index_type == VectorIndexType::kIvfRq ||
-                            config.index_type == VectorIndexType::kIvfHnswFlat ||
-                            config.index_type == VectorIndexType::kIvfHnswPq ||
-                            config.index_type == VectorIndexType::kIvfHnswSq;
-  if (config.own_layout) return false;
-  // IVF_FLAT / PQ / SQ on float16 / float32 / float64 (and hamming uint8) vectors; IVF_RQ and
-  // HNSW on float32.
-  return (lance_type && LanceVectorElementType(value_type)) ||
-         (float32_only && value_type.id() == array::TypeId::kFloat32);
+/// Whether `config` on a column of `column_type` is written in Lance's layout: every type, on
+/// every vector column Lance indexes, unless the own layout is asked for.
+bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& column_type) {
+  return !config.own_layout && LanceIndexElementType(column_type) != array::TypeId::kNull;
 }
 
 }  // namespace
 
-bool LanceVectorElementType(const array::DataType& value_type) {
-  // A multivector column's value type is a fixed_size_list: never written in Lance's layout.
-  switch (value_type.id()) {
+array::TypeId LanceIndexElementType(const array::DataType& column_type) {
+  if (IsMultivectorType(column_type)) {
+    // A multivector index holds the row's vectors one by one, as a vector column's.
+    const auto id = column_type.value_type()->value_type()->id();
+    return id == array::TypeId::kUInt8 ? array::TypeId::kNull : id;
+  }
+  if (column_type.id() != array::TypeId::kFixedSizeList) return array::TypeId::kNull;
+  switch (column_type.value_type()->id()) {
     case array::TypeId::kFloat16:
     case array::TypeId::kFloat32:
     case array::TypeId::kFloat64:
     case array::TypeId::kUInt8:
-      return true;
+      return column_type.value_type()->id();
     default:
-      return false;
+      return array::TypeId::kNull;
   }
 }
 
@@ -200,9 +195,7 @@ array::TypeId VectorElementType(const table::Dataset& dataset, int32_t field_id)
   const std::string column = FieldName(dataset, field_id);
   const int i = column.empty() ? -1 : dataset.schema()->GetFieldIndex(column);
   if (i < 0) return array::TypeId::kNull;
-  const auto& type = dataset.schema()->field(i)->type();
-  if (type->id() != array::TypeId::kFixedSizeList) return array::TypeId::kNull;
-  return type->value_type()->id();
+  return LanceIndexElementType(*dataset.schema()->field(i)->type());
 }
 
 bool IsMultivectorType(const array::DataType& type) {
@@ -479,10 +472,8 @@ Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
   if (meta.index_details().type_url() != kLanceVectorIndexTypeUrl || i < 0) {
     return std::optional<pb::IndexMetadata>();
   }
-  const auto& type = read.schema()->field(i)->type();
-  if (type->id() != array::TypeId::kFixedSizeList || !LanceVectorElementType(*type->value_type())) {
-    return std::optional<pb::IndexMetadata>();
-  }
+  const array::TypeId element_type = LanceIndexElementType(*read.schema()->field(i)->type());
+  if (element_type == array::TypeId::kNull) return std::optional<pb::IndexMetadata>();
   auto loaded = vector::ReadLanceIvfIndexFiles(read.fs(), IndexDir(read, meta), nullptr);
   if (loaded.status().IsNotSupported()) return std::optional<pb::IndexMetadata>();
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, std::move(loaded));
@@ -491,7 +482,7 @@ Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
   NewIndexUuid uuid = MakeIndexUuid();
   const std::string dir = IndexDir(read, uuid.text);
   LANCEDB_ASSIGN_OR_RETURN(
-      auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf, type->value_type()->id()));
+      auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf, element_type));
   pb::IndexMetadata out = meta;
   out.mutable_uuid()->set_uuid(uuid.bytes);
   out.set_fragment_bitmap(EncodeFragmentBitmap(new_fragments));
@@ -545,8 +536,8 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
       auto params, ResolveVectorIndexParams(config, dim, static_cast<int64_t>(rows.size())));
   params.progress = options.progress;
   const std::string type_name(VectorIndexTypeName(config.index_type));
-  const auto& value_type = *schema.field(schema.GetFieldIndex(column))->type()->value_type();
-  const bool lance = UseLanceLayout(config, value_type);
+  const auto& column_type = *schema.field(schema.GetFieldIndex(column))->type();
+  const bool lance = UseLanceLayout(config, column_type);
   if (!lance && params.quantizer == QuantizerType::kRq && params.num_bits != 1) {
     return Status::InvalidArgument(
         "IVF_RQ in lancedb-cpp's own layout (float16 / float64 columns, own_layout) supports "
@@ -570,8 +561,8 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
   if (lance) {
     LANCEDB_ASSIGN_OR_RETURN(
-        ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name, value_type.id(), params.num_bits,
-                                     config.seed));
+        ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name, LanceIndexElementType(column_type),
+                                     params.num_bits, config.seed));
   }
   vector::IvfFileParams fp{type_name, config.seed, params.m, params.ef_construction};
   std::vector<uint64_t> fragments;

@@ -44,12 +44,12 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
 void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
                           std::vector<float>* out);
 
-/// Whether a vector column of fixed_size_list<`value_type`> has its IVF_FLAT, IVF_PQ and IVF_SQ
-/// indices in Lance's layout: float16, float32, float64 vectors; uint8 ones (hamming IVF_FLAT).
-bool LanceVectorElementType(const array::DataType& value_type);
+/// The element type of the vectors of a column of `column_type` whose vector indices are in
+/// Lance's layout: fixed_size_list<float16 / float32 / float64 / uint8 (hamming)> and multivector
+/// list<fixed_size_list<float16 / float32 / float64>>. kNull for another type.
+array::TypeId LanceIndexElementType(const array::DataType& column_type);
 
-/// The element type of the fixed_size_list vector column of field `field_id`; kNull for another
-/// column or none.
+/// LanceIndexElementType of the column of field `field_id`; kNull for another column or none.
 array::TypeId VectorElementType(const table::Dataset& dataset, int32_t field_id);
 
 /// The name of field `field_id`: a top-level column's name, a struct member's dotted path

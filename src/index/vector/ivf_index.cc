@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <unordered_set>
 
 #include "array/half.h"
 #include "index/vector/binary_vectors.h"
@@ -118,17 +119,29 @@ std::vector<Neighbor> IvfIndex::SearchPartitionsAsLance(std::span<const float> q
   const std::vector<uint32_t> probes = FindPartitions(q, std::max<size_t>(params.nprobes, 1));
 
   if (sub_index_type_ == SubIndexType::kHnsw) {
-    // Each of LanceDB's HNSW partitions hands on its own best k; the query keeps the best k of
-    // them all by (distance, row id). Graph searches are short and memory-bound: one thread.
-    std::vector<Neighbor> found;
-    for (uint32_t p : probes) {
-      const IvfPartition& part = partitions_[p];
-      if (part.row_ids.empty()) continue;
+    // Each of LanceDB's HNSW partitions hands on its own best k, each row once (the nearest of
+    // a multivector row's vectors; the others are dropped, not replaced); the query keeps the
+    // best k of them all by (distance, row id). Partitions are searched independently, on the
+    // cores when the walks are long enough to pay for a thread (a thread costs tens of
+    // microseconds, a walk of breadth ef about ef microseconds), and merged in probe order.
+    std::vector<std::vector<Neighbor>> per_probe(probes.size());
+    auto walk = [&](int64_t i) {
+      const IvfPartition& part = partitions_[probes[static_cast<size_t>(i)]];
+      if (part.row_ids.empty()) return;
       auto dc = part.storage->QueryComputer(q);
+      std::unordered_set<uint64_t> seen;
       for (const auto& n : SearchLanceHnsw(part, *dc, k, params, in_range)) {
-        found.push_back({n.distance, part.row_ids[n.row_id]});
+        const uint64_t row = part.row_ids[n.row_id];
+        if (seen.insert(row).second) per_probe[static_cast<size_t>(i)].push_back({n.distance, row});
       }
-    }
+    };
+    const size_t ef = std::max(params.ef > 0 ? params.ef : k + k / 2, k);
+    constexpr size_t kParallelWalk = 320;  // sum of the breadths: ef 32 at 10 probes
+    static const int kThreads = DefaultNumThreads();
+    ParallelFor(static_cast<int64_t>(probes.size()),
+                probes.size() > 1 && ef * probes.size() >= kParallelWalk ? kThreads : 1, walk);
+    std::vector<Neighbor> found;
+    for (auto& part : per_probe) found.insert(found.end(), part.begin(), part.end());
     const size_t n = std::min(k, found.size());
     std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n), found.end());
     found.resize(n);

@@ -389,14 +389,16 @@ void RoundFlatToHalf(IvfIndex* index, DistanceType metric) {
 }
 
 /// InvalidArgument unless Lance writes `index_type` on `index`'s columns of `element_type`:
-/// float16, float32 or float64 vectors; uint8 vectors with hamming distance for IVF_FLAT.
+/// float16, float32 or float64 vectors; uint8 vectors with hamming distance for IVF_FLAT and
+/// IVF_HNSW_FLAT.
 Status CheckElementType(const IvfIndex& index, const std::string& index_type,
                         array::TypeId element_type) {
   const bool hamming = index.distance_type() == DistanceType::kHamming;
   const bool floats = element_type == array::TypeId::kFloat16 ||
                       element_type == array::TypeId::kFloat32 ||
                       element_type == array::TypeId::kFloat64;
-  if (hamming ? element_type == array::TypeId::kUInt8 && index_type == "IVF_FLAT" : floats) {
+  if (hamming ? element_type == array::TypeId::kUInt8 && StorageTypeName(index_type) == "IVF_FLAT"
+              : floats) {
     return Status::OK();
   }
   return Status::InvalidArgument("Cannot write a Lance " + index_type + " index with distance " +
@@ -448,10 +450,6 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
   // IVF_HNSW_* converts the storage as its IVF type and keeps the Lance-form graphs.
   const std::string index_type = StorageTypeName(hnsw_or_ivf_type);
   const bool hnsw = index_type != hnsw_or_ivf_type;
-  if ((hnsw || index_type == "IVF_RQ") && element_type != array::TypeId::kFloat32) {
-    return Status::InvalidArgument("A Lance " + hnsw_or_ivf_type +
-                                   " index is written for float32 vectors only");
-  }
   const size_t dim = built->dim();
   const DistanceType metric = IndexMetric(built->distance_type());
   LANCEDB_RETURN_NOT_OK(CheckElementType(*built, index_type, element_type));
@@ -513,10 +511,12 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
     const uint64_t rotation_seed = Rng::ResolveSeed(seed) ^ 0x52615269745125ULL;
     auto rq = std::make_unique<LanceRabitQuantizer>(dim, dim, rq_num_bits, metric,
                                                     LanceFastRotationSigns(dim, rotation_seed));
-    // Partitions encode independently (the same bytes whatever the number of threads).
+    // On a float16 column the (normalized) rows and the centroids are float16 values, as Lance
+    // keeps them. Partitions encode independently (the same bytes whatever the number of threads).
+    if (half) RoundFlatToHalf(built.get(), metric);
     ParallelFor(built->num_partitions(), DefaultNumThreads(), [&](int64_t p) {
       const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
-      parts[p].storage = rq->Encode(s.vectors(), built->centroids().subspan(p * dim, dim));
+      parts[p].storage = rq->Encode(s.vectors(), std::span<const float>(centroids).subspan(p * dim, dim));
     });
     quantizer = std::move(rq);
   } else {

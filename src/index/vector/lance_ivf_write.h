@@ -32,9 +32,9 @@ namespace lancedb::index::vector {
 /// `hnsw_or_ivf_type` ("IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_FLAT", ...). SQ codes all rows
 /// with one range [start, end]: the smallest and largest value the index's (normalized, for
 /// cosine) vectors hold. `element_type` is the type of the column's vector elements:
-/// kFloat16, kFloat32, kFloat64 (IVF_FLAT / IVF_PQ / IVF_SQ), or kUInt8 for a hamming IVF_FLAT;
+/// kFloat16, kFloat32, kFloat64, or kUInt8 for a hamming IVF_FLAT or IVF_HNSW_FLAT;
 /// for kFloat16 the centroids, PQ codebook and stored vectors are rounded to float16, as the
-/// files keep them. The HNSW types and IVF_RQ take kFloat32 only. IVF_RQ (from FLAT storages)
+/// files keep them (the HNSW types and IVF_RQ alike). IVF_RQ (from FLAT storages)
 /// encodes the rows with `rq_num_bits` bits and a fast rotation whose signs are drawn from
 /// `seed` (absent: random). `built` is consumed. InvalidArgument for another type or element
 /// type or an index not built that way.
