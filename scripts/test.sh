@@ -71,7 +71,7 @@ if [ "${LANCEDB_SKIP_TSAN:-0}" != "1" ]; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
   ./build-tsan/src/table/table_test --gtest_filter='Commit*:CompactionRace*:Dataset*'
   ./build-tsan/src/db/db_test \
-    --gtest_filter='ConcurrentWriters*:TableQuery.Concurrent*:*EightThreads*:*ReadConsistency*'
+    --gtest_filter='ConcurrentWriters*:TableQuery.Concurrent*:*EightThreads*:*ReadConsistency*:MultivectorSearch.IndexedRecall*'
   unset TSAN_OPTIONS
 fi
 if [ "${LANCEDB_SKIP_FUZZ:-0}" != "1" ]; then

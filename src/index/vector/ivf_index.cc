@@ -237,8 +237,9 @@ Result<std::vector<Neighbor>> IvfIndex::Search(std::span<const float> query,
   LANCEDB_ASSIGN_OR_RETURN(std::vector<float> q, PrepareQuery(query));
   bool refine = params.refine_factor > 0 && params.exact_distance;
   size_t k = refine ? params.k * params.refine_factor : params.k;
-  if (style_.as_lancedb && sub_index_type_ == SubIndexType::kHnsw && params.ef > 0 &&
-      params.ef < k) {
+  // LanceDB's HNSW refuses a breadth below the rows asked of a partition; so do ours, in
+  // either layout.
+  if (sub_index_type_ == SubIndexType::kHnsw && params.ef > 0 && params.ef < k) {
     return Status::InvalidArgument("ef must be greater than or equal to k: ef is " +
                                    std::to_string(params.ef) + ", k (limit * refine_factor) is " +
                                    std::to_string(k));

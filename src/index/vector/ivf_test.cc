@@ -166,11 +166,35 @@ TEST_F(IvfRecall, IvfHnswSqReachesRecall95) {
     ASSERT_NE(index, nullptr);
     IvfSearchParams s;
     s.nprobes = 4;
-    s.ef = 64;
     s.refine_factor = qt == QuantizerType::kPq ? 10 : 0;
+    s.ef = qt == QuantizerType::kPq ? 128 : 64;  // at least k * refine_factor
     double recall = MeanRecall(*index, s, DistanceType::kL2);
     EXPECT_GE(recall, 0.95) << int(qt);
   }
+}
+
+TEST_F(IvfRecall, HnswRefusesEfBelowTheRowsAskedOfAPartition) {
+  // lancedb-cpp's own HNSW layout answers as LanceDB's does: an error, not a wider search.
+  IvfBuildParams p;
+  p.num_partitions = 4;
+  p.quantizer = QuantizerType::kFlat;
+  p.sub_index = SubIndexType::kHnsw;
+  p.m = 8;
+  p.ef_construction = 32;
+  auto index = Build(p);
+  ASSERT_NE(index, nullptr);
+  IvfSearchParams s;
+  s.k = kK;
+  s.nprobes = 2;
+  s.ef = kK - 1;
+  auto got = index->Search({&queries_[0], kDim}, s);
+  ASSERT_FALSE(got.ok());
+  EXPECT_TRUE(got.status().IsInvalidArgument());
+  EXPECT_NE(got.status().message().find("ef must be greater than or equal to k"),
+            std::string::npos)
+      << got.status().message();
+  s.ef = kK;
+  EXPECT_TRUE(index->Search({&queries_[0], kDim}, s).ok());
 }
 
 TEST_F(IvfRecall, PrefilterReturnsOnlyAcceptedRows) {
