@@ -4,7 +4,7 @@
 read back equal, flat search on float16 matches LanceDB and a float32 search over the same
 values, indices on float16 columns answer as on float32 ones, query vectors of any float dtype
 give the same results, bad input raises LanceDB's errors, and bfloat16 vectors (pylance's
-``lance.bfloat16``) are stored exactly as far as LanceDB supports them."""
+``lance.bfloat16``) are stored exactly, and searched and indexed (which LanceDB does not do)."""
 
 import asyncio
 
@@ -489,21 +489,49 @@ def test_bfloat16_vectors_round_trip_with_lancedb(tmp_path):
     assert theirs.to_arrow().equals(pa.concat_tables([data, data]))
 
 
-def test_bfloat16_vectors_cannot_be_searched_or_indexed_as_in_lancedb(both):
-    data = _bfloat16_table()
+def _widened(column):
+    """The float32 values of a column of bfloat16 vectors, row by row."""
+    raw = np.frombuffer(column.combine_chunks().values.storage.buffers()[1], dtype=np.uint16)
+    width = column.type.list_size
+    return (raw.astype(np.uint32) << 16).view(np.float32)[: len(column) * width].reshape(-1, width)
+
+
+def test_bfloat16_vectors_are_searched_and_indexed(both):
+    """LanceDB stores bfloat16 vectors but neither searches nor indexes them (RuntimeError /
+    ValueError); lancedb_cpp does both, as over the values widened to float32 (the query rounded
+    to bfloat16). As LanceDB, an unnamed search does not pick a bfloat16 column."""
+    data = _bfloat16_table(rows=400)
     ours, theirs = (conn.create_table("t", data) for conn in both)
+    rows = _widened(data["vector"])
     q = np.ones(8, np.float32)
-    # LanceDB raises a RuntimeError from its Rust layer ("vector element is not expected
-    # type"); here it is a ValueError naming bfloat16.
     with pytest.raises(RuntimeError):
         theirs.search(q, vector_column_name="vector").to_arrow()
-    with pytest.raises(ValueError, match="bfloat16"):
-        ours.search(q, vector_column_name="vector").to_arrow()
+    with pytest.raises(ValueError):
+        theirs.create_index(
+            metric="l2", vector_column_name="vector", index_type="IVF_FLAT", num_partitions=2
+        )
     for table in (ours, theirs):
         with pytest.raises(ValueError):
             table.search(q).to_arrow()  # no vector column to pick
-        with pytest.raises(ValueError):
-            table.create_index(
-                metric="l2", vector_column_name="vector", index_type="IVF_FLAT", num_partitions=2
-            )
-    assert ours.list_indices() == []
+    for metric in ("l2", "cosine", "dot"):
+        got = ours.search(rows[7], vector_column_name="vector").distance_type(metric).limit(5)
+        got = got.to_arrow()
+        if metric == "l2":
+            d = ((rows - rows[7]) ** 2).sum(axis=1)
+        elif metric == "dot":
+            d = 1 - rows @ rows[7]
+        else:
+            d = 1 - rows @ rows[7] / (np.linalg.norm(rows, axis=1) * np.linalg.norm(rows[7]))
+        order = np.argsort(d, kind="stable")[:5]
+        assert got["id"].to_pylist() == order.tolist(), metric
+        np.testing.assert_allclose(got["_distance"].to_numpy(), d[order], rtol=1e-5, atol=1e-5)
+    # Indexed (lancedb_cpp's own layout: LanceDB has none for bfloat16): with every partition
+    # probed, IVF_FLAT is exact.
+    ours.create_index(vector_column_name="vector", metric="l2", index_type="IVF_FLAT",
+                      num_partitions=4)  # fmt: skip
+    (info,) = ours.list_indices()
+    assert info.index_type == "IvfFlat"
+    got = ours.search(rows[11], vector_column_name="vector").nprobes(4).limit(5).to_arrow()
+    d = ((rows - rows[11]) ** 2).sum(axis=1)
+    assert got["id"].to_pylist() == np.argsort(d, kind="stable")[:5].tolist()
+    assert "ANNSubIndex" in ours.search(rows[11], vector_column_name="vector").explain_plan()

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "array/c_bridge.h"
+#include "array/bfloat16.h"
 #include "array/half.h"
 #include "common/bit_util.h"
 #include "db/table_impl.h"
@@ -32,7 +33,7 @@ namespace {
 
 std::optional<vec::ElementType> VectorElementType(const array::DataType& type) {
   if (type.id() != array::TypeId::kFixedSizeList) return std::nullopt;
-  if (array::IsBFloat16Field(*type.value_field())) return std::nullopt;
+  if (array::IsBFloat16Field(*type.value_field())) return vec::ElementType::kBFloat16;
   switch (type.value_type()->id()) {
     case array::TypeId::kFloat16:
       return vec::ElementType::kFloat16;
@@ -73,18 +74,11 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
     bool multivector = false;
     const auto& type = SingleVectorType(*schema.field(i)->type(), &multivector);
     auto element = VectorElementType(type);
-    if (!element && type.id() == array::TypeId::kFixedSizeList &&
-        array::IsBFloat16Field(*type.value_field())) {
-      return Status::InvalidArgument("Column '" + *request.column +
-                                     "' holds bfloat16 (lance.bfloat16) vectors, which vector "
-                                     "search does not support (nor does LanceDB); use float16, "
-                                     "float32 or float64 vectors");
-    }
     if (!element) {
       return Status::InvalidArgument("Column '" + *request.column +
                                      "' is not a vector column (fixed_size_list of float16, "
-                                     "float32, float64 or uint8, or a list of those: a "
-                                     "multivector) but " +
+                                     "bfloat16, float32, float64 or uint8, or a list of those: "
+                                     "a multivector) but " +
                                      schema.field(i)->type()->ToString());
     }
     plan->multivector = multivector;
@@ -100,6 +94,8 @@ Status ResolveColumn(const array::Schema& schema, const VectorQueryRequest& requ
     const auto& type = SingleVectorType(*f->type(), &multivector);
     auto element = VectorElementType(type);
     if (!element || (request.multivector && !multivector)) continue;
+    // As LanceDB, which does not take bfloat16 columns for vector columns: named ones only.
+    if (*element == vec::ElementType::kBFloat16) continue;
     all += (all.empty() ? "" : ", ") + f->name() + " (" + std::to_string(type.fixed_size()) +
            (multivector ? ", multivector" : "") + ")";
     if (static_cast<size_t>(type.fixed_size()) == query_dim) {
@@ -157,6 +153,11 @@ std::vector<uint8_t> EncodeQueries(const VectorPlan& plan) {
         case vec::ElementType::kFloat16: {
           uint16_t h = array::FloatToHalf(x);
           std::memcpy(dst + i * 2, &h, 2);
+          break;
+        }
+        case vec::ElementType::kBFloat16: {
+          uint16_t b = array::FloatToBFloat16(x);
+          std::memcpy(dst + i * 2, &b, 2);
           break;
         }
         case vec::ElementType::kFloat32:
@@ -429,6 +430,12 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
       std::vector<uint16_t> halves(query.size());
       array::FloatToHalf(std::span<const float>(query), std::span(halves));
       array::HalfToFloat(std::span<const uint16_t>(halves), std::span(query));
+    }
+  }
+  if (plan.element_type == vec::ElementType::kBFloat16) {
+    // Likewise on a bfloat16 column (which LanceDB does not search).
+    for (auto& query : plan.queries) {
+      for (float& x : query) x = array::BFloat16ToFloat(array::FloatToBFloat16(x));
     }
   }
   if (request.distance_type) {

@@ -10,6 +10,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "array/bfloat16.h"
 #include "array/half.h"
 #include "index/index_details.h"
 #include "index/proto/lance_vector_index.pb.h"
@@ -68,20 +69,16 @@ Result<size_t> VectorColumnDim(const table::Dataset& dataset, const std::string&
   const auto& type = schema.field(i)->type();
   if (IsMultivectorType(*type)) return static_cast<size_t>(type->value_type()->fixed_size());
   // uint8 vectors are binary: indexed with hamming distance only (CheckElementMetric).
+  // bfloat16 ones (which LanceDB does not index) are indexed in lancedb-cpp's own layout.
   bool ok =
       type->id() == array::TypeId::kFixedSizeList &&
-      (type->value_type()->is_floating() || type->value_type()->id() == array::TypeId::kUInt8);
-  if (type->id() == array::TypeId::kFixedSizeList && array::IsBFloat16Field(*type->value_field())) {
-    return Status::InvalidArgument("Column '" + column +
-                                   "' holds bfloat16 (lance.bfloat16) vectors, which vector "
-                                   "indices do not support (nor does LanceDB); use float16, "
-                                   "float32 or float64 vectors");
-  }
+      (type->value_type()->is_floating() || type->value_type()->id() == array::TypeId::kUInt8 ||
+       array::IsBFloat16Field(*type->value_field()));
   if (!ok) {
     return Status::InvalidArgument("Column '" + column + "' of type " + type->ToString() +
                                    " is not a vector column (fixed_size_list of float16, "
-                                   "float32, float64 or, for hamming, uint8, or a list of float "
-                                   "vectors: a multivector); a vector index needs one");
+                                   "bfloat16, float32, float64 or, for hamming, uint8, or a list "
+                                   "of float vectors: a multivector); a vector index needs one");
   }
   return static_cast<size_t>(type->fixed_size());
 }
@@ -222,6 +219,12 @@ void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t d
       // Binary vectors: one byte per float (binary_vectors.h).
       const uint8_t* v = child.GetValues<uint8_t>(1) + start;
       for (size_t j = 0; j < dim; ++j) out->push_back(static_cast<float>(v[j]));
+      break;
+    }
+    case array::TypeId::kFixedSizeBinary: {
+      // bfloat16 (VectorColumnDim admits no other fixed_size_binary elements).
+      const uint16_t* v = child.GetValues<uint16_t>(1) + start;
+      for (size_t j = 0; j < dim; ++j) out->push_back(array::BFloat16ToFloat(v[j]));
       break;
     }
     default: {

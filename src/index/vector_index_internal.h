@@ -39,8 +39,9 @@ Result<table::DatasetPtr> CommitVectorIndex(const table::DatasetPtr& dataset,
                                             std::vector<table::pb::IndexMetadata> removed,
                                             bool replace);
 
-/// Append the `dim` values from `start` of a float16, float32 or float64 vector column's child
-/// array to `out`, as float32 (the precision every vector index trains and searches in).
+/// Append the `dim` values from `start` of a float16, bfloat16, float32, float64 or uint8 vector
+/// column's child array to `out`, as float32 (the precision every vector index trains and
+/// searches in).
 void AppendVectorAsFloats(const array::ArrayData& child, int64_t start, size_t dim,
                           std::vector<float>* out);
 

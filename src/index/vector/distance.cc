@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
+#include "array/bfloat16.h"
 #include "array/half.h"
 #include "index/vector/binary_vectors.h"
 #include "index/vector/distance_kernels.h"
@@ -249,6 +251,11 @@ float VectorNorm(ElementType element_type, const void* v, size_t dim) noexcept {
       auto* p = static_cast<const double*>(v);
       return static_cast<float>(std::sqrt(DotF64(p, p, dim)));
     }
+    case ElementType::kBFloat16: {
+      std::vector<float> p(dim);
+      array::BFloat16ToFloat(std::span(static_cast<const uint16_t*>(v), dim), std::span(p));
+      return std::sqrt(Dot(p.data(), p.data(), dim));
+    }
     case ElementType::kUInt8:
       break;
   }
@@ -321,6 +328,22 @@ void DistanceBatch(DistanceType type, ElementType element_type, const void* quer
       BatchTyped(type, static_cast<const double*>(query), static_cast<const double*>(elements),
                  num_rows, dim, out, qnorm, K().l2_f64, K().dot_f64);
       break;
+    case ElementType::kBFloat16: {
+      // Widened (exactly) to float32 a block of rows at a time, then the float32 kernels.
+      std::vector<float> q(dim);
+      array::BFloat16ToFloat(std::span(static_cast<const uint16_t*>(query), dim), std::span(q));
+      constexpr int64_t kBlock = 64;
+      std::vector<float> rows(static_cast<size_t>(kBlock) * dim);
+      const auto* data = static_cast<const uint16_t*>(elements);
+      for (int64_t b = 0; b < num_rows; b += kBlock) {
+        const int64_t n = std::min(kBlock, num_rows - b);
+        const size_t values = static_cast<size_t>(n) * dim;
+        array::BFloat16ToFloat(std::span(data + static_cast<size_t>(b) * dim, values),
+                               std::span(rows.data(), values));
+        BatchTyped(type, q.data(), rows.data(), n, dim, out + b, qnorm, K().l2, K().dot);
+      }
+      break;
+    }
     case ElementType::kUInt8:
       std::fill(out, out + num_rows, 0.0f);
       break;

@@ -29,12 +29,20 @@ Result<DistanceType> ParseDistanceType(std::string_view name);
 std::string_view DistanceTypeName(DistanceType type);
 
 /// Vector element type of a column or a query.
-enum class ElementType : uint8_t { kFloat16 = 0, kFloat32 = 1, kFloat64 = 2, kUInt8 = 3 };
+/// kBFloat16: pylance's lance.bfloat16 (fixed_size_binary(2)); LanceDB does not search it.
+enum class ElementType : uint8_t {
+  kFloat16 = 0,
+  kFloat32 = 1,
+  kFloat64 = 2,
+  kUInt8 = 3,
+  kBFloat16 = 4
+};
 
 /// Width of one element in bytes.
 constexpr size_t ElementSize(ElementType type) {
   switch (type) {
     case ElementType::kFloat16:
+    case ElementType::kBFloat16:
       return 2;
     case ElementType::kFloat32:
       return 4;
