@@ -543,7 +543,8 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   const bool lance = UseLanceLayout(config, column_type);
   if (!lance && params.quantizer == QuantizerType::kRq && params.num_bits != 1) {
     return Status::InvalidArgument(
-        "IVF_RQ in lancedb-cpp's own layout (own_layout) supports "
+        "IVF_RQ in lancedb-cpp's own layout (own_layout, or a bfloat16 column, which LanceDB "
+        "does not index) supports "
         "num_bits=1 only, got " +
         std::to_string(params.num_bits));
   }
