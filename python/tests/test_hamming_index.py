@@ -202,6 +202,29 @@ def assert_same_hamming_results(path, vectors, queries, where=None):
                 assert hamming(vectors[i][None, :], q)[0] == d
 
 
+def assert_same_graph_walks(path, queries):
+    """Both engines' HNSW searches of table `t` at `path` at two breadths: the same rows, in the
+    same order, at the same distances."""
+    theirs = real_lancedb.connect(path).open_table("t")
+    ours = lancedb_cpp.connect(path).open_table("t")
+    for ef in (10, 40):
+        for q in queries:
+            want, got = (t.search(q).nprobes(2).ef(ef).limit(K).to_arrow()
+                         for t in (theirs, ours))  # fmt: skip
+            assert got["id"].to_pylist() == want["id"].to_pylist()
+            assert got["_distance"].to_pylist() == want["_distance"].to_pylist()
+
+
+def seeded_index_files(tmp_path, vectors, config):
+    """The index files of two tables of `vectors` indexed by lancedb_cpp with `config`."""
+    copies = []
+    for name in ("a", "b"):
+        table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
+        table.create_index("vector", config=config)
+        copies.append(index_file_bytes(tmp_path / name))
+    return copies
+
+
 def add_rows(table, vectors, start):
     table.add(pa.table({
         "id": np.arange(start, start + len(vectors)),
@@ -262,12 +285,7 @@ def test_lancedb_built_hnsw_index_searched_as_lancedb(tmp_path, data):
     stats = ours.index_stats("vector_idx")
     assert (stats.index_type, stats.distance_type) == ("IVF_HNSW_FLAT", "hamming")
     assert_same_hamming_results(tmp_path, everything, queries[:10])
-    for ef in (10, 40):
-        for q in queries[10:20]:
-            want, got = (t.search(q).nprobes(2).ef(ef).limit(K).to_arrow()
-                         for t in (theirs, ours))  # fmt: skip
-            assert got["id"].to_pylist() == want["id"].to_pylist()
-            assert got["_distance"].to_pylist() == want["_distance"].to_pylist()
+    assert_same_graph_walks(tmp_path, queries[10:20])
     assert_same_hamming_results(tmp_path, everything, queries[20:25], where="id % 40 = 0")
     add_rows(theirs, more[:20], NUM_ROWS)
     theirs.delete("id % 7 = 0")
@@ -321,12 +339,8 @@ def test_lancedb_searches_and_extends_our_index(tmp_path, data):
         "vector_idx").num_unindexed_rows == 0  # fmt: skip
     assert_same_hamming_results(path, everything, queries[:20])
     # Seeded: the same bytes.
-    copies = []
-    for name in ("a", "b"):
-        table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
-        config = cpp_index.IvfFlat(distance_type="hamming", num_partitions=16, seed=4)
-        table.create_index("vector", config=config)
-        copies.append(index_file_bytes(tmp_path / name))
+    config = cpp_index.IvfFlat(distance_type="hamming", num_partitions=16, seed=4)
+    copies = seeded_index_files(tmp_path, vectors, config)
     assert copies[0] == copies[1]
     assert [name for name, _ in copies[0]] == ["auxiliary.idx", "index.idx"]
 
@@ -351,18 +365,8 @@ def test_lancedb_searches_our_hnsw_index(tmp_path, data):
     plan = theirs.search(queries[0]).distance_type("hamming").explain_plan()
     assert "ANNSubIndex" in plan, plan
 
-    def same_graph_walks(queries):
-        theirs = real_lancedb.connect(path).open_table("t")
-        ours = lancedb_cpp.connect(path).open_table("t")
-        for ef in (10, 40):
-            for q in queries:
-                want, got = (t.search(q).nprobes(2).ef(ef).limit(K).to_arrow()
-                             for t in (theirs, ours))  # fmt: skip
-                assert got["id"].to_pylist() == want["id"].to_pylist()
-                assert got["_distance"].to_pylist() == want["_distance"].to_pylist()
-
     assert_same_hamming_results(path, everything, queries[:10])
-    same_graph_walks(queries[10:20])
+    assert_same_graph_walks(path, queries[10:20])
     add_rows(ours, more, NUM_ROWS)
     ours.delete("id % 7 = 0")
     ours.optimize()
@@ -370,12 +374,8 @@ def test_lancedb_searches_our_hnsw_index(tmp_path, data):
     assert (stats.num_indexed_rows, stats.num_unindexed_rows) == (
         sum(1 for i in range(len(everything)) if i % 7), 0)  # fmt: skip
     assert_same_hamming_results(path, everything, queries[20:30])
-    same_graph_walks(queries[30:])
-    copies = []
-    for name in ("a", "b"):
-        table = lancedb_cpp.connect(tmp_path / name).create_table("t", as_table(vectors))
-        table.create_index("vector", config=config)
-        copies.append(index_file_bytes(tmp_path / name))
+    assert_same_graph_walks(path, queries[30:])
+    copies = seeded_index_files(tmp_path, vectors, config)
     assert copies[0] == copies[1]
 
 

@@ -326,7 +326,9 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
 
   KMeansResult result;
   result.centroids.resize(static_cast<size_t>(k) * dim);
-  if (params.init == KMeansInit::kKMeansPlusPlus) {
+  if (params.initial_centroids.size() == result.centroids.size()) {
+    result.centroids = params.initial_centroids;
+  } else if (params.init == KMeansInit::kKMeansPlusPlus) {
     InitPlusPlus(train, n, dim, k, params.distance_type, rng, result.centroids);
   } else {
     InitRandom(train, n, dim, k, rng, result.centroids);
@@ -352,6 +354,168 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
     if (it > 0 && prev_loss - loss <= params.tolerance * std::abs(prev_loss)) break;
     prev_loss = loss;
   }
+  return result;
+}
+
+namespace {
+
+/// Shares of `total` proportional to `sizes` (largest remainders first; ties: the first).
+std::vector<int64_t> ProportionalShares(const std::vector<int64_t>& sizes, int64_t total) {
+  int64_t all = 0;
+  for (int64_t s : sizes) all += s;
+  std::vector<int64_t> shares(sizes.size());
+  std::vector<std::pair<double, size_t>> remainders;
+  int64_t given = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const double exact = static_cast<double>(total) * static_cast<double>(sizes[i]) /
+                         static_cast<double>(all);
+    shares[i] = static_cast<int64_t>(exact);
+    given += shares[i];
+    remainders.emplace_back(exact - static_cast<double>(shares[i]), i);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t j = 0; given < total && j < remainders.size(); ++j, ++given) {
+    ++shares[remainders[j].second];
+  }
+  return shares;
+}
+
+/// The top-down tree of TrainHierarchicalKMeans over `train` (rows, dim), already sampled and
+/// normalized for cosine.
+class KMeansTree {
+ public:
+  KMeansTree(const std::vector<float>& train, size_t dim, const KMeansParams& params,
+             int64_t branching, Rng& rng)
+      : train_(train), dim_(dim), params_(params), branching_(branching), rng_(rng) {}
+
+  /// Append to `leaves` the centroids of the leaves under the node of `rows` owing `owed`.
+  Status Grow(std::vector<int64_t> rows, int64_t owed, std::vector<float>* leaves) {
+    const auto n = static_cast<int64_t>(rows.size());
+    if (owed <= 1 || n <= 1) return Leaf(rows, leaves);
+    const int64_t k = std::min({branching_, owed, n});
+    std::vector<float> sub(static_cast<size_t>(n) * dim_);
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(&sub[static_cast<size_t>(i) * dim_], &train_[static_cast<size_t>(rows[i]) * dim_],
+                  dim_ * sizeof(float));
+    }
+    KMeansParams level = params_;
+    level.num_clusters = k;
+    level.seed = rng_.Next();
+    level.initial_centroids.clear();
+    LANCEDB_ASSIGN_OR_RETURN(KMeansResult km, TrainKMeans(sub, dim_, level));
+    std::vector<uint32_t> assignment(static_cast<size_t>(n));
+    AssignToCentroids(sub.data(), n, km.centroids.data(), k, dim_, params_.distance_type,
+                      assignment.data(), nullptr, 1);
+    std::vector<std::vector<int64_t>> parts(static_cast<size_t>(k));
+    for (int64_t i = 0; i < n; ++i) parts[assignment[i]].push_back(rows[i]);
+    std::vector<int64_t> kept;  // the non-empty parts' clusters
+    for (int64_t c = 0; c < k; ++c) {
+      if (!parts[c].empty()) kept.push_back(c);
+    }
+    if (kept.size() <= 1) return Leaf(rows, leaves);  // duplicates: cannot split
+    if (owed <= k) {
+      for (int64_t c : kept) LANCEDB_RETURN_NOT_OK(Leaf(parts[c], leaves));
+      return Status::OK();
+    }
+    std::vector<int64_t> sizes;
+    for (int64_t c : kept) sizes.push_back(static_cast<int64_t>(parts[c].size()));
+    std::vector<int64_t> shares = ProportionalShares(sizes, owed);
+    // A part owed nothing joins the nearest part owed something.
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (shares[i] > 0) continue;
+      size_t to = kept.size();
+      float best = std::numeric_limits<float>::infinity();
+      for (size_t j = 0; j < kept.size(); ++j) {
+        if (shares[j] == 0) continue;
+        const float d = L2(&km.centroids[static_cast<size_t>(kept[i]) * dim_],
+                           &km.centroids[static_cast<size_t>(kept[j]) * dim_], dim_);
+        if (d < best) {
+          best = d;
+          to = j;
+        }
+      }
+      auto& into = parts[kept[to]];
+      into.insert(into.end(), parts[kept[i]].begin(), parts[kept[i]].end());
+      parts[kept[i]].clear();
+    }
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (shares[i] == 0) continue;
+      std::vector<int64_t>& part = parts[kept[i]];
+      std::sort(part.begin(), part.end());
+      LANCEDB_RETURN_NOT_OK(Grow(std::move(part), shares[i], leaves));
+    }
+    return Status::OK();
+  }
+
+ private:
+  /// The mean of `rows` (unit length for cosine).
+  Status Leaf(const std::vector<int64_t>& rows, std::vector<float>* leaves) {
+    std::vector<double> sum(dim_, 0.0);
+    for (int64_t r : rows) {
+      const float* x = &train_[static_cast<size_t>(r) * dim_];
+      for (size_t j = 0; j < dim_; ++j) sum[j] += x[j];
+    }
+    const size_t at = leaves->size();
+    for (size_t j = 0; j < dim_; ++j) {
+      leaves->push_back(static_cast<float>(sum[j] / static_cast<double>(rows.size())));
+    }
+    if (params_.distance_type == DistanceType::kCosine) NormalizeRows(leaves->data() + at, 1, dim_);
+    return Status::OK();
+  }
+
+  const std::vector<float>& train_;
+  size_t dim_;
+  const KMeansParams& params_;
+  int64_t branching_;
+  Rng& rng_;
+};
+
+}  // namespace
+
+Result<KMeansResult> TrainHierarchicalKMeans(std::span<const float> data, size_t dim,
+                                             const KMeansParams& params, int64_t branching,
+                                             int refine_iterations) {
+  if (dim == 0) return Status::InvalidArgument("k-means: dimension must be positive");
+  const int64_t k = params.num_clusters;
+  const int64_t rows = static_cast<int64_t>(data.size() / dim);
+  if (params.distance_type == DistanceType::kHamming || branching < 2 || k <= branching ||
+      k > rows) {
+    return TrainKMeans(data, dim, params);
+  }
+  LANCEDB_RETURN_NOT_OK(ValidateData(data));
+  Rng rng(Rng::ResolveSeed(params.seed));
+  const int64_t max_rows = params.sample_rate > 0 ? k * params.sample_rate : rows;
+  std::vector<float> train;
+  int64_t n = rows;
+  if (rows > max_rows) {
+    std::vector<int64_t> picked = SampleRows(rows, max_rows, rng.Next());
+    train.resize(picked.size() * dim);
+    for (size_t i = 0; i < picked.size(); ++i) {
+      std::memcpy(&train[i * dim], &data[picked[i] * dim], dim * sizeof(float));
+    }
+    n = max_rows;
+  } else {
+    train.assign(data.begin(), data.end());
+  }
+  if (params.distance_type == DistanceType::kCosine) NormalizeRows(train.data(), n, dim);
+  std::vector<int64_t> everything(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) everything[static_cast<size_t>(i)] = i;
+  std::vector<float> leaves;
+  KMeansTree tree(train, dim, params, branching, rng);
+  LANCEDB_RETURN_NOT_OK(tree.Grow(std::move(everything), k, &leaves));
+  if (static_cast<int64_t>(leaves.size()) != k * static_cast<int64_t>(dim)) {
+    return TrainKMeans(data, dim, params);
+  }
+  KMeansParams refine = params;
+  refine.sample_rate = 0;  // the sample already
+  refine.seed = rng.Next();
+  refine.max_iterations = std::max(refine_iterations, 1);
+  refine.initial_centroids = std::move(leaves);
+  if (refine_iterations > 0) return TrainKMeans(train, dim, refine);
+  KMeansResult result;
+  result.centroids = std::move(refine.initial_centroids);
+  result.iterations = 0;
   return result;
 }
 

@@ -29,6 +29,8 @@ struct KMeansParams {
   /// Train on at most num_clusters * sample_rate rows, sampled with the seed.
   int64_t sample_rate = 256;
   KMeansInit init = KMeansInit::kRandom;
+  /// When not empty: the starting centroids (num_clusters * dim values) instead of `init`.
+  std::vector<float> initial_centroids;
   /// kL2 and kCosine (spherical: unit vectors and unit centroids) and kDot; kHamming for
   /// uint8 vectors carried one byte per float (binary_vectors.h): k-modes, whose centroids
   /// are their clusters' bitwise majorities.
@@ -52,6 +54,20 @@ struct KMeansResult {
 /// data has NaN/infinite values (for hamming: values that are not bytes).
 Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
                                  const KMeansParams& params);
+
+/// Train num_clusters centroids top-down, as Lance trains more than 256 IVF partitions, on a
+/// sample of num_clusters * sample_rate rows: a node of the tree holds rows and owes a number
+/// of centroids (the root: all the sample, num_clusters). A node owing one centroid, or holding
+/// one row, is a leaf; otherwise a k-means of its rows into min(branching, owed) clusters splits
+/// it, and each part owes a share of the node's centroids proportional to its rows (a part
+/// owed none joins its nearest sibling that is owed some); parts of a node that owed no more
+/// than it split into are leaves. A leaf's centroid is the mean of its rows. The leaves, more
+/// even in size than flat k-means makes them, are then refined by `refine_iterations` Lloyd
+/// iterations over the sample. Falls back to TrainKMeans when the tree has fewer leaves than
+/// asked (duplicate rows) and for hamming. Errors: as TrainKMeans.
+Result<KMeansResult> TrainHierarchicalKMeans(std::span<const float> data, size_t dim,
+                                             const KMeansParams& params, int64_t branching,
+                                             int refine_iterations);
 
 /// Write the index of the nearest centroid for each row into `assignment` (and the distance
 /// into `distances` when not null). Cosine expects unit-normalized rows and centroids and

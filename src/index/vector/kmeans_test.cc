@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -206,6 +207,78 @@ TEST(KMeans, ResultDoesNotDependOnThreadsOrInstructionSet) {
   ASSERT_TRUE(pq_one.ok() && pq_two.ok());
   EXPECT_TRUE(std::equal((*pq_one)->codebook().begin(), (*pq_one)->codebook().end(),
                          (*pq_two)->codebook().begin(), (*pq_two)->codebook().end()));
+}
+
+// --- Top-down (hierarchical) training ----------------------------------------------------------
+
+/// Rows per cluster when `data` (rows, dim) is assigned to `centroids`.
+std::vector<int64_t> ClusterSizes(const std::vector<float>& data, const std::vector<float>& centroids,
+                                  size_t dim) {
+  const auto n = static_cast<int64_t>(data.size() / dim);
+  const auto k = static_cast<int64_t>(centroids.size() / dim);
+  std::vector<uint32_t> assignment(static_cast<size_t>(n));
+  AssignToCentroids(data.data(), n, centroids.data(), k, dim, DistanceType::kL2, assignment.data(),
+                    nullptr);
+  std::vector<int64_t> sizes(static_cast<size_t>(k), 0);
+  for (uint32_t c : assignment) ++sizes[c];
+  return sizes;
+}
+
+TEST(HierarchicalKMeans, EvenerClustersThanFlatKMeansAndAsLowALoss) {
+  // 40 clusters of uneven sizes, 300 centroids (as IVF's more than 256 partitions).
+  const size_t dim = 16;
+  auto data = testing::ClusteredData(30000, dim, 40, 21, 1.0f);
+  KMeansParams p;
+  p.num_clusters = 300;
+  p.seed = 3;
+  auto flat = TrainKMeans(data, dim, p);
+  auto tree = TrainHierarchicalKMeans(data, dim, p, 16, p.max_iterations);
+  ASSERT_TRUE(flat.ok() && tree.ok()) << tree.status().ToString();
+  ASSERT_EQ(tree->centroids.size(), 300 * dim);
+  const auto flat_sizes = ClusterSizes(data, flat->centroids, dim);
+  const auto tree_sizes = ClusterSizes(data, tree->centroids, dim);
+  EXPECT_LT(*std::max_element(tree_sizes.begin(), tree_sizes.end()),
+            *std::max_element(flat_sizes.begin(), flat_sizes.end()));
+  EXPECT_LE(tree->loss, flat->loss * 1.01);
+}
+
+TEST(HierarchicalKMeans, SeededAndIndependentOfThreads) {
+  const size_t dim = 8;
+  auto data = testing::ClusteredData(8000, dim, 30, 5, 0.5f);
+  KMeansParams p;
+  p.num_clusters = 100;
+  p.seed = 9;
+  p.num_threads = 1;
+  auto one = TrainHierarchicalKMeans(data, dim, p, 16, 5);
+  p.num_threads = 2;
+  auto two = TrainHierarchicalKMeans(data, dim, p, 16, 5);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(one->centroids, two->centroids);
+  EXPECT_EQ(one->centroids.size(), 100 * dim);
+  // No refinement: the tree's leaves, each the mean of its rows.
+  auto leaves = TrainHierarchicalKMeans(data, dim, p, 16, 0);
+  ASSERT_TRUE(leaves.ok());
+  EXPECT_EQ(leaves->centroids.size(), 100 * dim);
+  EXPECT_NE(leaves->centroids, one->centroids);
+}
+
+TEST(HierarchicalKMeans, DuplicateRowsFallBackToFlatKMeans) {
+  // 5 distinct rows cannot make 40 leaves: flat k-means (which repairs empty clusters) trains.
+  const size_t dim = 4;
+  std::vector<float> data;
+  for (int r = 0; r < 2000; ++r) {
+    for (size_t j = 0; j < dim; ++j) data.push_back(static_cast<float>((r % 5) * 10 + j));
+  }
+  KMeansParams p;
+  p.num_clusters = 40;
+  p.seed = 2;
+  auto tree = TrainHierarchicalKMeans(data, dim, p, 16, 10);
+  auto flat = TrainKMeans(data, dim, p);
+  ASSERT_TRUE(tree.ok() && flat.ok()) << tree.status().ToString();
+  EXPECT_EQ(tree->centroids, flat->centroids);
+  // Bad input is refused as by TrainKMeans.
+  p.num_clusters = 3000;
+  EXPECT_TRUE(TrainHierarchicalKMeans(data, dim, p, 16, 10).status().IsInvalidArgument());
 }
 
 // --- Hamming: k-modes over bytes ---------------------------------------------------------------
