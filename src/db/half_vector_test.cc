@@ -283,8 +283,8 @@ std::shared_ptr<Table> MakeBFloat16Table(const std::string& uri, int64_t rows, u
   for (int64_t i = 0; i < rows; ++i) ids[static_cast<size_t>(i)] = i;
   auto b_type = la::fixed_size_list(la::BFloat16Field("item"), kDim);
   auto f_type = la::fixed_size_list(la::float32(), kDim);
-  auto schema = la::schema(
-      {la::field("id", la::int64()), la::field("b", b_type), la::field("f", f_type)});
+  auto schema =
+      la::schema({la::field("id", la::int64()), la::field("b", b_type), la::field("f", f_type)});
   auto batch = *la::RecordBatch::Make(
       schema,
       {la::MakePrimitive(la::int64(), ids),

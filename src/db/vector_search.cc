@@ -12,8 +12,8 @@
 #include <map>
 #include <set>
 
-#include "array/c_bridge.h"
 #include "array/bfloat16.h"
+#include "array/c_bridge.h"
 #include "array/half.h"
 #include "common/bit_util.h"
 #include "db/table_impl.h"

@@ -484,8 +484,8 @@ Result<std::optional<pb::IndexMetadata>> RemapVectorIndex(
   LANCEDB_RETURN_NOT_OK(vector::RemapLanceIvfIndex(ivf.get(), map));
   NewIndexUuid uuid = MakeIndexUuid();
   const std::string dir = IndexDir(read, uuid.text);
-  LANCEDB_ASSIGN_OR_RETURN(
-      auto files, vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf, element_type));
+  LANCEDB_ASSIGN_OR_RETURN(auto files,
+                           vector::WriteLanceIvfIndexFiles(read.fs(), dir, *ivf, element_type));
   pb::IndexMetadata out = meta;
   out.mutable_uuid()->set_uuid(uuid.bytes);
   out.set_fragment_bitmap(EncodeFragmentBitmap(new_fragments));

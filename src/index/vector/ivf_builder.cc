@@ -153,10 +153,9 @@ Result<std::unique_ptr<IvfIndex>> BuildIvfIndex(std::span<const float> vectors,
   constexpr int64_t kFlatPartitionsMax = 256;
   constexpr int64_t kBranching = 16;
   LANCEDB_ASSIGN_OR_RETURN(
-      KMeansResult km,
-      num_partitions > kFlatPartitionsMax
-          ? TrainHierarchicalKMeans(data, dim, kp, kBranching, kp.max_iterations)
-          : TrainKMeans(data, dim, kp));
+      KMeansResult km, num_partitions > kFlatPartitionsMax
+                           ? TrainHierarchicalKMeans(data, dim, kp, kBranching, kp.max_iterations)
+                           : TrainKMeans(data, dim, kp));
   std::vector<uint32_t> assignment(n);
   AssignToCentroids(
       data.data(), n, km.centroids.data(), num_partitions, dim,

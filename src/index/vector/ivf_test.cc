@@ -190,8 +190,7 @@ TEST_F(IvfRecall, HnswRefusesEfBelowTheRowsAskedOfAPartition) {
   auto got = index->Search({&queries_[0], kDim}, s);
   ASSERT_FALSE(got.ok());
   EXPECT_TRUE(got.status().IsInvalidArgument());
-  EXPECT_NE(got.status().message().find("ef must be greater than or equal to k"),
-            std::string::npos)
+  EXPECT_NE(got.status().message().find("ef must be greater than or equal to k"), std::string::npos)
       << got.status().message();
   s.ef = kK;
   EXPECT_TRUE(index->Search({&queries_[0], kDim}, s).ok());

@@ -367,8 +367,8 @@ std::vector<int64_t> ProportionalShares(const std::vector<int64_t>& sizes, int64
   std::vector<std::pair<double, size_t>> remainders;
   int64_t given = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    const double exact = static_cast<double>(total) * static_cast<double>(sizes[i]) /
-                         static_cast<double>(all);
+    const double exact =
+        static_cast<double>(total) * static_cast<double>(sizes[i]) / static_cast<double>(all);
     shares[i] = static_cast<int64_t>(exact);
     given += shares[i];
     remainders.emplace_back(exact - static_cast<double>(shares[i]), i);
@@ -504,8 +504,16 @@ Result<KMeansResult> TrainHierarchicalKMeans(std::span<const float> data, size_t
   std::vector<float> leaves;
   KMeansTree tree(train, dim, params, branching, rng);
   LANCEDB_RETURN_NOT_OK(tree.Grow(std::move(everything), k, &leaves));
-  if (static_cast<int64_t>(leaves.size()) != k * static_cast<int64_t>(dim)) {
-    return TrainKMeans(data, dim, params);
+  // A node whose k-means left a part empty, or that could not split (duplicate rows), has fewer
+  // leaves than it owed: the missing centroids start as sample rows, which the refinement moves
+  // (or, for duplicates, splits off a copy of a crowded centroid, as k-means repairs an empty
+  // cluster).
+  const int64_t missing = k - static_cast<int64_t>(leaves.size() / dim);
+  if (missing > 0) {
+    for (int64_t r : SampleRows(n, missing, rng.Next())) {
+      leaves.insert(leaves.end(), train.begin() + r * static_cast<int64_t>(dim),
+                    train.begin() + (r + 1) * static_cast<int64_t>(dim));
+    }
   }
   KMeansParams refine = params;
   refine.sample_rate = 0;  // the sample already

@@ -63,8 +63,9 @@ Result<KMeansResult> TrainKMeans(std::span<const float> data, size_t dim,
 /// owed none joins its nearest sibling that is owed some); parts of a node that owed no more
 /// than it split into are leaves. A leaf's centroid is the mean of its rows. The leaves, more
 /// even in size than flat k-means makes them, are then refined by `refine_iterations` Lloyd
-/// iterations over the sample. Falls back to TrainKMeans when the tree has fewer leaves than
-/// asked (duplicate rows) and for hamming. Errors: as TrainKMeans.
+/// iterations over the sample; leaves the tree could not make (a part left empty, duplicate
+/// rows) start as sample rows. Hamming and num_clusters <= branching train as TrainKMeans.
+/// Errors: as TrainKMeans.
 Result<KMeansResult> TrainHierarchicalKMeans(std::span<const float> data, size_t dim,
                                              const KMeansParams& params, int64_t branching,
                                              int refine_iterations);

@@ -516,7 +516,8 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
     if (half) RoundFlatToHalf(built.get(), metric);
     ParallelFor(built->num_partitions(), DefaultNumThreads(), [&](int64_t p) {
       const auto& s = static_cast<const FlatStorage&>(*built->partition(p).storage);
-      parts[p].storage = rq->Encode(s.vectors(), std::span<const float>(centroids).subspan(p * dim, dim));
+      parts[p].storage =
+          rq->Encode(s.vectors(), std::span<const float>(centroids).subspan(p * dim, dim));
     });
     quantizer = std::move(rq);
   } else {
