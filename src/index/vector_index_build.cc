@@ -563,6 +563,10 @@ Result<table::DatasetPtr> CreateVectorIndex(const table::DatasetPtr& dataset,
   }
   params.lance_hnsw = lance;
   LANCEDB_ASSIGN_OR_RETURN(auto ivf, vector::BuildIvfIndex(vectors, rows, dim, params));
+  // The index holds its own copy of what it needs: the column's vectors go before the files
+  // are written (which copy the index's vectors once more for an IVF_FLAT).
+  std::vector<float>().swap(vectors);
+  std::vector<uint64_t>().swap(rows);
   if (lance) {
     LANCEDB_ASSIGN_OR_RETURN(
         ivf, vector::ToLanceIvfIndex(std::move(ivf), type_name, LanceIndexElementType(column_type),

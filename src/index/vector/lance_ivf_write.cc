@@ -123,14 +123,6 @@ std::string ValuesTensor(std::span<const float> values, std::vector<uint32_t> sh
   });
 }
 
-/// The fixed_size_list column of `n` vectors of `dim` values, in the column's element type.
-ArrayPtr VectorColumn(std::span<const float> values, int64_t n, int32_t dim,
-                      array::TypeId element_type) {
-  return WithElements(values, element_type, [&](const auto& type, auto, const auto& v) {
-    return FixedListColumn(type, v.data(), n, dim);
-  });
-}
-
 /// Lance's PQ codes of a partition from one code a byte, row-major: packed two a byte (low
 /// nibble first) for 4-bit codes, then stored column-major (byte b of row r at b * rows + r).
 std::vector<uint8_t> ToLanceCodes(std::span<const uint8_t> row_major, size_t m, int bits) {
@@ -197,16 +189,43 @@ struct AuxContent {
 
 AuxContent FlatContent(const IvfIndex& index, int64_t n, array::TypeId element_type) {
   const auto dim = static_cast<int32_t>(index.dim());
-  std::vector<float> vectors;
-  vectors.reserve(static_cast<size_t>(n) * index.dim());
+  // The vectors go straight from the partitions into the column's buffer, in the column's
+  // element type: one copy of what may be the whole table's vectors.
+  const array::DataTypePtr item = element_type == array::TypeId::kFloat16   ? array::float16()
+                                  : element_type == array::TypeId::kFloat64 ? array::float64()
+                                  : element_type == array::TypeId::kUInt8   ? array::uint8()
+                                                                            : array::float32();
+  const int64_t values = n * dim;
+  const int64_t width = element_type == array::TypeId::kFloat16   ? 2
+                        : element_type == array::TypeId::kFloat64 ? 8
+                        : element_type == array::TypeId::kUInt8   ? 1
+                                                                  : 4;
+  auto buffer = Buffer::AllocateUninitialized(values * width);
+  uint8_t* out = buffer->mutable_data();
   for (int64_t p = 0; p < index.num_partitions(); ++p) {
     auto v = static_cast<const FlatStorage&>(*index.partition(p).storage).vectors();
-    vectors.insert(vectors.end(), v.begin(), v.end());
+    switch (element_type) {
+      case array::TypeId::kFloat16:
+        array::FloatToHalf(v, std::span(reinterpret_cast<uint16_t*>(out), v.size()));
+        break;
+      case array::TypeId::kFloat64:
+        std::transform(v.begin(), v.end(), reinterpret_cast<double*>(out),
+                       [](float x) { return static_cast<double>(x); });
+        break;
+      case array::TypeId::kUInt8:
+        std::transform(v.begin(), v.end(), out, [](float x) { return static_cast<uint8_t>(x); });
+        break;
+      default:
+        std::memcpy(out, v.data(), v.size() * sizeof(float));
+        break;
+    }
+    out += static_cast<int64_t>(v.size()) * width;
   }
+  auto column = array::MakeFixedSizeList(array::fixed_size_list(item, dim),
+                                         array::ArrayData::Make(item, values, {nullptr, buffer}));
   ordered_json meta = {{"dim", dim}};
   // LanceDB declares the column of float vectors non-nullable, that of (hamming) bytes nullable.
-  return {{{"flat", VectorColumn(vectors, n, dim, element_type),
-            element_type == array::TypeId::kUInt8}},
+  return {{{"flat", column, element_type == array::TypeId::kUInt8}},
           ordered_json::array({meta.dump()}).dump(),
           {}};
 }
