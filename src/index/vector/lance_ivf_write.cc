@@ -204,6 +204,7 @@ AuxContent FlatContent(const IvfIndex& index, int64_t n, array::TypeId element_t
   uint8_t* out = buffer->mutable_data();
   for (int64_t p = 0; p < index.num_partitions(); ++p) {
     auto v = static_cast<const FlatStorage&>(*index.partition(p).storage).vectors();
+    if (v.empty()) continue;  // an empty partition (no data pointer to copy from)
     switch (element_type) {
       case array::TypeId::kFloat16:
         array::FloatToHalf(v, std::span(reinterpret_cast<uint16_t*>(out), v.size()));
