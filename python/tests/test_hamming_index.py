@@ -225,6 +225,15 @@ def seeded_index_files(tmp_path, vectors, config):
     return copies
 
 
+def lancedb_indexed(path, vectors, config):
+    """Table `t` of `vectors` at `path`, written and indexed with `config` by the real LanceDB."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = real_lancedb.connect(path).create_table("t", as_table(vectors))
+        table.create_index("vector", config=config)
+    return table
+
+
 def add_rows(table, vectors, start):
     table.add(pa.table({
         "id": np.arange(start, start + len(vectors)),
@@ -238,11 +247,8 @@ def test_lancedb_built_index_searched_as_lancedb(tmp_path, data):
     vectors, queries = data
     more = binary_rows(seed=5, n=60)
     everything = np.concatenate([vectors, more])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
-        theirs.create_index("vector", config=real_index.IvfFlat(distance_type="hamming",
-                                                                num_partitions=16))  # fmt: skip
+    config = real_index.IvfFlat(distance_type="hamming", num_partitions=16)
+    theirs = lancedb_indexed(tmp_path, vectors, config)
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
     plan = ours.search(queries[0]).explain_plan()
     assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan, plan
@@ -274,11 +280,8 @@ def test_lancedb_built_hnsw_index_searched_as_lancedb(tmp_path, data):
     vectors, queries = data
     more = binary_rows(seed=7, n=40)
     everything = np.concatenate([vectors, more])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
-        theirs.create_index("vector", config=real_index.HnswFlat(distance_type="hamming",
-                                                                 num_partitions=4))  # fmt: skip
+    config = real_index.HnswFlat(distance_type="hamming", num_partitions=4)
+    theirs = lancedb_indexed(tmp_path, vectors, config)
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
     plan = ours.search(queries[0]).explain_plan()
     assert "ANNSubIndex" in plan and "KNNVectorDistance" not in plan, plan
@@ -383,11 +386,8 @@ def test_our_optimize_extends_and_compacts_lancedbs_hnsw_index(tmp_path, data):
     vectors, queries = data
     more = binary_rows(seed=9, n=40)
     everything = np.concatenate([vectors, more])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = real_lancedb.connect(tmp_path).create_table("t", as_table(vectors))
-        theirs.create_index("vector", config=real_index.HnswFlat(distance_type="hamming",
-                                                                 num_partitions=4))  # fmt: skip
+    config = real_index.HnswFlat(distance_type="hamming", num_partitions=4)
+    theirs = lancedb_indexed(tmp_path, vectors, config)
     ours = lancedb_cpp.connect(tmp_path).open_table("t")
     add_rows(ours, more, NUM_ROWS)
     ours.delete("id % 5 = 0")

@@ -172,9 +172,9 @@ bool UseLanceLayout(const VectorIndexConfig& config, const array::DataType& colu
 
 array::TypeId LanceIndexElementType(const array::DataType& column_type) {
   if (IsMultivectorType(column_type)) {
-    // A multivector index holds the row's vectors one by one, as a vector column's.
-    const auto id = column_type.value_type()->value_type()->id();
-    return id == array::TypeId::kUInt8 ? array::TypeId::kNull : id;
+    // A multivector index holds the row's vectors one by one, as a vector column's (float16 /
+    // float32 / float64: IsMultivectorType admits no others).
+    return column_type.value_type()->value_type()->id();
   }
   if (column_type.id() != array::TypeId::kFixedSizeList) return array::TypeId::kNull;
   switch (column_type.value_type()->id()) {
