@@ -10,7 +10,8 @@ APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler
   liblz4-dev libroaring-dev libflatbuffers-dev flatbuffers-compiler libgtest-dev googletest
   libbenchmark-dev nlohmann-json3-dev clang-format clang-14 libclang-rt-14-dev
   libre2-dev libutf8proc-dev libicu-dev curl xz-utils)
-PY_PACKAGES=(pytest pyarrow numpy pandas polars duckdb scikit-build-core nanobind "pylance==12.0.0" "lancedb==0.39.0")
+PY_PACKAGES=(pytest pytest-xdist pyarrow numpy pandas polars duckdb scikit-build-core nanobind
+  "pylance==12.0.0" "lancedb==0.39.0")
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -25,6 +26,23 @@ fi
 # The Snowball 3 stemmers (not Debian stable's 2.2), pinned by version and SHA-256.
 bash "$(dirname "$0")/fetch_snowball.sh" >/dev/null
 
-if [ "${LANCEDB_SKIP_PIP:-0}" != "1" ]; then
+# pip takes several seconds even when everything is installed: ask it only when a package is
+# missing or at another version than its pin.
+py_missing() {
+  python3 - "$@" <<'PY'
+import importlib.metadata as md
+import sys
+for spec in sys.argv[1:]:
+    name, _, pin = spec.partition("==")
+    try:
+        version = md.version(name)
+    except md.PackageNotFoundError:
+        print(spec)
+        continue
+    if pin and version != pin:
+        print(spec)
+PY
+}
+if [ "${LANCEDB_SKIP_PIP:-0}" != "1" ] && [ -n "$(py_missing "${PY_PACKAGES[@]}")" ]; then
   python3 -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
 fi

@@ -8,7 +8,7 @@
 #include "array/builder.h"
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 ArrayPtr Ints(const std::vector<int32_t>& values, const std::vector<bool>& valid = {}) {
   return MakePrimitive<int32_t>(int32(), values, valid);

@@ -11,7 +11,7 @@
 #include "array/builder.h"
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 const std::vector<bool> kValid5 = {true, false, true, true, false};
 

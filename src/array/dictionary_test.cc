@@ -8,7 +8,7 @@
 #include "array/builder.h"
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 DataTypePtr StringDict(DataTypePtr index = int32()) { return dictionary(std::move(index), utf8()); }
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// The value of a binary16 bit pattern, from the definition (no bit tricks).
 double ReferenceHalfValue(uint16_t h) {

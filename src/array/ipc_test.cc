@@ -18,7 +18,7 @@
 #include "common/test_dirs.h"
 
 namespace lancedb::array::ipc {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace fs = std::filesystem;
 

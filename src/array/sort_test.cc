@@ -17,7 +17,7 @@
 #include "array/builder.h"
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 std::vector<int64_t> Sorted(const ArrayPtr& values, bool ascending, bool nulls_first,
                             int64_t limit = -1) {

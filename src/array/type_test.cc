@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::array {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(DataType, ParameterlessFactoriesReturnSingletons) {
   EXPECT_EQ(int32().get(), int32().get());

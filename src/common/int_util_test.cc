@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::int_util {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(IntUtil, FloorDivRoundsTowardNegativeInfinity) {
   EXPECT_EQ(FloorDiv(7, 2), 3);

@@ -9,7 +9,7 @@
 #include "common/buffer.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 Result<int> Half(int x) {
   if (x % 2 != 0) return Status::InvalidArgument("odd: " + std::to_string(x));

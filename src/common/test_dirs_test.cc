@@ -11,7 +11,7 @@
 #include <string>
 
 namespace lancedb::testdirs {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// Sets an environment variable for the scope of the object, then restores it.
 class ScopedEnv {

@@ -19,7 +19,7 @@
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 
@@ -433,7 +433,7 @@ TEST(FullTextSearch, BadInputIsAClearErrorAndWritesNothing) {
 }  // namespace lancedb
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// Row ids of a query result, in order.
 Result<std::vector<uint64_t>> RowIdsOfResult(ArrowArrayStream* out) {

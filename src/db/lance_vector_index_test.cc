@@ -16,7 +16,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using db_testing::Collect;
 using db_testing::Column;

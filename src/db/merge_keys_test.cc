@@ -11,7 +11,7 @@
 #include "array/builder.h"
 
 namespace lancedb::db {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 

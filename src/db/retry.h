@@ -17,6 +17,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "common/random.h"
 #include "lancedb/status.h"
 
 namespace lancedb::db {
@@ -30,7 +31,6 @@ inline constexpr std::chrono::milliseconds kDefaultRetryTimeout{30000};
 template <typename Fn>
 auto ExecuteWithRetry(std::string_view what, std::chrono::milliseconds timeout, Fn&& execute)
     -> std::invoke_result_t<Fn&, int> {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + timeout;
   std::chrono::microseconds unit{1000};
@@ -51,7 +51,7 @@ auto ExecuteWithRetry(std::string_view what, std::chrono::milliseconds timeout, 
                       std::chrono::duration_cast<std::chrono::microseconds>(now - start) * 11 / 10);
     }
     std::uniform_int_distribution<int64_t> slots(0, (int64_t{1} << std::min(attempt + 1, 10)) - 1);
-    std::this_thread::sleep_until(std::min(now + unit * slots(rng), deadline));
+    std::this_thread::sleep_until(std::min(now + unit * slots(ThreadRng()), deadline));
   }
 }
 

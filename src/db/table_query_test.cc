@@ -16,7 +16,7 @@
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 

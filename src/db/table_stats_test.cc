@@ -15,7 +15,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using db_testing::Collect;
 using db_testing::Column;

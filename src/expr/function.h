@@ -95,6 +95,10 @@ enum class NullHandling : uint8_t {
   kCustom,
 };
 
+/// Shorthands for the function tables.
+inline constexpr auto kPropagate = NullHandling::kPropagate;
+inline constexpr auto kCustom = NullHandling::kCustom;
+
 using BindFunctionFn = Status (*)(FunctionBinding& call);
 using EvaluateFunctionFn = Status (*)(FunctionCall& call, Vec* out);
 

@@ -9,7 +9,7 @@
 #include <set>
 
 namespace lancedb::expr {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(FunctionRegistry, EveryNameIsUniqueLowerCaseAndFound) {
   std::set<std::string_view> seen;

@@ -177,8 +177,6 @@ Status EvalArrayHasSet(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
-constexpr auto kCustom = NullHandling::kCustom;
-
 constexpr FunctionDef kArrayFunctions[] = {
     {{"array_has", "array_contains", "list_has"}, 2, 2, kCustom, BindArrayHas, EvalArrayHas},
     {{"array_has_any"}, 2, 2, kCustom, BindArrayHasSet, EvalArrayHasSet<true>},

@@ -128,8 +128,6 @@ Status EvalNullIf(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
-constexpr auto kCustom = NullHandling::kCustom;
-
 constexpr FunctionDef kConditionalFunctions[] = {
     {{"coalesce"}, 1, kVariadic, kCustom, BindCombine, EvalCoalesce},
     {{"nullif"}, 2, 2, kCustom, BindNullIf, EvalNullIf},

@@ -87,8 +87,6 @@ Status EvalPower(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
-constexpr auto kPropagate = NullHandling::kPropagate;
-
 constexpr FunctionDef kMathFunctions[] = {
     {{"abs"}, 1, 1, kPropagate, BindAbs, EvalAbs},
     {{"ceil"}, 1, 1, kPropagate, BindRounding, EvalUnaryFloat<Ceil>},

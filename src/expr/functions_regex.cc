@@ -292,8 +292,6 @@ Status EvalRegexpReplace(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
-constexpr auto kPropagate = NullHandling::kPropagate;
-
 constexpr FunctionDef kRegexFunctions[] = {
     {{"regexp_like"}, 2, 3, kPropagate, BindRegexpLike, EvalRegexpLike},
     {{"regexp_match"}, 2, 3, kPropagate, BindRegexpMatch, EvalRegexpMatch},

@@ -188,8 +188,6 @@ Status EvalStrpos(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
-constexpr auto kPropagate = NullHandling::kPropagate;
-
 constexpr FunctionDef kStringFunctions[] = {
     {{"lower"}, 1, 1, kPropagate, BindStringToString, EvalLower},
     {{"upper"}, 1, 1, kPropagate, BindStringToString, EvalUpper},

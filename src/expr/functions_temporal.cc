@@ -159,8 +159,6 @@ Status BindCurrentDate(FunctionBinding& call) {
   return Status::OK();
 }
 
-constexpr auto kPropagate = NullHandling::kPropagate;
-
 constexpr FunctionDef kTemporalFunctions[] = {
     {{"date_part", "datepart"}, 2, 2, kPropagate, BindDatePart, EvalDatePart},
     {{"date_trunc", "datetrunc"}, 2, 2, kPropagate, BindDateTrunc, EvalDateTrunc},

@@ -11,7 +11,7 @@
 #include "expr/binder.h"
 
 namespace lancedb::expr {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using format::ColumnStats;
 using format::RangeColumnStats;

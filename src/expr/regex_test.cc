@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::expr {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 bool Like(std::string_view text, std::string_view pattern, std::string_view flags = "") {
   auto re = Regex::Compile(pattern, flags, false);

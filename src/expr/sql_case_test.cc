@@ -31,7 +31,7 @@
 #include "expr/parser.h"
 
 namespace lancedb::expr {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");

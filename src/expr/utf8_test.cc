@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::expr {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(Utf8, LowerAndUpperCoverEveryScript) {
   // Armenian, Cherokee (lower case encoded after upper), Deseret (outside the BMP), Georgian,

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 ExternalBlobBases SampleBases() {
   return ExternalBlobBases({{1, "file:///data/media", false},

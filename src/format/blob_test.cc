@@ -13,7 +13,7 @@
 #include "io/file_system.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using array::ArrayPtr;
 

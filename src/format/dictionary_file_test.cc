@@ -23,20 +23,10 @@
 #include "io/file_system.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using array::ArrayPtr;
 using array::RecordBatchPtr;
-
-RecordBatchPtr MakeBatch(const std::vector<testing::TestColumn>& cols) {
-  std::vector<array::FieldPtr> fields;
-  std::vector<ArrayPtr> arrays;
-  for (const auto& c : cols) {
-    fields.push_back(c.field);
-    arrays.push_back(c.array);
-  }
-  return *array::RecordBatch::Make(array::schema(fields), arrays);
-}
 
 std::string WriteBatches(const io::FileSystemPtr& fs, const std::vector<RecordBatchPtr>& batches,
                          int64_t max_page_bytes = 8 << 20) {
@@ -57,16 +47,10 @@ std::string WriteBatches(const io::FileSystemPtr& fs, const std::vector<RecordBa
   return path;
 }
 
-std::vector<int32_t> TopLevelIds(const FileReader& reader) {
-  std::vector<int32_t> ids;
-  for (const auto& f : reader.schema().fields()) ids.push_back(f.id);
-  return ids;
-}
-
 RecordBatchPtr ReadAll(const io::FileSystemPtr& fs, const std::string& path) {
   auto reader = FileReader::Open(fs, path);
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, (*reader)->num_rows());
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, (*reader)->num_rows());
   EXPECT_TRUE(read.ok()) << read.status().ToString();
   return *read;
 }
@@ -114,7 +98,7 @@ TEST(DictionaryFile, LogicalTypeIsLances) {
 
 TEST(DictionaryFile, RoundTripsEveryKindOfDictionaryColumn) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::DictionaryColumns(1000));
+  auto batch = testing::BatchOf(testing::DictionaryColumns(1000));
   auto read = ReadAll(fs, WriteBatches(fs, {batch}));
   ExpectSameValues(*batch, *read);
   // One page: the dictionary comes back as written, the unused last entry included.
@@ -128,13 +112,13 @@ TEST(DictionaryFile, RoundTripsEveryKindOfDictionaryColumn) {
 
 TEST(DictionaryFile, RoundTripsManyPagesAndBatchesWithDifferentDictionaries) {
   auto fs = io::MemoryFileSystem();
-  auto a = MakeBatch(testing::DictionaryColumns(3000));
+  auto a = testing::BatchOf(testing::DictionaryColumns(3000));
   // A second batch whose dictionaries differ (reversed order, other values).
   std::vector<testing::TestColumn> other = testing::DictionaryColumns(2000);
   other[0].array =
       testing::DictionaryColumn(array::dictionary(array::int32(), array::utf8()),
                                 array::MakeString({"blue", "new", "red", "x"}), 2000, 7);
-  auto b = MakeBatch(other);
+  auto b = testing::BatchOf(other);
   for (int64_t page_bytes : {int64_t{8} << 20, int64_t{4} << 10}) {
     auto path = WriteBatches(fs, {a, b, a->Slice(10, 500)}, page_bytes);
     auto read = ReadAll(fs, path);
@@ -146,12 +130,12 @@ TEST(DictionaryFile, RoundTripsManyPagesAndBatchesWithDifferentDictionaries) {
     ASSERT_TRUE(reader.ok());
     for (auto [start, len] :
          std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {2990, 20}, {1234, 3000}, {5499, 1}}) {
-      auto range = (*reader)->Read(TopLevelIds(**reader), start, len);
+      auto range = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), start, len);
       ASSERT_TRUE(range.ok()) << range.status().ToString();
       ExpectSameValues(*(*expected)->Slice(start, len), **range);
     }
     std::vector<int64_t> rows{0, 1, 2, 999, 3000, 3001, 4999, 5000, 5499};
-    auto taken = (*reader)->Take(TopLevelIds(**reader), rows);
+    auto taken = (*reader)->Take(testing::TopLevelIds((*reader)->schema()), rows);
     ASSERT_TRUE(taken.ok()) << taken.status().ToString();
     for (int i = 0; i < (*expected)->num_columns(); ++i) {
       auto want = array::Take((*expected)->column(i), rows);
@@ -197,7 +181,7 @@ TEST(DictionaryFile, PagesSplitWhenTheirValuesOutgrowTheIndexType) {
 
 TEST(DictionaryFile, PagesAreMiniBlockIndicesWithADictionaryBuffer) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::DictionaryColumns(100));
+  auto batch = testing::BatchOf(testing::DictionaryColumns(100));
   auto path = WriteBatches(fs, {batch});
   // Column 0: dict_string (int32 indices, Variable dictionary of 6 values).
   auto layouts = PageLayouts(fs, path, 0);

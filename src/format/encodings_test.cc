@@ -19,7 +19,7 @@
 #include "format/page_decoder.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace pb = lance::encodings21;
 

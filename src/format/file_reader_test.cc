@@ -21,7 +21,7 @@
 #include "io/file_system.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using array::ArrayPtr;
 using array::RecordBatchPtr;
@@ -29,16 +29,6 @@ using array::RecordBatchPtr;
 std::string UniquePath(const std::string& name) {
   static std::atomic<int> counter{0};
   return "format_test/" + name + "_" + std::to_string(counter++) + ".lance";
-}
-
-RecordBatchPtr MakeBatch(const std::vector<testing::TestColumn>& cols) {
-  std::vector<array::FieldPtr> fields;
-  std::vector<ArrayPtr> arrays;
-  for (const auto& c : cols) {
-    fields.push_back(c.field);
-    arrays.push_back(c.array);
-  }
-  return *array::RecordBatch::Make(array::schema(fields, {{"k", "v"}}), arrays);
 }
 
 /// Write `batch` (split into `num_batches` writes) and return the path.
@@ -67,12 +57,6 @@ std::string WriteFile(const io::FileSystemPtr& fs, const RecordBatchPtr& batch,
   return path;
 }
 
-std::vector<int32_t> TopLevelIds(const FileReader& reader) {
-  std::vector<int32_t> ids;
-  for (const auto& f : reader.schema().fields()) ids.push_back(f.id);
-  return ids;
-}
-
 void ExpectColumnsEqual(const array::RecordBatch& expected, const array::RecordBatch& actual) {
   ASSERT_EQ(expected.num_columns(), actual.num_columns());
   ASSERT_EQ(expected.num_rows(), actual.num_rows());
@@ -86,13 +70,13 @@ void ExpectColumnsEqual(const array::RecordBatch& expected, const array::RecordB
 
 TEST(FileReader, RoundTripsEveryType) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(1000));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(1000), {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->num_rows(), 1000);
   EXPECT_EQ((*reader)->version().minor, 2u);
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 1000);
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 1000);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_TRUE((*read)->schema()->Equals(*batch->schema()));
   ExpectColumnsEqual(*batch, **read);
@@ -143,7 +127,7 @@ TEST(FileReader, RoundTripsHalfAndBFloat16Vectors) {
     auto path = WriteFile(fs, batch, page_bytes, /*num_batches=*/2);
     auto reader = FileReader::Open(fs, path);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-    auto read = (*reader)->Read(TopLevelIds(**reader), 0, n);
+    auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, n);
     ASSERT_TRUE(read.ok()) << read.status().ToString();
     EXPECT_TRUE((*read)->schema()->Equals(*batch->schema())) << (*read)->schema()->ToString();
     EXPECT_TRUE(array::IsBFloat16Field(*(*read)->schema()->field(1)->type()->value_field()));
@@ -163,39 +147,42 @@ TEST(FileReader, RoundTripsHalfAndBFloat16Vectors) {
 
 TEST(FileReader, RoundTripsManyPagesAndBatches) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(700));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(700), {{"k", "v"}});
   auto path = WriteFile(fs, batch, /*max_page_bytes=*/512, /*num_batches=*/3);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 700);
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 700);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   ExpectColumnsEqual(*batch, **read);
 }
 
 TEST(FileReader, ReadsRowRangesAcrossPageBoundaries) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(500));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(500), {{"k", "v"}});
   auto path = WriteFile(fs, batch, /*max_page_bytes=*/300);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
   for (auto [start, len] : std::vector<std::pair<int64_t, int64_t>>{
            {0, 1}, {1, 37}, {99, 101}, {250, 250}, {499, 1}, {17, 0}}) {
-    auto read = (*reader)->Read(TopLevelIds(**reader), start, len);
+    auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), start, len);
     ASSERT_TRUE(read.ok()) << read.status().ToString();
     ExpectColumnsEqual(*batch->Slice(start, len), **read);
   }
-  EXPECT_TRUE((*reader)->Read(TopLevelIds(**reader), 400, 101).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)
+                  ->Read(testing::TopLevelIds((*reader)->schema()), 400, 101)
+                  .status()
+                  .IsInvalidArgument());
 }
 
 TEST(FileReader, SequentialAndConcurrentBatchesMatchTheCachedPages) {
   // Batches smaller than pages hit each column's cached page; batches across pages copy;
   // results must not depend on the order or interleaving of reads.
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(900));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(900), {{"k", "v"}});
   auto path = WriteFile(fs, batch, /*max_page_bytes=*/4096);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
-  const auto ids = TopLevelIds(**reader);
+  const auto ids = testing::TopLevelIds((*reader)->schema());
   for (int64_t batch_rows : {7, 64, 300}) {
     for (int64_t start = 0; start < 900; start += batch_rows) {
       const int64_t len = std::min<int64_t>(batch_rows, 900 - start);
@@ -223,7 +210,7 @@ TEST(FileReader, SequentialAndConcurrentBatchesMatchTheCachedPages) {
 
 TEST(FileReader, ProjectsFieldsInRequestedOrder) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(50));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(50), {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
@@ -242,12 +229,12 @@ TEST(FileReader, ProjectsFieldsInRequestedOrder) {
 
 TEST(FileReader, TakesRows) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(20000));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(20000), {{"k", "v"}});
   auto path = WriteFile(fs, batch, /*max_page_bytes=*/64 << 10);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
   std::vector<int64_t> rows{0, 3, 4, 1000, 9999, 10000, 19999};
-  auto taken = (*reader)->Take(TopLevelIds(**reader), rows);
+  auto taken = (*reader)->Take(testing::TopLevelIds((*reader)->schema()), rows);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   for (int i = 0; i < batch->num_columns(); ++i) {
     auto expected = array::Take(batch->column(i), rows);
@@ -255,8 +242,14 @@ TEST(FileReader, TakesRows) {
     EXPECT_TRUE(array::ArrayEquals(**expected, *(*taken)->column(i)))
         << batch->schema()->field(i)->name();
   }
-  EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {5, 2}).status().IsInvalidArgument());
-  EXPECT_TRUE((*reader)->Take(TopLevelIds(**reader), {20000}).status().IsInvalidArgument());
+  EXPECT_TRUE((*reader)
+                  ->Take(testing::TopLevelIds((*reader)->schema()), {5, 2})
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE((*reader)
+                  ->Take(testing::TopLevelIds((*reader)->schema()), {20000})
+                  .status()
+                  .IsInvalidArgument());
 }
 
 /// Sorted random rows of [0, n) (repeats allowed), seeded.
@@ -271,7 +264,7 @@ std::vector<int64_t> RandomRows(int64_t n, size_t count, uint32_t seed) {
 
 void ExpectTakeEqualsSelect(const FileReader& reader, const array::RecordBatch& full,
                             const std::vector<int64_t>& rows) {
-  auto taken = reader.Take(TopLevelIds(reader), rows);
+  auto taken = reader.Take(testing::TopLevelIds(reader.schema()), rows);
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   ASSERT_EQ((*taken)->num_rows(), static_cast<int64_t>(rows.size()));
   for (int i = 0; i < full.num_columns(); ++i) {
@@ -287,13 +280,14 @@ void ExpectTakeEqualsSelect(const FileReader& reader, const array::RecordBatch& 
 
 TEST(FileReader, TakeEqualsReadAndSelectOnEveryLayout) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(12000));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(12000), {{"k", "v"}});
   // Large pages (many chunks per page) and small pages (rows and lists across pages).
   for (int64_t page_bytes : {int64_t{8} << 20, int64_t{16} << 10}) {
     auto path = WriteFile(fs, batch, page_bytes, /*num_batches=*/3);
     auto reader = FileReader::Open(fs, path);
     ASSERT_TRUE(reader.ok());
-    auto full = (*reader)->Read(TopLevelIds(**reader), 0, (*reader)->num_rows());
+    auto full =
+        (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, (*reader)->num_rows());
     ASSERT_TRUE(full.ok()) << full.status().ToString();
     uint32_t seed = 1;
     for (size_t count : {1, 2, 7, 100, 3000}) {
@@ -309,54 +303,56 @@ TEST(FileReader, TakeEqualsReadAndSelectOnEveryLayout) {
 
 TEST(FileReader, TakeAfterSequentialReadUsesCachedPage) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(5000));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(5000), {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
   // A partial read leaves the first page of every column cached.
-  ASSERT_TRUE((*reader)->Read(TopLevelIds(**reader), 0, 100).ok());
+  ASSERT_TRUE((*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 100).ok());
   ExpectTakeEqualsSelect(**reader, *batch, {1, 50, 2000, 4999});
 }
 
 TEST(FileReader, RoundTripsOneMegabyteString) {
   auto fs = io::MemoryFileSystem();
   std::vector<std::optional<std::string>> values{std::string(1 << 20, 'q'), std::nullopt, "ü"};
-  auto batch = MakeBatch({{"s", array::field("s", array::utf8()), array::MakeString(values)}});
+  auto batch = testing::BatchOf(
+      {{"s", array::field("s", array::utf8()), array::MakeString(values)}}, {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 3);
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 3);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   ExpectColumnsEqual(*batch, **read);
 }
 
 TEST(FileReader, RoundTripsManyEmptyListsBetweenValues) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(
-      {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}});
+  auto batch = testing::BatchOf(
+      {{"l", array::field("l", array::list(array::int32())), testing::MostlyEmptyLists(200000)}},
+      {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok());
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 200000);
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 200000);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   ExpectColumnsEqual(*batch, **read);
 }
 
 TEST(FileReader, RoundTripsEmptyFile) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(0));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(0), {{"k", "v"}});
   auto path = WriteFile(fs, batch);
   auto reader = FileReader::Open(fs, path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->num_rows(), 0);
-  auto read = (*reader)->Read(TopLevelIds(**reader), 0, 0);
+  auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 0);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ((*read)->num_rows(), 0);
 }
 
 TEST(FileReader, TruncatedOrCorruptedFilesFailCleanly) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch(testing::AllTypeColumns(200));
+  auto batch = testing::BatchOf(testing::AllTypeColumns(200), {{"k", "v"}});
   auto path = WriteFile(fs, batch, 1024);
   auto bytes = fs->ReadFile(path);
   ASSERT_TRUE(bytes.ok());
@@ -379,7 +375,8 @@ TEST(FileReader, TruncatedOrCorruptedFilesFailCleanly) {
     ASSERT_TRUE(fs->WriteFile(p, bad).ok());
     auto reader = FileReader::Open(fs, p);
     if (!reader.ok()) continue;
-    auto read = (*reader)->Read(TopLevelIds(**reader), 0, (*reader)->num_rows());
+    auto read =
+        (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, (*reader)->num_rows());
     (void)read;
   }
   std::string bad_magic = good;
@@ -391,8 +388,9 @@ TEST(FileReader, TruncatedOrCorruptedFilesFailCleanly) {
 
 TEST(FileWriter, RejectsMismatchedBatchesAndBadOptions) {
   auto fs = io::MemoryFileSystem();
-  auto batch = MakeBatch({{"a", array::field("a", array::int32()),
-                           array::MakePrimitive<int32_t>(array::int32(), {1, 2})}});
+  auto batch = testing::BatchOf({{"a", array::field("a", array::int32()),
+                                  array::MakePrimitive<int32_t>(array::int32(), {1, 2})}},
+                                {{"k", "v"}});
   auto schema = LanceSchema::FromArrow(*batch->schema());
   FileWriterOptions options;
   for (FileVersion v : {FileVersion{2, 3}, FileVersion{2, 0}, FileVersion{0, 3}}) {
@@ -409,8 +407,9 @@ TEST(FileWriter, RejectsMismatchedBatchesAndBadOptions) {
             std::string::npos);
   auto writer = FileWriter::Open(fs, UniquePath("m"), *schema);
   ASSERT_TRUE(writer.ok());
-  auto other = MakeBatch({{"a", array::field("a", array::int64()),
-                           array::MakePrimitive<int64_t>(array::int64(), {1})}});
+  auto other = testing::BatchOf({{"a", array::field("a", array::int64()),
+                                  array::MakePrimitive<int64_t>(array::int64(), {1})}},
+                                {{"k", "v"}});
   EXPECT_TRUE((*writer)->Write(*other).IsInvalidArgument());
   (*writer)->Abort();
 }
@@ -449,13 +448,13 @@ std::vector<testing::TestColumn> EveryTypeAndDictionaries(int64_t n) {
 TEST(FileWriter21, RoundTripsEveryType) {
   auto fs = io::MemoryFileSystem();
   for (auto [page_bytes, batches] : {std::pair<int64_t, int>{8 << 20, 1}, {512, 3}}) {
-    auto batch = MakeBatch(EveryTypeAndDictionaries(1000));
+    auto batch = testing::BatchOf(EveryTypeAndDictionaries(1000), {{"k", "v"}});
     auto path = WriteFile(fs, batch, page_bytes, batches, {2, 1});
     auto reader = FileReader::Open(fs, path);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     EXPECT_EQ((*reader)->version().major, 2u);
     EXPECT_EQ((*reader)->version().minor, 1u);
-    auto read = (*reader)->Read(TopLevelIds(**reader), 0, 1000);
+    auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, 1000);
     ASSERT_TRUE(read.ok()) << read.status().ToString();
     ExpectColumnsEqual(*batch, **read);
     ExpectTakeEqualsSelect(**reader, **read, RandomRows(1000, 200, 7));
@@ -466,7 +465,8 @@ TEST(FileWriter21, RoundTripsEveryType) {
 // value is null, without the 2.2 level counts.
 TEST(FileWriter21, WritesOnlyWhatA21ReaderAccepts) {
   auto fs = io::MemoryFileSystem();
-  auto path = WriteFile(fs, MakeBatch(EveryTypeAndDictionaries(700)), 8 << 20, 1, {2, 1});
+  auto path = WriteFile(fs, testing::BatchOf(EveryTypeAndDictionaries(700), {{"k", "v"}}), 8 << 20,
+                        1, {2, 1});
   int mini_blocks = 0, constants = 0;
   for (const auto& layout : PageLayouts(fs, path)) {
     if (layout.has_mini_block_layout()) {
@@ -498,11 +498,11 @@ TEST(FileWriter21, RoundTripsManyEmptyListsAndLongValues) {
         testing::TestColumn{"ll", array::field("ll", array::list(array::list(array::utf8()))),
                             testing::ListListString(20000)},
         testing::TestColumn{"s", array::field("s", array::utf8()), array::MakeString(big)}}) {
-    auto batch = MakeBatch({col});
+    auto batch = testing::BatchOf({col}, {{"k", "v"}});
     auto path = WriteFile(fs, batch, 8 << 20, 1, {2, 1});
     auto reader = FileReader::Open(fs, path);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-    auto read = (*reader)->Read(TopLevelIds(**reader), 0, batch->num_rows());
+    auto read = (*reader)->Read(testing::TopLevelIds((*reader)->schema()), 0, batch->num_rows());
     ASSERT_TRUE(read.ok()) << col.name << ": " << read.status().ToString();
     ExpectColumnsEqual(*batch, **read);
   }

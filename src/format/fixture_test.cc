@@ -19,7 +19,7 @@
 #include "io/file_system.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// The data file of a fixture table (each holds one), or "" when there is none.
 std::string FixtureDataFile(const std::string& table) {

@@ -9,7 +9,7 @@
 #include "format/test_data.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using namespace lancedb::array;  // NOLINT(google-build-using-namespace)
 

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "common/bit_util.h"
+#include "format/page_decoder.h"
 #include "format/page_encoder.h"
 
 namespace lancedb::format {
@@ -29,13 +30,12 @@ namespace pb = lance::encodings21;
 
 namespace {
 
-constexpr int64_t kMaxChunkValues = 4096;
 constexpr int64_t kMaxFixedChunkBytes = 8 * 1024 - 6;
 constexpr int64_t kTargetVariableChunkBytes = 4 * 1024;
 constexpr uint8_t kChunkPad = 0xFE;
 constexpr uint8_t kVariablePad = 0x48;
 
-struct ChunkSpan {
+struct PlannedChunk {
   int64_t first_value = 0;
   int64_t num_values = 0;
 };
@@ -55,8 +55,8 @@ int64_t FixedValuesPerChunk(const LeafValues& v, bool with_validity) {
 }
 
 /// Values per chunk: at most `max_values` (a power of two) each.
-std::vector<ChunkSpan> PlanChunks(const LeafValues& v, bool with_validity, int64_t max_values) {
-  std::vector<ChunkSpan> chunks;
+std::vector<PlannedChunk> PlanChunks(const LeafValues& v, bool with_validity, int64_t max_values) {
+  std::vector<PlannedChunk> chunks;
   const int64_t total = v.num_values;
   int64_t start = 0;
   const int64_t width = v.large_offsets ? 8 : 4;
@@ -93,7 +93,7 @@ void PadTo(std::vector<uint8_t>* out, size_t alignment, uint8_t byte) {
 }
 
 /// The value buffers of one chunk.
-std::vector<std::vector<uint8_t>> ChunkValueBuffers(const LeafValues& v, const ChunkSpan& c,
+std::vector<std::vector<uint8_t>> ChunkValueBuffers(const LeafValues& v, const PlannedChunk& c,
                                                     bool with_validity) {
   std::vector<std::vector<uint8_t>> buffers;
   if (v.kind == ValueKind::kVariable) {
@@ -150,7 +150,7 @@ Result<EncodedPage> EncodeChunks(const LeafPath& path, const LeafItems& items,
                                  bool with_validity, int minor_version, int64_t max_values) {
   const bool small = minor_version == 1;  // 2.1: u16 chunk words and buffer sizes
   const LeafValues& v = items.values;
-  const std::vector<ChunkSpan> chunks = PlanChunks(v, with_validity, max_values);
+  const std::vector<PlannedChunk> chunks = PlanChunks(v, with_validity, max_values);
   const bool has_rep = !items.rep.empty();
   const bool has_def = !levels.def.empty();
   const uint16_t max_rep = static_cast<uint16_t>(path.max_rep);
@@ -163,7 +163,7 @@ Result<EncodedPage> EncodeChunks(const LeafPath& path, const LeafItems& items,
   int64_t level_pos = 0;
   size_t num_value_buffers = 1;
   for (size_t ci = 0; ci < chunks.size(); ++ci) {
-    const ChunkSpan& c = chunks[ci];
+    const PlannedChunk& c = chunks[ci];
     const bool last = ci + 1 == chunks.size();
     // Levels of this chunk: up to (and including) its last visible item.
     int64_t level_start = level_pos;

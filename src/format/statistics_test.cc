@@ -14,7 +14,7 @@
 #include "io/file_system.h"
 
 namespace lancedb::format {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 array::RecordBatchPtr Batch(std::vector<array::FieldPtr> fields,
                             std::vector<array::ArrayPtr> columns) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "array/builder.h"
+#include "format/lance_schema.h"
 
 namespace lancedb::format::testing {
 
@@ -24,6 +25,24 @@ struct TestColumn {
   FieldPtr field;
   ArrayPtr array;
 };
+
+/// A record batch of `cols`, in order, with schema metadata `metadata`.
+inline RecordBatchPtr BatchOf(const std::vector<TestColumn>& cols, KeyValueMetadata metadata = {}) {
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (const auto& c : cols) {
+    fields.push_back(c.field);
+    arrays.push_back(c.array);
+  }
+  return *RecordBatch::Make(schema(fields, std::move(metadata)), arrays);
+}
+
+/// The field ids of a Lance schema's top-level fields: what a reader reads for "every column".
+inline std::vector<int32_t> TopLevelIds(const format::LanceSchema& schema) {
+  std::vector<int32_t> ids;
+  for (const auto& f : schema.fields()) ids.push_back(f.id);
+  return ids;
+}
 
 inline std::vector<bool> EveryNth(int64_t n, int k, int phase = 0) {
   std::vector<bool> valid(n, true);

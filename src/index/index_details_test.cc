@@ -12,7 +12,7 @@
 #include "index/proto/lance_vector_index.pb.h"
 
 namespace lancedb::index {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using Details = lance::index::pb::VectorIndexDetails;
 

@@ -8,7 +8,7 @@
 #include "common/test_util.h"
 
 namespace lancedb::index {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(SegmentCache, OpensOnceAndReleasesWhatATableNoLongerRegisters) {
   SegmentCache<int> cache;

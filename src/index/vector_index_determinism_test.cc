@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/test_util.h"
 #include "index/index_manager.h"
 #include "index/vector/ivf_persist.h"
 #include "index/vector/ivf_persist_internal.h"
@@ -23,10 +24,8 @@
 #include "table/create_index_op.h"
 #include "table/manifest.h"
 
-extern char** environ;
-
 namespace lancedb::index {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using table::testing::TempDir;
 
@@ -71,23 +70,11 @@ TEST(VectorIndexDeterminism, WriteIndexedTableForOtherProcess) {
 
 /// Run this binary's writer test in a child process writing to `dir`.
 void BuildInChild(const std::string& dir, uint64_t seed, const std::string& type) {
-  std::string exe = "/proc/self/exe";
-  std::string filter = "--gtest_filter=VectorIndexDeterminism.WriteIndexedTableForOtherProcess";
-  std::vector<std::string> env = {"LANCEDB_INDEX_OUT=" + dir,
-                                  "LANCEDB_INDEX_SEED=" + std::to_string(seed),
-                                  "LANCEDB_INDEX_TYPE=" + type};
-  for (char** e = environ; *e; ++e) {
-    if (std::string(*e).rfind("LANCEDB_INDEX_", 0) != 0) env.emplace_back(*e);
-  }
-  std::vector<char*> argv = {exe.data(), filter.data(), nullptr};
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), envp.data()), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  int status = ::lancedb::testing::RunTestInChild(
+      "VectorIndexDeterminism.WriteIndexedTableForOtherProcess",
+      {"LANCEDB_INDEX_OUT=" + dir, "LANCEDB_INDEX_SEED=" + std::to_string(seed),
+       "LANCEDB_INDEX_TYPE=" + type});
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "wait status " << status;
 }
 
 /// The names of the files in `dir`, sorted.

@@ -15,7 +15,7 @@
 #include "table/manifest.h"
 
 namespace lancedb::index {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using table::testing::TempDir;
 using vector::DistanceType;

@@ -11,7 +11,7 @@
 #include <thread>
 
 namespace lancedb::io {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 std::string MakeTempDir() {
   char tmpl[] = "/tmp/lancedb-io-test-XXXXXX";

@@ -19,6 +19,7 @@
 #include <random>
 #include <system_error>
 
+#include "common/random.h"
 #include "io/file_system.h"
 
 namespace lancedb::io {
@@ -35,9 +36,8 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
 
 std::string TempName(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-         std::to_string(rng() & 0xffffffff);
+         std::to_string(RandomU64() & 0xffffffff);
 }
 
 Status EnsureParent(const std::string& path) {

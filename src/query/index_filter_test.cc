@@ -16,7 +16,7 @@
 #include "io/file_system.h"
 
 namespace lancedb::query {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 

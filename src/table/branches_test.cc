@@ -14,7 +14,7 @@
 #include "table/tags.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::ScanIds;

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "common/random.h"
 #include "table/conflicts.h"
 #include "table/dataset_impl.h"
 
@@ -37,10 +38,9 @@ std::mutex& CommitMutex(const std::string& root) {
 /// past `deadline`: writers that lost a race spread out, more the more often they lost.
 void Backoff(int attempt, std::chrono::microseconds unit,
              std::chrono::steady_clock::time_point deadline) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   const int64_t slots = int64_t{1} << std::min(attempt + 2, 10);
   std::uniform_int_distribution<int64_t> dist(0, slots - 1);
-  auto wake = std::chrono::steady_clock::now() + unit * dist(rng);
+  auto wake = std::chrono::steady_clock::now() + unit * dist(ThreadRng());
   std::this_thread::sleep_until(std::min(wake, deadline));
 }
 

@@ -12,18 +12,11 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::ScanIds;
 using testing::TestReader;
-
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, int64_t rows) {
-  auto reader = TestReader(0, rows);
-  auto ds = Dataset::Write(fs, path, reader.get(), {});
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  return ds.ok() ? *ds : nullptr;
-}
 
 /// Commit `proto` (+ indices) as the next version by hand, as another writer would.
 void CommitRaw(const io::FileSystemPtr& fs, const std::string& path, pb::Manifest proto,
@@ -38,7 +31,7 @@ void CommitRaw(const io::FileSystemPtr& fs, const std::string& path, pb::Manifes
 TEST(Commit, AppendRebasesOverConcurrentAppend) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("aa");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   auto a = TestReader(10, 10);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));
   auto b = TestReader(20, 10);
@@ -56,7 +49,7 @@ TEST(Commit, AppendRebasesOverConcurrentAppend) {
 TEST(Commit, DeleteOverDeleteMergesDeletionVectors) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("dd");
-  auto v1 = Create(fs, path, 100);
+  auto v1 = testing::WriteTestDataset(fs, path, 100);
   int64_t n = 0;
   ASSERT_OK_AND_ASSIGN(auto v2, v1->DeleteRows({1, 2, 3}, &n));
   ASSERT_OK_AND_ASSIGN(auto v3, v1->DeleteRows({4, 5}, &n));  // same fragment, stale snapshot
@@ -70,7 +63,7 @@ TEST(Commit, DeleteOverDeleteMergesDeletionVectors) {
 TEST(Commit, DeleteOfARowAConcurrentDeleteRemovedIsRetryable) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("dd2");
-  auto v1 = Create(fs, path, 100);
+  auto v1 = testing::WriteTestDataset(fs, path, 100);
   int64_t n = 0;
   ASSERT_OK_AND_ASSIGN(auto v2, v1->DeleteRows({1, 2, 3}, &n));
   auto r = v1->DeleteRows({3, 4}, &n);  // row 3 is gone: the delete must be evaluated again
@@ -84,7 +77,7 @@ TEST(Commit, DeleteOfARowAConcurrentDeleteRemovedIsRetryable) {
 TEST(Commit, DeleteOverDeleteOfOtherFragmentsAndOverUpdate) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("du");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   auto a = TestReader(10, 10);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));  // fragments 0 and 1
   int64_t n = 0;
@@ -115,7 +108,7 @@ TEST(Commit, DeleteOverDeleteOfOtherFragmentsAndOverUpdate) {
 TEST(Commit, RestoreOverConcurrentAppend) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("ra");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   auto a = TestReader(10, 10);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));
   ASSERT_OK_AND_ASSIGN(auto v3, v1->Restore());
@@ -133,7 +126,7 @@ TEST(Commit, RestoreOverConcurrentAppend) {
 TEST(Commit, DeleteOverAppendAndAppendOverDelete) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("da");
-  auto v1 = Create(fs, path, 100);
+  auto v1 = testing::WriteTestDataset(fs, path, 100);
   auto a = TestReader(100, 50);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(a.get()));
   int64_t n = 0;
@@ -151,7 +144,7 @@ TEST(Commit, DeleteOverAppendAndAppendOverDelete) {
 TEST(Commit, AppendOverOverwriteIsCommitConflict) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("ao");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   auto o = TestReader(0, 5);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Overwrite(o.get()));
   auto a = TestReader(10, 10);
@@ -172,7 +165,7 @@ TEST(Commit, AppendOverOverwriteIsCommitConflict) {
 
 /// 8 threads each open the latest version and append 10 rows through the same path.
 void AppendFromEightThreads(const io::FileSystemPtr& fs, const std::string& path) {
-  ASSERT_NE(Create(fs, path, 10), nullptr);
+  ASSERT_NE(testing::WriteTestDataset(fs, path, 10), nullptr);
   constexpr int kThreads = 8;
   std::vector<std::thread> threads;
   std::vector<Status> results(kThreads);
@@ -217,7 +210,7 @@ TEST(Commit, ConcurrentAppendsFromEightThreadsOnLocalDisk) {
 TEST(Commit, UnknownIndexCarriedForwardAcrossAppend) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("index");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   pb::IndexSection indices;
   auto* index = indices.add_indices();
   index->mutable_uuid()->set_uuid(std::string(16, '\x42'));
@@ -251,7 +244,7 @@ TEST(Commit, UnknownIndexCarriedForwardAcrossAppend) {
 TEST(Commit, UnknownReaderFlagOnOpenIsNotSupported) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("flags");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   pb::Manifest m = v1->manifest().proto();
   m.set_version(2);
   m.set_reader_feature_flags(uint64_t{1} << 20);
@@ -267,7 +260,7 @@ TEST(Commit, UnknownReaderFlagOnOpenIsNotSupported) {
 TEST(Commit, CorruptedManifestOnOpenIsCorruption) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("corrupt");
-  ASSERT_NE(Create(fs, path, 10), nullptr);
+  ASSERT_NE(testing::WriteTestDataset(fs, path, 10), nullptr);
   std::string file = path + "/_versions/" + ManifestFileName(1, ManifestNaming::kV2);
   ASSERT_OK_AND_ASSIGN(auto bytes, fs->ReadFile(file));
   std::string truncated(bytes->view().substr(0, bytes->size() - 5));

@@ -16,7 +16,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// LANCEDB_TABLE_OUT, or `scratch` when it is unset.
 std::string OutDir(const testing::TempDir& scratch) {

@@ -15,7 +15,7 @@
 #include "common/test_dirs.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 pb::Transaction Append() {
   pb::Transaction t;

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 pb::IndexMetadata Index(const std::string& name, char uuid_byte, int32_t field = 1) {
   pb::IndexMetadata m;

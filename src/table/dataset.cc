@@ -9,17 +9,13 @@
 #include <cstring>
 #include <random>
 
+#include "common/random.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 
 namespace lancedb::table {
 
 namespace {
-
-uint64_t RandomU64() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
-}
 
 Result<VersionListing> ListExisting(io::FileSystem& fs, const std::string& path) {
   LANCEDB_ASSIGN_OR_RETURN(auto listing, ListVersionFiles(fs, path));

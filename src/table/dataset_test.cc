@@ -13,7 +13,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::ScanIds;
@@ -25,18 +25,10 @@ std::vector<int64_t> Range(int64_t start, int64_t end) {
   return v;
 }
 
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, int64_t rows,
-                  WriteParams params = {}) {
-  auto reader = TestReader(0, rows);
-  auto ds = Dataset::Write(fs, path, reader.get(), params);
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  return ds.ok() ? *ds : nullptr;
-}
-
 TEST(Dataset, LatestVersionFollowsAStaleHintAndSurvivesABadOne) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("hint");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   ASSERT_NE(v1, nullptr);
   for (int i = 0; i < 3; ++i) {
     auto more = TestReader(10 + i, 1);
@@ -58,7 +50,7 @@ TEST(Dataset, LatestVersionFollowsAStaleHintAndSurvivesABadOne) {
 TEST(Dataset, CreateScanCount) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("create");
-  auto ds = Create(fs, path, 2500);
+  auto ds = testing::WriteTestDataset(fs, path, 2500);
   ASSERT_NE(ds, nullptr);
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_TRUE(ds->schema()->Equals(*testing::TestSchema()));
@@ -93,7 +85,7 @@ TEST(Dataset, CreateScanCount) {
 TEST(Dataset, CreateRefusesExisting) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("exists");
-  ASSERT_NE(Create(fs, path, 10), nullptr);
+  ASSERT_NE(testing::WriteTestDataset(fs, path, 10), nullptr);
   auto reader = TestReader(0, 10);
   auto again = Dataset::Write(fs, path, reader.get(), {});
   EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();
@@ -118,7 +110,7 @@ TEST(Dataset, EmptyTableFromSchema) {
 TEST(Dataset, AppendSplitsFilesAndAssignsFragmentIds) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("append");
-  auto ds = Create(fs, path, 100);
+  auto ds = testing::WriteTestDataset(fs, path, 100);
   WriteParams params;
   params.max_rows_per_file = 40;
   params.max_rows_per_group = 16;
@@ -150,7 +142,7 @@ TEST(Dataset, AppendSplitsFilesAndAssignsFragmentIds) {
 TEST(Dataset, AppendSchemaMismatchChangesNothing) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("mismatch");
-  auto ds = Create(fs, path, 10);
+  auto ds = testing::WriteTestDataset(fs, path, 10);
   auto bad_schema =
       array::schema({array::field("id", array::int32()), array::field("x", array::float64()),
                      array::field("s", array::utf8())});
@@ -188,7 +180,7 @@ TEST(Dataset, A21TableIsWrittenIn21ByEveryWrite) {
   WriteParams params;
   params.data_storage_version = "2.1";
   params.max_rows_per_file = 30;
-  auto ds = Create(fs, path, 100, params);
+  auto ds = testing::WriteTestDataset(fs, path, 100, params);
   ASSERT_NE(ds, nullptr);
   EXPECT_EQ(ds->manifest().data_format_version(), "2.1");
   auto more = TestReader(100, 50);
@@ -247,7 +239,7 @@ TEST(Dataset, UnwritableVersionsAreRefusedNamingThem) {
 TEST(Dataset, OverwriteReplacesContentAndSchema) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("overwrite");
-  auto ds = Create(fs, path, 30);
+  auto ds = testing::WriteTestDataset(fs, path, 30);
   auto other = array::schema({array::field("k", array::int32())});
   auto batch =
       array::RecordBatch::Make(other, {array::MakePrimitive<int32_t>(array::int32(), {7, 8, 9})});
@@ -268,7 +260,7 @@ TEST(Dataset, OverwriteReplacesContentAndSchema) {
 TEST(Dataset, OverwriteThatMustNotRebaseFailsAfterAConcurrentCommit) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("overwrite-no-rebase");
-  auto v1 = Create(fs, path, 10);
+  auto v1 = testing::WriteTestDataset(fs, path, 10);
   ASSERT_NE(v1, nullptr);
   auto appended = TestReader(100, 5);
   ASSERT_OK_AND_ASSIGN(auto v2, v1->Append(appended.get()));
@@ -297,7 +289,7 @@ TEST(Dataset, OverwriteThatMustNotRebaseFailsAfterAConcurrentCommit) {
 TEST(Dataset, VersionsAndRestore) {
   auto fs = io::MemoryFileSystem();
   std::string path = MemPath("restore");
-  auto ds = Create(fs, path, 10);
+  auto ds = testing::WriteTestDataset(fs, path, 10);
   auto more = TestReader(10, 10);
   ASSERT_OK_AND_ASSIGN(auto v2, ds->Append(more.get()));
   ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Open(fs, path, 1));
@@ -327,7 +319,8 @@ TEST(Dataset, DeleteWritesArrowThenBitmapAndDropsEmptyFragments) {
   std::string path = MemPath("delete");
   WriteParams params;
   params.max_rows_per_file = 7000;
-  auto ds = Create(fs, path, 7100, params);  // fragments: 0 (7000 rows), 1 (100 rows)
+  auto ds =
+      testing::WriteTestDataset(fs, path, 7100, params);  // fragments: 0 (7000 rows), 1 (100 rows)
   ASSERT_EQ(ds->manifest().proto().fragments_size(), 2);
   std::vector<uint64_t> few = {3, 5, 5, 9};
   int64_t deleted = 0;
@@ -369,7 +362,7 @@ TEST(Dataset, LocalDiskRoundTripAndV1Naming) {
   testing::TempDir dir;
   auto fs = io::LocalFileSystem();
   std::string path = dir.path() + "/t.lance";
-  auto ds = Create(fs, path, 50);
+  auto ds = testing::WriteTestDataset(fs, path, 50);
   ASSERT_NE(ds, nullptr);
   // Rename to the V1 scheme: the next commit must keep it.
   ASSERT_OK(

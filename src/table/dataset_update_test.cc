@@ -13,20 +13,11 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::TestReader;
 using testing::TestSchema;
-
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, int64_t rows, bool stable) {
-  auto reader = TestReader(0, rows);
-  WriteParams params;
-  params.enable_stable_row_ids = stable;
-  auto ds = Dataset::Write(fs, path, reader.get(), params);
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  return ds.ok() ? *ds : nullptr;
-}
 
 /// One row of the test schema: id, x, s = "new".
 std::unique_ptr<array::RecordBatchReader> OneRow(int64_t id, double x) {
@@ -63,7 +54,8 @@ std::map<int64_t, std::pair<double, uint64_t>> ReadRows(const Dataset& ds) {
 
 TEST(DatasetUpdate, StableRowIdsKeepTheirIds) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("update-stable"), 10, /*stable=*/true);
+  auto ds = testing::WriteTestDataset(fs, MemPath("update-stable"), 10,
+                                      testing::StableRowIds(/*stable=*/true));
   ASSERT_NE(ds, nullptr);
   ASSERT_TRUE(UsesStableRowIds(*ds));
   auto before = ReadRows(*ds);
@@ -114,7 +106,8 @@ TEST(DatasetUpdate, ConcurrentUpdatesOfDistinctRowsAllCommit) {
   for (bool stable : {false, true}) {
     SCOPED_TRACE(stable ? "stable row ids" : "row addresses");
     auto fs = io::MemoryFileSystem();
-    auto ds = Create(fs, MemPath("update-race"), 16, stable);
+    auto ds =
+        testing::WriteTestDataset(fs, MemPath("update-race"), 16, testing::StableRowIds(stable));
     ASSERT_NE(ds, nullptr);
     constexpr int kThreads = 8;
     std::vector<Result<DatasetPtr>> results(kThreads, Status::Internal("not run"));
@@ -150,7 +143,8 @@ TEST(DatasetUpdate, ConcurrentUpdatesOfDistinctRowsAllCommit) {
 
 TEST(DatasetUpdate, UpdateOfConcurrentlyDeletedRowConflicts) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("update-deleted"), 10, /*stable=*/false);
+  auto ds = testing::WriteTestDataset(fs, MemPath("update-deleted"), 10,
+                                      testing::StableRowIds(/*stable=*/false));
   ASSERT_NE(ds, nullptr);
   int64_t deleted = 0;
   ASSERT_OK_AND_ASSIGN(auto v2, ds->DeleteRows({3}, &deleted));
@@ -170,7 +164,8 @@ TEST(DatasetUpdate, UpdateOfConcurrentlyDeletedRowConflicts) {
 
 TEST(DatasetUpdate, TwoUpdatesOfTheSameRowConflict) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("update-same"), 10, /*stable=*/true);
+  auto ds = testing::WriteTestDataset(fs, MemPath("update-same"), 10,
+                                      testing::StableRowIds(/*stable=*/true));
   ASSERT_NE(ds, nullptr);
   auto first = OneRow(5, 50.0);
   auto second = OneRow(5, 55.0);

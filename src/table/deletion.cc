@@ -13,6 +13,7 @@
 
 #include "array/builder.h"
 #include "array/ipc.h"
+#include "common/random.h"
 
 namespace lancedb::table {
 
@@ -22,11 +23,6 @@ struct RoaringFree {
   void operator()(roaring_bitmap_t* r) const { roaring_bitmap_free(r); }
 };
 using RoaringPtr = std::unique_ptr<roaring_bitmap_t, RoaringFree>;
-
-uint64_t RandomU64() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
-}
 
 void SortUnique(std::vector<uint32_t>* v) {
   std::sort(v->begin(), v->end());

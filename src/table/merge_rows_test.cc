@@ -14,20 +14,11 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::ScanIds;
 using testing::TestReader;
-
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, bool stable) {
-  WriteParams params;
-  params.enable_stable_row_ids = stable;
-  auto reader = TestReader(0, 10);
-  auto ds = Dataset::Write(fs, path, reader.get(), params);
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  return ds.ok() ? *ds : nullptr;
-}
 
 size_t NumDataFiles(io::FileSystem& fs, const std::string& path) {
   auto files = fs.ListDir(path + "/data");
@@ -37,7 +28,7 @@ size_t NumDataFiles(io::FileSystem& fs, const std::string& path) {
 TEST(MergeRows, StableIdsKeptForRewrittenRowsAndFreshForInserted) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("merge_rows");
-  auto ds = Create(fs, path, true);
+  auto ds = testing::WriteTestDataset(fs, path, 10, testing::StableRowIds(true));
   MergeChanges changes;
   changes.replaced = {7, 2};  // row addresses = ids in fragment 0
   changes.removed = {9};
@@ -61,7 +52,7 @@ TEST(MergeRows, StableIdsKeptForRewrittenRowsAndFreshForInserted) {
 TEST(MergeRows, WithoutStableIdsIsAnUpdate) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("merge_rows_plain");
-  auto ds = Create(fs, path, false);
+  auto ds = testing::WriteTestDataset(fs, path, 10, testing::StableRowIds(false));
   MergeChanges changes;
   changes.replaced = {1};
   changes.removed = {0};
@@ -76,7 +67,7 @@ TEST(MergeRows, WithoutStableIdsIsAnUpdate) {
 TEST(MergeRows, BadChangesCommitNothing) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("merge_rows_bad");
-  auto ds = Create(fs, path, true);
+  auto ds = testing::WriteTestDataset(fs, path, 10, testing::StableRowIds(true));
   const size_t files = NumDataFiles(*fs, path);
   MergeChanges outside;
   outside.removed = {(uint64_t{5} << 32) | 1};

@@ -14,13 +14,13 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::TestReader;
 
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path) {
-  // Two fragments of 3 rows.
+/// Two fragments of 3 rows.
+DatasetPtr CreateTwoFragments(const io::FileSystemPtr& fs, const std::string& path) {
   WriteParams params;
   params.max_rows_per_file = 3;
   auto reader = TestReader(0, 6);
@@ -43,7 +43,7 @@ std::vector<double> ReadX(const Dataset& ds) {
 
 TEST(ReplaceColumnValues, RewritesOnlyTheListedFragments) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("replace"));
+  auto ds = CreateTwoFragments(fs, MemPath("replace"));
   ASSERT_EQ(ds->manifest().proto().fragments_size(), 2);
   const uint64_t second = ds->manifest().proto().fragments(1).id();
   const auto x_id = ds->lance_schema().fields()[1].id;
@@ -63,7 +63,7 @@ TEST(ReplaceColumnValues, RewritesOnlyTheListedFragments) {
 
 TEST(ReplaceColumnValues, BadInputWritesNothing) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("replace-bad"));
+  auto ds = CreateTwoFragments(fs, MemPath("replace-bad"));
   auto three = array::MakePrimitive<double>(array::float64(), {1, 2, 3});
   auto two = array::MakePrimitive<double>(array::float64(), {1, 2});
   EXPECT_TRUE(ReplaceColumnValues(ds, "nope", {{0, three}}).status().IsInvalidArgument());
@@ -74,7 +74,7 @@ TEST(ReplaceColumnValues, BadInputWritesNothing) {
 
 TEST(ReplaceColumnValues, ConcurrentAppendIsARetryableConflict) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("replace-race"));
+  auto ds = CreateTwoFragments(fs, MemPath("replace-race"));
   auto more = TestReader(6, 2);
   ASSERT_TRUE(ds->Append(more.get()).ok());
   auto values = array::MakePrimitive<double>(array::float64(), {7, 8, 9});

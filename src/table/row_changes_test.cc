@@ -14,20 +14,11 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using testing::MemPath;
 using testing::TestReader;
 using Ids = std::vector<uint64_t>;
-
-DatasetPtr Create(const io::FileSystemPtr& fs, const std::string& path, bool stable = true) {
-  WriteParams params;
-  params.enable_stable_row_ids = stable;
-  auto reader = TestReader(0, 10);
-  auto ds = Dataset::Write(fs, path, reader.get(), params);
-  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
-  return ds.ok() ? *ds : nullptr;
-}
 
 RowChanges Diff(const DatasetPtr& from, const DatasetPtr& to) {
   auto diff = DiffRows(*from, *to);
@@ -37,7 +28,7 @@ RowChanges Diff(const DatasetPtr& from, const DatasetPtr& to) {
 
 TEST(DiffRows, SameVersionHasNoChanges) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("diff_same"));
+  auto ds = testing::WriteTestDataset(fs, MemPath("diff_same"), 10, testing::StableRowIds(true));
   RowChanges c = Diff(ds, ds);
   EXPECT_TRUE(c.inserted.empty() && c.updated.empty() && c.deleted.empty());
   EXPECT_EQ(c.rebuild_reason, "");
@@ -45,7 +36,7 @@ TEST(DiffRows, SameVersionHasNoChanges) {
 
 TEST(DiffRows, AppendUpdateAndDeleteAreReported) {
   auto fs = io::MemoryFileSystem();
-  auto v1 = Create(fs, MemPath("diff_ops"));
+  auto v1 = testing::WriteTestDataset(fs, MemPath("diff_ops"), 10, testing::StableRowIds(true));
   auto rows = TestReader(10, 3);
   auto v2 = v1->Append(rows.get());
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
@@ -70,7 +61,7 @@ TEST(DiffRows, AppendUpdateAndDeleteAreReported) {
 
 TEST(DiffRows, UpdatedThenDeletedRowIsDeleted) {
   auto fs = io::MemoryFileSystem();
-  auto v1 = Create(fs, MemPath("diff_upd_del"));
+  auto v1 = testing::WriteTestDataset(fs, MemPath("diff_upd_del"), 10, testing::StableRowIds(true));
   int64_t n = 0;
   auto new_rows = TestReader(100, 1);
   auto v2 = v1->UpdateRows({3}, new_rows.get(), &n);
@@ -85,7 +76,7 @@ TEST(DiffRows, UpdatedThenDeletedRowIsDeleted) {
 
 TEST(DiffRows, CompactionIsNoChange) {
   auto fs = io::MemoryFileSystem();
-  auto v1 = Create(fs, MemPath("diff_compact"));
+  auto v1 = testing::WriteTestDataset(fs, MemPath("diff_compact"), 10, testing::StableRowIds(true));
   DatasetPtr ds = v1;
   for (int i = 0; i < 3; ++i) {
     auto rows = TestReader(10 + i * 5, 5);
@@ -114,7 +105,7 @@ TEST(DiffRows, CompactionIsNoChange) {
 TEST(DiffRows, RestoreOverwriteAndGoingBackAskForRebuild) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("diff_restore");
-  auto v1 = Create(fs, path);
+  auto v1 = testing::WriteTestDataset(fs, path, 10, testing::StableRowIds(true));
   auto rows = TestReader(10, 1);
   auto v2 = v1->Append(rows.get());
   ASSERT_TRUE(v2.ok());
@@ -134,7 +125,7 @@ TEST(DiffRows, RestoreOverwriteAndGoingBackAskForRebuild) {
 
 TEST(DiffRows, NeedsStableRowIds) {
   auto fs = io::MemoryFileSystem();
-  auto ds = Create(fs, MemPath("diff_plain"), false);
+  auto ds = testing::WriteTestDataset(fs, MemPath("diff_plain"), 10, testing::StableRowIds(false));
   auto diff = DiffRows(*ds, *ds);
   ASSERT_FALSE(diff.ok());
   EXPECT_TRUE(diff.status().IsInvalidArgument());
@@ -143,7 +134,8 @@ TEST(DiffRows, NeedsStableRowIds) {
 
 TEST(RowIdsToAddresses, ResolvesRangeFragmentsWithoutDecoding) {
   auto fs = io::MemoryFileSystem();
-  auto v1 = Create(fs, MemPath("ids_to_addresses"));
+  auto v1 =
+      testing::WriteTestDataset(fs, MemPath("ids_to_addresses"), 10, testing::StableRowIds(true));
   auto rows = TestReader(10, 5);
   auto v2 = v1->Append(rows.get());  // fragment 1: ids [10, 15)
   ASSERT_TRUE(v2.ok());
@@ -165,7 +157,7 @@ TEST(RowIdsToAddresses, ResolvesRangeFragmentsWithoutDecoding) {
 
 TEST(RowAddressesWhereIn, FindsLiveRowsByKeyInScanOrder) {
   auto fs = io::MemoryFileSystem();
-  auto v1 = Create(fs, MemPath("where_in"));
+  auto v1 = testing::WriteTestDataset(fs, MemPath("where_in"), 10, testing::StableRowIds(true));
   auto rows = TestReader(10, 5);
   auto v2 = v1->Append(rows.get());  // fragment 1: ids [10, 15)
   ASSERT_TRUE(v2.ok());
@@ -193,7 +185,7 @@ TEST(RowAddressesWhereIn, FindsLiveRowsByKeyInScanOrder) {
 TEST(MergeRowsGuarded, SetsMetadataAndRefusesToRebase) {
   auto fs = io::MemoryFileSystem();
   const std::string path = MemPath("merge_guarded");
-  auto v1 = Create(fs, path);
+  auto v1 = testing::WriteTestDataset(fs, path, 10, testing::StableRowIds(true));
   MergeChanges changes;
   changes.removed = {0};
   MergeRowsOptions options;

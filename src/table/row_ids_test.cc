@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 template <typename T>
 std::string Bytes(const std::vector<T>& v) {

@@ -17,7 +17,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// Forwards to another file system and counts the bytes of range reads.
 class CountingFileSystem : public io::FileSystem {

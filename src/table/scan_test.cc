@@ -12,7 +12,7 @@
 #include "table/table_test_util.h"
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// Write one data file of `columns` (named per `schema`, ids from `first_id`) under data/.
 pb::DataFile WriteFile(const io::FileSystemPtr& fs, const std::string& root,

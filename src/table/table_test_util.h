@@ -56,6 +56,23 @@ inline std::unique_ptr<array::RecordBatchReader> TestReader(int64_t start, int64
 }
 
 /// A unique path in the process-wide memory file system.
+/// Write rows [0, rows) of the test schema as a new dataset at `path`; nullptr (and a test
+/// failure) when the write fails.
+inline DatasetPtr WriteTestDataset(const io::FileSystemPtr& fs, const std::string& path,
+                                   int64_t rows, const WriteParams& params = {}) {
+  auto reader = TestReader(0, rows);
+  auto ds = Dataset::Write(fs, path, reader.get(), params);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return ds.ok() ? *ds : nullptr;
+}
+
+/// Write parameters with stable row ids on or off.
+inline WriteParams StableRowIds(bool stable) {
+  WriteParams params;
+  params.enable_stable_row_ids = stable;
+  return params;
+}
+
 inline std::string MemPath(const std::string& name) {
   static std::atomic<int> counter{0};
   return "table-test/" + name + "-" + std::to_string(counter++) + "-" +

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace lancedb::table {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(Tags, JsonRoundTripInLancesLayout) {
   TagContents tag;

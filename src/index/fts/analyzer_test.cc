@@ -15,7 +15,7 @@
 #include <vector>
 
 namespace lancedb::index::fts {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using Tokens = std::vector<std::pair<std::string, uint32_t>>;
 

@@ -18,7 +18,7 @@
 #include "common/test_dirs.h"
 
 namespace lancedb::index::fts {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using Entries = std::vector<std::pair<std::string, uint64_t>>;
 

@@ -15,7 +15,7 @@
 #include "index/fts/fts_params.h"
 
 namespace lancedb::index::fts {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(PostingCodec, FullAndTailBlocksRoundTrip) {
   std::mt19937 rng(7);

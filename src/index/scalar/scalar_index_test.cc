@@ -17,7 +17,7 @@
 #include "index/scalar/scalar_index_internal.h"
 
 namespace lancedb::index::scalar {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 

@@ -12,7 +12,7 @@
 #include "index/vector/random.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using array::FloatToHalf;
 using array::HalfToFloat;
@@ -122,7 +122,7 @@ TEST_P(DistanceLevels, HalfBatchEqualsFloatBatchOverTheRoundedValues) {
                     from_float.data());
       for (int64_t r = 0; r < rows; ++r) {
         const float a = from_half[r], b = from_float[r];
-        SCOPED_TRACE(testing::Message()
+        SCOPED_TRACE(::testing::Message()
                      << DistanceTypeName(type) << " dim=" << dim << " row=" << r);
         ASSERT_EQ(std::isnan(a), std::isnan(b));
         if (std::isnan(a)) continue;
@@ -191,5 +191,5 @@ TEST(Distance, BatchCoversEveryElementType) {
   EXPECT_EQ(out[1], 8.0f);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

@@ -11,7 +11,7 @@
 #include "index/vector/test_util.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 using array::FloatToHalf;
 
@@ -100,5 +100,5 @@ TEST(FlatSearch, HalfAndDoubleAndHamming) {
   EXPECT_TRUE(badk.status().IsInvalidArgument());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

@@ -9,7 +9,7 @@
 #include "index/vector/hnsw_builder.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 // A partition with more than 2^31 bytes of vectors: 2100 rows of 2^18 float32 (1 MiB each) in
 // a sparse anonymous mapping (untouched pages read as zeros and cost no memory). Each row
@@ -47,5 +47,5 @@ TEST(HnswSlow, PartitionLargerThan2GiB) {
   munmap(mem, bytes);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

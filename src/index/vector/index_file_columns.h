@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Building the Arrow columns of an index file from plain value arrays: shared by the writers of
-// lancedb-cpp's own index layout (ivf_persist_write.cc) and of Lance's (lance_ivf_write.cc).
+// The file names an IVF index's directory holds, and building the Arrow columns of an index
+// file from plain value arrays: shared by the readers and writers of lancedb-cpp's own index
+// layout (ivf_persist_*.cc) and of Lance's (lance_ivf_*.cc), which use the same two names.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,11 @@
 #include "array/builder.h"
 
 namespace lancedb::index::vector {
+
+/// The IVF index file (centroids and partition offsets, or the partitions themselves).
+inline constexpr char kIndexFile[] = "index.idx";
+/// The quantized vectors' storage file of an IVF index.
+inline constexpr char kAuxiliaryFile[] = "auxiliary.idx";
 
 /// A column of `n` non-null values of `type` (a primitive type whose C type is T), copied.
 template <typename T>

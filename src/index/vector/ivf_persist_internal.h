@@ -7,15 +7,14 @@
 
 #include <string_view>
 
+#include "index/vector/index_file_columns.h"
 #include "index/vector/pq_builder.h"
 #include "index/vector/quantizer.h"
 #include "index/vector/rq_builder.h"
 
 namespace lancedb::index::vector {
 
-inline constexpr char kIndexFile[] = "index.idx";
 inline constexpr char kQuantizerFile[] = "quantizer.idx";
-inline constexpr char kAuxiliaryFile[] = "auxiliary.idx";
 inline constexpr char kHnswFile[] = "hnsw.idx";
 
 // index.idx columns.

@@ -11,7 +11,7 @@
 #include "index/vector/test_util.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 constexpr size_t kDim = 32;
 constexpr int64_t kRows = 4000;
@@ -291,5 +291,5 @@ TEST(IvfProgress, ReportsStages) {
   EXPECT_EQ(last, 1.0);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

@@ -15,15 +15,14 @@
 #include <set>
 #include <string>
 
+#include "common/test_util.h"
 #include "index/vector/ivf_builder.h"
 #include "index/vector/kmeans_kernels.h"
 #include "index/vector/pq_builder.h"
 #include "index/vector/test_util.h"
 
-extern char** environ;
-
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(KMeans, FindsWellSeparatedClusters) {
   const size_t dim = 16;
@@ -392,20 +391,10 @@ std::string TrainedBytes(uint64_t seed) {
 }
 
 std::string RunChild(uint64_t seed, const std::string& out_path) {
-  std::string filter = "--gtest_filter=KMeans.SeededTrainingChild";
-  std::string env_out = "LANCEDB_TEST_TRAIN_OUT=" + out_path;
-  std::string env_seed = "LANCEDB_TEST_TRAIN_SEED=" + std::to_string(seed);
-  std::vector<char*> envp;
-  for (char** e = environ; *e; ++e) envp.push_back(*e);
-  envp.push_back(env_out.data());
-  envp.push_back(env_seed.data());
-  envp.push_back(nullptr);
-  std::string self = "/proc/self/exe";
-  char* argv[] = {self.data(), filter.data(), nullptr};
-  pid_t pid;
-  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv, envp.data()) != 0) return "spawn";
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = ::lancedb::testing::RunTestInChild(
+      "KMeans.SeededTrainingChild",
+      {"LANCEDB_TEST_TRAIN_OUT=" + out_path, "LANCEDB_TEST_TRAIN_SEED=" + std::to_string(seed)});
+  if (status == -1) return "spawn";
   std::ifstream in(out_path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -435,5 +424,5 @@ TEST(KMeans, SeededTrainingIsIdenticalAcrossProcesses) {
   EXPECT_NE(x->centroids, y->centroids);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

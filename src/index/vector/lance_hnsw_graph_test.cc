@@ -15,7 +15,7 @@
 #include "index/vector/rust_heap.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 
@@ -159,5 +159,5 @@ TEST(LanceHnswGraph, RejectsInconsistentGraphs) {
   EXPECT_TRUE(g.Read(4).status().IsCorruption());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

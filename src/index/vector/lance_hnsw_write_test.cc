@@ -22,7 +22,7 @@
 #include "index/vector/test_util.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 constexpr size_t kDim = 16;
 constexpr int64_t kRows = 600;
@@ -289,5 +289,5 @@ TEST(LanceHnswWrite, DecodesStoragesToTheirVectors) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

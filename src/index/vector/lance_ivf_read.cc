@@ -15,6 +15,7 @@
 #include "format/file_reader.h"
 #include "index/proto/lance_ivf.pb.h"
 #include "index/vector/flat_storage.h"
+#include "index/vector/index_file_columns.h"
 #include "index/vector/lance_hnsw_graph.h"
 #include "index/vector/lance_pq_storage.h"
 #include "index/vector/lance_rq_storage.h"
@@ -26,9 +27,6 @@ namespace {
 
 namespace lpb = lance::index::pb;
 using nlohmann::json;
-
-constexpr char kIndexFile[] = "index.idx";
-constexpr char kAuxiliaryFile[] = "auxiliary.idx";
 
 /// One index file, read whole, with its schema metadata.
 class LanceIndexFile {

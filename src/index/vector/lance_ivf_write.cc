@@ -34,9 +34,6 @@ namespace lpb = lance::index::pb;
 using array::ArrayPtr;
 using nlohmann::ordered_json;
 
-constexpr char kIndexFile[] = "index.idx";
-constexpr char kAuxiliaryFile[] = "auxiliary.idx";
-
 /// One column of a file: name, values and nullability (as Lance declares it).
 struct Column {
   std::string name;

@@ -24,7 +24,7 @@
 #include "index/vector/test_util.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 constexpr size_t kDim = 16;
 constexpr int64_t kRows = 600;
@@ -367,5 +367,5 @@ TEST(LanceIvfWrite, RqRoundTripsThroughLanceFiles) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

@@ -16,7 +16,7 @@
 #include "index/vector/lance_heap.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// Lance's packed layout: blocks of 32 rows, byte j of a code byte's 32 holding the low nibbles
 /// of rows P[j] and P[j] + 16, byte 16 + j their high nibbles; the rest column-major.
@@ -239,5 +239,5 @@ TEST(LanceRqStorage, MultiBitScanSkipsRowsWhoseLowerBoundCannotEnter) {
   EXPECT_EQ(filtered.entries().size(), 10u);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

@@ -16,7 +16,7 @@
 #include "index/vector/lance_sq_storage.h"
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 std::vector<uint64_t> Ids(const LanceHeap& heap) {
   std::vector<uint64_t> ids;
@@ -195,5 +195,5 @@ TEST(LancePqStorage, DistanceTableEntriesAreLanceSums) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

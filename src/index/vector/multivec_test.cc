@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 TEST(MultivectorDistance, SumsTheNearestRowVectorPerQueryVector) {
   // Two query vectors, three row vectors, dim 2.
@@ -73,5 +73,5 @@ TEST(VectorsOfPartition, KeepsEachRowsVectorsOfThePartitionInOrder) {
             (std::vector<float>{-2, 0.1f}));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector

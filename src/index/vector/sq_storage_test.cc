@@ -9,7 +9,7 @@
 #include <random>
 
 namespace lancedb::index::vector {
-namespace {
+namespace LANCEDB_TEST_FILE_NS {
 
 /// The distance computed in the documented order: eight lanes (lane u sums the dimensions
 /// j = u mod 8, the tail goes to lane 0), then pairwise.
@@ -63,5 +63,5 @@ TEST(SqDistanceComputer, MatchesTheReferenceBitForBit) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::vector
