@@ -321,5 +321,5 @@ TEST(RecordBatchReader, VectorReaderReadsAll) {
   EXPECT_EQ(reader->Next().ValueUnsafe(), nullptr);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

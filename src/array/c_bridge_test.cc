@@ -520,5 +520,5 @@ TEST(CBridge, ImportStreamReportsGetSchemaFailure) {
   EXPECT_EQ(releases, 1);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

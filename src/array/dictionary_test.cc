@@ -211,5 +211,5 @@ TEST(DictionaryArray, NullArrayAndRendering) {
   EXPECT_EQ(ArrayToString(*Colors()), "[\"b\", null, \"a\", \"b\", \"c\"]");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

@@ -243,5 +243,5 @@ TEST(Half, RandomFloatsRoundTripWithinHalfAnUlp) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

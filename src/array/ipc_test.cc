@@ -488,5 +488,5 @@ print("pyarrow read", len(files), "files")
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array::ipc

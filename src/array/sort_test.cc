@@ -221,5 +221,5 @@ TEST(CheckSortable, EveryTypeOfTheLayerHasAnOrder) {
   EXPECT_TRUE(CheckSortable(fixed_size_binary(4)).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

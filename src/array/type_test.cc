@@ -121,5 +121,5 @@ TEST(Schema, EqualsAndMetadata) {
   EXPECT_FALSE(a->Equals(*schema({field("b", int32())})));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::array

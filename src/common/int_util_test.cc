@@ -24,5 +24,5 @@ TEST(IntUtil, LoadsAreLittleEndianAtAnyAlignment) {
   EXPECT_EQ(LoadU64(bytes + 1), 0x0807060504030201ull);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::int_util

@@ -90,5 +90,5 @@ TEST(BitUtil, CountsAndCopiesBitsAtAnyOffset) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -49,5 +49,5 @@ TEST(TestDirs, SourceDirHoldsTheRepository) {
       << SourceDir();
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::testdirs

@@ -289,5 +289,5 @@ TEST(ConcurrentWriters, ReadersSeeWholeCommitsWhileOthersWrite) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

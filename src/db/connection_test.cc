@@ -419,5 +419,5 @@ TEST(ConnectionProcesses, FourProcessesAppendToOneTable) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

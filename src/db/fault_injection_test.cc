@@ -278,5 +278,5 @@ TEST(FaultInjection, FailedDeletesLeaveTheTableAsItWas) {
   for (const auto& c : Cases()) RunWithFaults(c, Fs::Target::kDelete, Fs::Fault::kError);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -429,7 +429,7 @@ TEST(FullTextSearch, BadInputIsAClearErrorAndWritesNothing) {
   expect_error(ParseFullTextQueryJson("{\"nope\":{}}").status(), "unknown query kind");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb
 
 namespace lancedb {
@@ -541,5 +541,5 @@ TEST(HybridSearch, ReciprocalRankFusionOfTheTwoSearches) {
   EXPECT_FALSE(t->HybridSearch({1.0f}, FullTextQuery::Match("dog", "text")).Execute(&bad).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

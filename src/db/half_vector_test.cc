@@ -384,5 +384,5 @@ TEST(HalfVectors, IndexOnBFloat16ColumnEqualsIndexOnFloatColumn) {
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -337,5 +337,5 @@ TEST(IndexMetadata, TokenizeUsesTheOptionsTheIndexStores) {
   EXPECT_EQ(stemmed, (Tokens{{"run", 0}}));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

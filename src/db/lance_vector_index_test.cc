@@ -67,5 +67,5 @@ TEST(LanceVectorIndex, SearchReturnsLanceDbsRowsAndDistances) {
   EXPECT_EQ(plan.find("KNNVectorDistance"), std::string::npos) << plan;
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -118,5 +118,5 @@ TEST(KeyIndex, MatchesFixedSizeBinaryAndNestedKeys) {
   EXPECT_EQ(Join({lists}, {probe_lists}), (std::vector<int64_t>{1, 0}));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::db

@@ -294,5 +294,5 @@ TEST(MultivectorSearch, RowsAppendedAfterTheIndexAreFound) {
   EXPECT_NEAR(Column<float>(*refined, "_distance")[0], expected[0].first, 1e-4);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -347,5 +347,5 @@ TEST(FtsQueryOrderBy, SortsTheBestRows) {
   EXPECT_EQ(window->num_rows(), 3);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -152,5 +152,5 @@ TEST(QueryPrune, LateColumnsGatheredAcrossScanBatches) {
   EXPECT_EQ(ids, expected);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -342,5 +342,5 @@ TEST(ScalarIndices, BadInputIsRejectedAndWritesNothing) {
   EXPECT_TRUE(indices.empty());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

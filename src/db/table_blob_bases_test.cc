@@ -188,5 +188,5 @@ TEST(TableBlobBases, DatasetRootBasesHoldNoExternalBlobs) {
   EXPECT_EQ(*t->CountRows(), 0);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -477,5 +477,5 @@ TEST_F(CloneTest, BadClonesAreRefused) {
   EXPECT_EQ(names, std::vector<std::string>{"t"});
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

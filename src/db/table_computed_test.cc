@@ -149,5 +149,5 @@ TEST(ComputedColumns, InputsCannotBeDroppedOrRenamed) {
   EXPECT_TRUE(t->AlterColumns({rename}).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

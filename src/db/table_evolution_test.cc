@@ -386,5 +386,5 @@ TEST(SchemaEvolution, IncompatibleNestedCastsLeaveTheTableUnchanged) {
   EXPECT_EQ(SchemaOf(t)->ToString(), before->schema()->ToString());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -423,5 +423,5 @@ TEST(Optimize, DefaultKeepsRecentVersions) {
   EXPECT_EQ(*t->CountRows(), 40);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -307,5 +307,5 @@ TEST(MergeInsert, BadInputLeavesTableUnchanged) {
   EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1}, {2, 2}}));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -234,5 +234,5 @@ TEST(TableQuery, ConcurrentDeletesEachCommitOnce) {
   std::filesystem::remove_all(dir.string() + "_100");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -257,5 +257,5 @@ TEST(TableAddProgress, EmptyInputAndFailuresStillReportDone) {
   EXPECT_TRUE(reports[0].done);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -237,5 +237,5 @@ TEST(VectorIndexStableRowIds, IvfPqMatchesBruteForceThroughDeleteUpdateAndCompac
   RunLifecycle("memory://vi_stable_pq", config, false);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

@@ -531,5 +531,5 @@ TEST(VectorQuery, IndexManagement) {
   EXPECT_TRUE(t->DropIndex("vector_idx").IsNotFound());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb

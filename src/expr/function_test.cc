@@ -32,5 +32,5 @@ TEST(FunctionRegistry, EveryNameIsUniqueLowerCaseAndFound) {
   EXPECT_EQ(FindFunction("LOWER"), nullptr);  // the parser lower-cases names
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::expr

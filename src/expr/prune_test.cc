@@ -207,5 +207,5 @@ TEST_F(PruneTest, UnknownsMayMatch) {
   EXPECT_TRUE(May("f = 100"));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::expr

@@ -92,5 +92,5 @@ TEST(Regex, MatchingIsLinearInTheText) {
   EXPECT_FALSE(Like(text, "^(a*)*b"));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::expr

@@ -395,5 +395,5 @@ TEST(SqlCaseRunner, WrongResultsFail) {
   EXPECT_EQ(RunText("column: x nosuchtype\nrow: 1\nfilter: x > 1\nexpect: none\n").size(), 1u);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::expr

@@ -75,5 +75,5 @@ TEST(Utf8, BytesThatAreNotUtf8AreCopied) {
   EXPECT_EQ(Utf8Fold("\x80Σ"), "\x80σ");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::expr

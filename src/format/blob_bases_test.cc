@@ -135,5 +135,5 @@ TEST(OpenBlobLocation, DecodesFileUris) {
   EXPECT_EQ(fs, io::MemoryFileSystem());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

@@ -248,5 +248,5 @@ TEST(BlobSidecarPath, NamesBitsLeastSignificantFirst) {
   EXPECT_EQ(BlobSidecarPath("data/abc.lance", 6), "data/abc/01100000000000000000000000000000.blob");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

@@ -78,5 +78,5 @@ TEST(FileCompat, WriteEveryTypeForPylance) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

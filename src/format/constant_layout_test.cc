@@ -137,5 +137,5 @@ TEST(ConstantLayout, RejectsBadScalarBuffersAndLevels) {
   EXPECT_FALSE(DecodeConstant(c, path, 2, {Buffer::Allocate(0), Buffer::Allocate(0)}, &out).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

@@ -228,5 +228,5 @@ std::vector<lance::encodings21::PageLayout> PageLayouts(const io::FileSystemPtr&
   return out;
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

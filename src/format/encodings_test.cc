@@ -418,5 +418,5 @@ TEST(Levels, OutOfLineBitpackedLevels) {
   EXPECT_TRUE(DecodeLevels(e, std::span(bytes).first(10), 700, &out).IsCorruption());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

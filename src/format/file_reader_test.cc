@@ -508,5 +508,5 @@ TEST(FileWriter21, RoundTripsManyEmptyListsAndLongValues) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

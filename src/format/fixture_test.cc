@@ -118,5 +118,5 @@ TEST(FixtureTake, TakeEqualsReadAndSelectOnLanceDb20File) {
   TakeEqualsReadAndSelect("types_20.lance");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

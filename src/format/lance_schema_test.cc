@@ -141,5 +141,5 @@ TEST(LanceSchema, ReportsBadInput) {
   EXPECT_EQ(projected->fields()[0].id, 1);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

@@ -205,5 +205,5 @@ TEST(Statistics, FileWriterKeepsThemInAGlobalBuffer) {
   EXPECT_EQ(*none, nullptr);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

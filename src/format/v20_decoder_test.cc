@@ -239,5 +239,5 @@ TEST(V20Reader, CorruptPageNamesFileColumnAndPage) {
   EXPECT_TRUE((*reader)->Read({(*reader)->schema().fields()[0].id}, 0, 10).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::format

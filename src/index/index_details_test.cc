@@ -103,5 +103,5 @@ TEST(LanceVectorDetails, CorruptBytesAreAnError) {
   ASSERT_RAISES(kCorruption, "VectorIndexDetails", LanceVectorDetailsJson("\xff\xff\xff"));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index

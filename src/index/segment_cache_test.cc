@@ -38,5 +38,5 @@ TEST(SegmentCache, OpensOnceAndReleasesWhatATableNoLongerRegisters) {
   EXPECT_EQ(cache.size(), 3u);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index

@@ -123,5 +123,5 @@ TEST(VectorIndexDeterminism, SameSeedSameBytesAcrossProcesses) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index

@@ -315,5 +315,5 @@ TEST(VectorIndexTable, ConcurrentOverwriteConflictsAndLeavesNoFiles) {
   EXPECT_TRUE(!std::filesystem::exists(dir) || std::filesystem::is_empty(dir));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index

@@ -169,5 +169,5 @@ TEST(ResolveUri, MapsSchemes) {
   EXPECT_TRUE(ResolveUri("", &fs, &path).IsInvalidArgument());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::io

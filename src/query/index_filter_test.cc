@@ -144,5 +144,5 @@ TEST(IndexFilter, EvaluationFollowsThreeValuedLogicAndDropsDeletedRows) {
   EXPECT_TRUE(rows("id = 220").empty());  // in the uncovered fragment: left to the scan
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::query

@@ -114,5 +114,5 @@ TEST(Clone, SameRootNormalizesPaths) {
   EXPECT_FALSE(SameRoot("/a/b/t.lance", "/a/b/u.lance"));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

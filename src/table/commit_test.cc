@@ -271,5 +271,5 @@ TEST(Commit, CorruptedManifestOnOpenIsCorruption) {
   EXPECT_TRUE(Dataset::Open(fs, path).status().IsCorruption());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

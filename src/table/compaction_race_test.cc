@@ -145,5 +145,5 @@ TEST(CompactionRace, CompactionOfOtherFragmentsRebasesOverADelete) {
   EXPECT_EQ(compacted->manifest().proto().fragments_size(), 2);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -129,5 +129,5 @@ TEST(TableCompat, ReadTableFromPylance) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -240,5 +240,5 @@ TEST(Conflicts, DocumentedTableIsTheTableInTheCode) {
   EXPECT_EQ(rows, kNumOpKinds - 1);  // every kind lancedb-cpp knows
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -68,5 +68,5 @@ TEST(CreateIndexOperation, UuidText) {
   EXPECT_EQ(IndexUuidString(m), "01234567-89ab-cdef-0123-456789abcdef");
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -378,5 +378,5 @@ TEST(Dataset, LocalDiskRoundTripAndV1Naming) {
   EXPECT_EQ(ScanIds(*reopened), Range(0, 100));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

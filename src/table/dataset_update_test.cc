@@ -181,5 +181,5 @@ TEST(DatasetUpdate, TwoUpdatesOfTheSameRowConflict) {
   EXPECT_EQ(rows[5].first, 50.0);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -98,5 +98,5 @@ TEST(Deletion, ReadsFixtureFiles) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -238,5 +238,5 @@ TEST(Fixtures, ScanDenseDelIds) {
   EXPECT_EQ(ids.back(), 11999.0);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

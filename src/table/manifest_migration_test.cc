@@ -124,5 +124,5 @@ TEST(MigrateManifestNaming, InterruptedMigrationLeavesAReadableTable) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -242,5 +242,5 @@ TEST(Manifest, FixtureOpsHasIndices) {
   EXPECT_EQ(m->proto().reader_feature_flags() & kFlagDeletionFiles, kFlagDeletionFiles);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -85,5 +85,5 @@ TEST(MergeRows, BadChangesCommitNothing) {
   EXPECT_EQ(NumDataFiles(*fs, path), files);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

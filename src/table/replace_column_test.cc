@@ -84,5 +84,5 @@ TEST(ReplaceColumnValues, ConcurrentAppendIsARetryableConflict) {
   EXPECT_TRUE(written.status().IsRetryable());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

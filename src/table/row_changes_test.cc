@@ -212,5 +212,5 @@ TEST(MergeRowsGuarded, SetsMetadataAndRefusesToRebase) {
   EXPECT_EQ(after->size(), files->size());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

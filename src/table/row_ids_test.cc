@@ -104,5 +104,5 @@ TEST(RowIds, FragmentSequenceMustCoverPhysicalRows) {
   EXPECT_TRUE(versions->empty());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

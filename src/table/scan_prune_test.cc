@@ -282,5 +282,5 @@ TEST(StatsCompat, WriteTableForPylance) {
   EXPECT_EQ(ds->manifest().proto().fragments_size(), 3);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -120,5 +120,5 @@ TEST(Scan, FieldsSpreadOverFilesWithTombstonesAndMissingColumns) {
   EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

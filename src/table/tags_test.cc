@@ -47,5 +47,5 @@ TEST(Tags, BadFilesAreCorruptionNamingTheTag) {
   }
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::table

@@ -658,5 +658,5 @@ TEST(Analyzer, MakeRejectsBadNgramLengths) {
   EXPECT_TRUE(Analyzer::Make(options).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::fts

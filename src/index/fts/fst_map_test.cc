@@ -208,5 +208,5 @@ TEST(FstMap, RandomMutationsNeverCrash) {
   EXPECT_GT(decoded_ok, 0);
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::fts

@@ -103,5 +103,5 @@ TEST(FtsParams, JsonAndDetailsRoundTripWithLanceDefaults) {
   EXPECT_FALSE(DecodeInvertedIndexDetails(std::string("\x0a\x7f", 2)).ok());
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::fts

@@ -277,5 +277,5 @@ TEST(ScalarIndex, UnsuitableColumnsAreRejectedNamingThem) {
   EXPECT_OK(CheckIndexableType(ScalarIndexType::kLabelList, "tags", *la::list(la::utf8())));
 }
 
-}  // namespace
+}  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::index::scalar
