@@ -68,7 +68,7 @@ endfunction()
 function(lancedb_add_test target label)
   cmake_parse_arguments(ARG "" "SHARDS" "" ${ARGN})
   lancedb_test_file_namespace(${target})
-  target_link_libraries(${target} PRIVATE GTest::gtest GTest::gtest_main)
+  target_link_libraries(${target} PRIVATE GTest::gtest lancedb_gtest_main)
   target_compile_definitions(${target} PRIVATE
     LANCEDB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     LANCEDB_TEST_FIXTURES_DIR="${LANCEDB_FIXTURES_DIR}")
@@ -100,7 +100,7 @@ function(lancedb_add_tsan_test layer)
   endforeach()
   add_executable(${layer}_tsan_test ${_files})
   lancedb_test_file_namespace(${layer}_tsan_test)
-  target_link_libraries(${layer}_tsan_test PRIVATE lancedb_${layer} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${layer}_tsan_test PRIVATE lancedb_${layer} GTest::gtest lancedb_gtest_main)
   target_compile_options(${layer}_tsan_test PRIVATE ${LANCEDB_TEST_COMPILE_OPTIONS})
   target_compile_definitions(${layer}_tsan_test PRIVATE
     LANCEDB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 def gtest_counts(directory: pathlib.Path):
     ran = skipped = failed = 0
-    for report in sorted(directory.glob("*.json")):
+    for report in sorted(directory.rglob("*.json")):
         data = json.loads(report.read_text())
         for suite in data.get("testsuites", []):
             for case in suite.get("testsuite", []):
