@@ -121,7 +121,9 @@ class Connection {
 };
 
 /// Connect to the database at `uri`: a local directory (created on first write) or
-/// `memory://name`. InvalidArgument / NotSupported for malformed or unsupported URIs.
+/// `memory://name`, a new empty database in memory that lives as long as the connection or its
+/// tables (each memory:// connection is its own, as in LanceDB). InvalidArgument /
+/// NotSupported for malformed or unsupported URIs.
 Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options = {});
 
 }  // namespace lancedb

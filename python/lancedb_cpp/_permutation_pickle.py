@@ -5,8 +5,6 @@ as its location and name, to be reopened; an in-memory table as its data, to be 
 
 from __future__ import annotations
 
-import uuid
-import weakref
 from typing import Any, Dict
 
 import pyarrow as pa
@@ -15,14 +13,11 @@ from ._permutation_reader import sync_table
 
 
 def memory_table(name: str, data: pa.Table) -> Any:
-    """`data` as table `name` of a fresh in-memory database, dropped with the returned table
-    (memory:// databases are shared by the whole process)."""
+    """`data` as table `name` of a new in-memory database of its own (every memory://
+    connection is its own database; its memory goes with the last reference to the table)."""
     from . import connect
 
-    db = connect(f"memory://lancedb-cpp-permutations/{uuid.uuid4().hex}")
-    table = db.create_table(name, data)
-    weakref.finalize(table, db._inner.drop_all_tables)
-    return table
+    return connect("memory://").create_table(name, data)
 
 
 def table_to_pickle_state(table: Any) -> Dict[str, Any]:

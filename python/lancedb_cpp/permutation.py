@@ -8,8 +8,8 @@ base version it was built from; see ``_permutation_build``). ``Permutation`` rea
 it from the base table, pinned to that version, as batches in a chosen format (see
 ``_permutation_reader``); ``Permutations`` indexes the splits by name or number.
 
-Permutation tables live in memory (a fresh ``memory://`` database per table, dropped when the
-table object is collected), as LanceDB's do.
+Permutation tables live in memory (a ``memory://`` database of their own, gone with the last
+reference to the table), as LanceDB's do.
 """
 
 from __future__ import annotations

@@ -524,13 +524,17 @@ def test_async_builder_and_async_tables(pair):
     assert p.num_rows == 20
 
 
-def test_permutation_table_memory_is_released(pair):
-    table = ours.permutation_builder(pair[0]).execute()
-    uri = "memory://" + table.uri[len("/memory/") : -len("/permutation.lance")]
-    assert _table_names(lancedb_cpp.connect(uri)) == ["permutation"]
-    del table
-    gc.collect()
+def test_permutation_tables_are_memory_databases_of_their_own(pair):
+    first = ours.permutation_builder(pair[0]).execute()
+    second = ours.permutation_builder(pair[0]).split_random(ratios=[0.5, 0.5], seed=3).execute()
+    assert first.uri.startswith("/memory/") and second.name == first.name == "permutation"
+    # Reconnecting to the URI is a new, empty database: the tables are reachable only through
+    # their handles, and each keeps its own rows.
+    uri = "memory://" + first.uri[len("/memory/") : -len("/permutation.lance")]
     assert _table_names(lancedb_cpp.connect(uri)) == []
+    assert first.count_rows() == second.count_rows() == pair[0].count_rows()
+    ids = sorted(first.to_arrow()["row_id"].to_pylist())
+    assert ids == sorted(second.to_arrow()["row_id"].to_pylist()) and len(set(ids)) == len(ids)
 
 
 # ---- Bad input -------------------------------------------------------------------------------

@@ -223,3 +223,16 @@ def test_top_level_names(tmp_path):
     assert lancedb_cpp.blob("payload") == lancedb.blob("payload")
     with pytest.raises(NotImplementedError, match="sessions"):
         lancedb_cpp.Session()
+
+
+@pytest.mark.parametrize("module", [lancedb, lancedb_cpp], ids=["lancedb", "lancedb_cpp"])
+def test_every_memory_connection_is_its_own_database(module):
+    first, second = module.connect("memory://"), module.connect("memory://")
+    first.create_table("test", pa.table({"id": [1, 2]}))
+    assert list(second.list_tables().tables) == []
+    second.create_table("test", pa.table({"id": [7]}))  # no "already exists"
+    assert first.open_table("test").count_rows() == 2
+    assert second.open_table("test").to_arrow()["id"].to_pylist() == [7]
+    named = module.connect("memory://same-name")
+    named.create_table("t", pa.table({"id": [1]}))
+    assert list(module.connect("memory://same-name").list_tables().tables) == []

@@ -213,6 +213,9 @@ class LocalConnection : public Connection {
     io::FileSystemPtr source_fs;
     std::string source_path;
     LANCEDB_RETURN_NOT_OK(io::ResolveUri(source_uri, &source_fs, &source_path));
+    // A memory:// source is a table of this connection's own store (another memory://
+    // connection's tables are out of reach, as in LanceDB).
+    if (source_uri.starts_with("memory://") && uri_.starts_with("memory://")) source_fs = fs_;
     std::optional<std::string> branch;
     std::optional<uint64_t> version = options.source_version;
     if (options.source_tag) {
@@ -335,6 +338,9 @@ Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptio
   io::FileSystemPtr fs;
   std::string root;
   LANCEDB_RETURN_NOT_OK(io::ResolveUri(uri, &fs, &root));
+  // Every memory:// connection is its own empty database, as in LanceDB: two connections to
+  // the same memory:// URI do not see each other's tables.
+  if (uri.starts_with("memory://")) fs = io::NewMemoryFileSystem();
   if (options.read_consistency_interval && options.read_consistency_interval->count() < 0) {
     return Status::InvalidArgument("read_consistency_interval must not be negative");
   }

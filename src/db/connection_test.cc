@@ -13,6 +13,7 @@
 
 #include "array/builder.h"
 #include "array/c_bridge.h"
+#include "io/file_system.h"
 #include "lancedb/lancedb.h"
 
 namespace lancedb {
@@ -80,7 +81,12 @@ class ConnectionTest : public ::testing::TestWithParam<bool> {
       dir_ = ::mkdtemp(tmpl);
       uri_ = dir_;
     } else {
-      uri_ = "memory://db-test-" + std::to_string(::getpid()) + "-" +
+      // The in-memory store under a scheme of its own, which several connections of one test
+      // share (two memory:// connections are two databases, MemoryConnection below).
+      static const bool registered =
+          io::RegisterFileSystem("sharedmem", io::NewMemoryFileSystem()).ok();
+      ASSERT_TRUE(registered);
+      uri_ = "sharedmem://db-test-" + std::to_string(::getpid()) + "-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name();
     }
     auto db = Connect(uri_);
@@ -378,6 +384,35 @@ TEST_P(ConnectionTest, ReadConsistencyIntervalZeroSeesOtherWriters) {
 
 INSTANTIATE_TEST_SUITE_P(LocalAndMemory, ConnectionTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Local" : "Memory"; });
+
+TEST(MemoryConnection, EveryConnectionIsItsOwnDatabase) {
+  std::shared_ptr<Table> kept;
+  {
+    auto a = *Connect("memory://same");
+    auto b = *Connect("memory://same");
+    ArrowArrayStream s = Stream({MakeBatch(0, 5)});
+    auto t = a->CreateTable("t", &s);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    kept = *t;
+    EXPECT_EQ(*a->TableNames(), std::vector<std::string>{"t"});
+    EXPECT_TRUE(b->TableNames()->empty());
+    EXPECT_TRUE(b->OpenTable("t").status().IsNotFound());
+    ArrowArrayStream s2 = Stream({MakeBatch(0, 2)});
+    auto other = b->CreateTable("t", &s2);
+    ASSERT_TRUE(other.ok()) << other.status().ToString();
+    EXPECT_EQ(*(*other)->CountRows(), 2);
+    EXPECT_EQ(*(*a->OpenTable("t"))->CountRows(), 5);
+    // A memory:// source of a clone is a table of the connection's own store.
+    auto clone = a->CloneTable("c", "memory://same/t.lance");
+    ASSERT_TRUE(clone.ok()) << clone.status().ToString();
+    EXPECT_EQ(*(*clone)->CountRows(), 5);
+    auto elsewhere = *Connect("memory://same");
+    EXPECT_TRUE(elsewhere->CloneTable("c", "memory://same/t.lance").status().IsNotFound());
+  }
+  // A table outlives its connection, with its data.
+  EXPECT_EQ(*kept->CountRows(), 5);
+  EXPECT_TRUE((*Connect("memory://same"))->TableNames()->empty());
+}
 
 TEST(ConnectionProcesses, FourProcessesAppendToOneTable) {
   char tmpl[] = "/tmp/lancedb-proc-test-XXXXXX";

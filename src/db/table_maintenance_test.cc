@@ -28,6 +28,14 @@ namespace LANCEDB_TEST_FILE_NS {
 
 namespace la = lancedb::array;
 
+/// "shared://name": an in-memory database that the tests below also reach under the table's
+/// handle (io::ResolveUri gives the same store), which a memory:// connection's store is not.
+std::string SharedMemoryUri(const std::string& name) {
+  static const bool registered = io::RegisterFileSystem("shared", io::NewMemoryFileSystem()).ok();
+  EXPECT_TRUE(registered);
+  return "shared://" + name;
+}
+
 la::SchemaPtr Schema() {
   return la::schema({la::field("id", la::int64(), false), la::field("s", la::utf8()),
                      la::field("l", la::list(la::int32()))});
@@ -144,10 +152,10 @@ uint64_t IndexedFragments(const std::string& uri) {
 }
 
 TEST(Compaction, ParallelCompactionWithAnIndex) {
-  auto t = MakeTable("memory://compactidx", 64, 10);
-  RegisterIndex("memory://compactidx");
+  auto t = MakeTable(SharedMemoryUri("compactidx"), 64, 10);
+  RegisterIndex(SharedMemoryUri("compactidx"));
   ASSERT_TRUE(t->CheckoutLatest().ok());  // see the index commit made beside the handle
-  EXPECT_EQ(IndexedFragments("memory://compactidx"), 64u);
+  EXPECT_EQ(IndexedFragments(SharedMemoryUri("compactidx")), 64u);
   const uint64_t before = *t->version();
   CompactionOptions o;
   o.target_rows_per_fragment = 20;
@@ -159,7 +167,7 @@ TEST(Compaction, ParallelCompactionWithAnIndex) {
   EXPECT_EQ(*t->CountRows(), 640);
   EXPECT_EQ(*t->version(), before + 2);
   // The rewritten rows are no longer claimed by the index: queries take the unindexed path.
-  EXPECT_EQ(IndexedFragments("memory://compactidx"), 0u);
+  EXPECT_EQ(IndexedFragments(SharedMemoryUri("compactidx")), 0u);
 }
 
 TEST(Compaction, PreservesValuesNullsAndEmptiesAfterDeletes) {
@@ -254,7 +262,7 @@ TEST(NewTableOptions, BadValuesAreRejected) {
   EXPECT_TRUE(db2->CreateTable("t", &s).status().IsNotSupported());
 }
 
-/// The manifest of table `name` in the database `uri` (memory:// or a local directory).
+/// The manifest of table `name` in the database `uri` (SharedMemoryUri or a local directory).
 table::DatasetPtr OpenDataset(const std::string& uri, const std::string& name) {
   io::FileSystemPtr fs;
   std::string root;
@@ -268,7 +276,7 @@ TEST(NewTableOptions, TableLevelOptionsOverrideTheConnections) {
   ConnectOptions connection;
   connection.storage_options["new_table_enable_stable_row_ids"] = "true";
   connection.storage_options["region"] = "us-east-1";
-  const std::string uri = "memory://tableopts";
+  const std::string uri = SharedMemoryUri("tableopts");
   auto db = *Connect(uri, connection);
   ArrowArrayStream s;
   ASSERT_TRUE(la::ExportRecordBatchReader(la::MakeVectorReader(Schema(), {Rows(0, 3)}), &s).ok());

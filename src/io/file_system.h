@@ -82,8 +82,10 @@ using FileSystemPtr = std::shared_ptr<FileSystem>;
 
 /// The local disk.
 FileSystemPtr LocalFileSystem();
-/// The process-wide in-memory store used for memory:// URIs.
+/// The process-wide in-memory store ResolveUri serves memory:// URIs from.
 FileSystemPtr MemoryFileSystem();
+/// A new, empty in-memory store of its own (each memory:// connection has one, as in LanceDB).
+FileSystemPtr NewMemoryFileSystem();
 
 /// Resolve a URI ("/abs/dir", "rel/dir", "file:///abs", "memory://name", or a scheme given to
 /// RegisterFileSystem) to a file system and a path within it. NotSupported for other schemes.

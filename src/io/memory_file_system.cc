@@ -154,4 +154,6 @@ FileSystemPtr MemoryFileSystem() {
   return fs;
 }
 
+FileSystemPtr NewMemoryFileSystem() { return std::make_shared<MemoryFs>(); }
+
 }  // namespace lancedb::io
