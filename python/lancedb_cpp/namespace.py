@@ -36,6 +36,10 @@ from .sql import AsyncQuery as AsyncSqlQuery  # noqa: F401
 from .table import LanceTable, Table  # noqa: F401
 from .util import validate_table_name  # noqa: F401
 
+# The largest `k` a namespace query_table request carries (an i32 in the namespace protocol):
+# an unlimited read asks for this many rows.
+_MAX_QUERY_K = 2**31 - 1
+
 # The directory namespace's properties; both modes must stay on (V1 listing + V2 manifest).
 _DIR_PROPERTIES = ("root", "manifest_enabled", "dir_listing_enabled")
 

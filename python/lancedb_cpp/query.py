@@ -32,6 +32,28 @@ _BLOB_MODES = ("lazy", "bytes", "descriptions")
 _DEFAULT_BATCH = 1024
 
 
+def ensure_vector_query(val: Any) -> Any:
+    """`val` when it has the shape of a vector query LanceDB accepts (a list of floats, a list
+    of such lists, a pyarrow array or a list of them); ValueError, as LanceDB raises, for an
+    empty list, a list holding an empty list, or a bare float. Other values give None, as in
+    LanceDB (the search itself then converts or rejects them)."""
+    if isinstance(val, float):
+        raise ValueError("Vector query must be a list of floats or a list of lists of floats")
+    sample = val
+    if isinstance(val, list):
+        if not val:
+            raise ValueError("Vector query must be a non-empty list")
+        sample = val[0]
+    if isinstance(sample, pa.Array) or isinstance(sample, float):
+        return val
+    if isinstance(sample, list):
+        if not sample:
+            raise ValueError("Vector query must be a non-empty list")
+        if isinstance(sample[0], float):
+            return val
+    return None
+
+
 class _Deadline:
     """A query's ``timeout``: started when the query starts, checked as each batch of results
     is produced (a search computes its top-k before its first batch, so it is checked once

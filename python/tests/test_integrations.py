@@ -91,3 +91,17 @@ def test_background_loop_runs_coroutines():
 
     with pytest.raises(KeyError):
         LOOP.run(fail())
+
+
+def test_ensure_vector_query_as_lancedb():
+    import lancedb.query as real
+
+    import lancedb_cpp.query as ours
+
+    for value in ([1.0, 2.0], [[1.0], [2.0]], pa.array([1.0]), [pa.array([1.0])], "text", 3):
+        assert ours.ensure_vector_query(value) is real.ensure_vector_query(value)
+    for bad in ([], [[]], 1.5):
+        with pytest.raises(ValueError) as theirs:
+            real.ensure_vector_query(bad)
+        with pytest.raises(ValueError, match=str(theirs.value)):
+            ours.ensure_vector_query(bad)
