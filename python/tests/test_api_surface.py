@@ -106,7 +106,7 @@ ALLOWED.update(
             f"lancedb.query.{name}"
             for name in (
                 "BaseQueryBuilder", "LOOP", "blob_auto_row_id_for_scan",
-                "blob_v2_projection_sources", "check_reranker_result", "ensure_vector_query",
+                "blob_v2_projection_sources", "check_reranker_result",
                 "finalize_blob_query_table", "flatten_columns", "fts_query_to_json",
                 "is_blob_like_field", "replace_v2_blob_columns_with_bytes",
                 "replace_v2_blob_columns_with_bytes_sync", "schema_has_blob_field",
