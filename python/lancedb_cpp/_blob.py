@@ -161,8 +161,29 @@ def stash_row_ids(tbl: pa.Table, blob_columns: Iterable[str]) -> pa.Table:
         mask = col.is_null() if col.null_count else None
         new = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
         index = tbl.schema.get_field_index(name)
-        tbl = tbl.set_column(index, pa.field(name, new.type, tbl.schema.field(index).nullable), new)
+        tbl = tbl.set_column(index, tbl.schema.field(index).with_type(new.type), new)
     return tbl.drop_columns(["_rowid"])
+
+
+def stash_auto_row_ids(tbl: pa.Table, blob_paths: Iterable[str]) -> pa.Table:
+    """LanceDB's name for stash_row_ids, with its errors: the result must carry ``_rowid`` and
+    one of the blob v2 columns `blob_paths` names (top-level columns here)."""
+    if "_rowid" not in tbl.column_names:
+        raise ValueError("query result has no '_rowid' column to hide")
+    paths = list(blob_paths)
+    nested = [p for p in paths if "." in p and p.split(".")[0] in tbl.column_names]
+    if nested:
+        raise NotImplementedError(
+            f"stash_auto_row_ids: nested blob columns ({', '.join(nested)}) are not supported "
+            "by lancedb_cpp")
+    if not any(p in tbl.column_names for p in paths):
+        raise ValueError("query result has no blob v2 column to carry a row id")
+    return stash_row_ids(tbl, paths)
+
+
+def read_row_ids_from_hits(hits: pa.Table, blob_column: str) -> List[int]:
+    """LanceDB's name for row_ids_of on a query result."""
+    return row_ids_of(hits, blob_column)
 
 
 def strip_row_ids(tbl: pa.Table) -> pa.Table:

@@ -293,3 +293,23 @@ def test_update_and_vector_search_keep_blobs(db):
     hits = t.search([1.0, 1.0]).limit(1).with_row_id(True).to_arrow()
     assert hits["id"].to_pylist() == [2]
     assert t.fetch_blobs("img", hits).to_pylist() == [BIG]
+
+
+def test_row_id_stash_helpers_match_lancedb(both):
+    import lancedb._blob as real
+
+    import lancedb_cpp._blob as ours
+
+    for mod, conn, helpers in ((lancedb_cpp, both[0], ours), (lancedb, both[1], real)):
+        hits = _make(mod, conn).search().with_row_id(True).limit(10).to_arrow()
+        row_ids = hits["_rowid"].to_pylist()
+        stashed = helpers.stash_auto_row_ids(hits, ["img"])
+        assert "_rowid" not in stashed.column_names
+        assert stashed.schema.field("img").metadata == hits.schema.field("img").metadata
+        assert helpers.read_row_ids_from_hits(stashed, "img") == row_ids
+        with pytest.raises(ValueError, match="no '_rowid' column to hide"):
+            helpers.stash_auto_row_ids(stashed, ["img"])
+        with pytest.raises(ValueError, match="no blob v2 column"):
+            helpers.stash_auto_row_ids(hits, ["other"])
+        with pytest.raises(ValueError, match="no '_rowid' column and no '_lance_row_id'"):
+            helpers.read_row_ids_from_hits(hits.drop_columns(["_rowid"]), "img")
