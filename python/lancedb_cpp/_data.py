@@ -118,17 +118,41 @@ def _table_from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Tabl
     float32/float64 values for them (built as float32, then cast: rounded once to float16)."""
     if schema is None:
         return pa.Table.from_pylist(rows)
-    wide = pa.schema([f.with_type(_widen_half(f.type)) for f in schema], metadata=schema.metadata)
+    wide = pa.schema([_row_field(f, rows) for f in schema], metadata=schema.metadata)
     if wide.equals(schema):
         return pa.Table.from_pylist(rows, schema=schema)
     table = pa.Table.from_pylist(rows, schema=wide)
     # Column by column (not Table.cast): a null in a non-nullable field is reported later, by
-    # the caller's own check, as for any other field.
+    # the caller's own check, as for any other field. Blob columns built from bytes or URI
+    # strings stay so: the write coerces them to blob descriptors (_blob.coerce_blob_reader).
     columns = [
-        column if field.type == wide_field.type else column.cast(field.type)
+        column if field.type == wide_field.type or _is_blob_source(field, wide_field)
+        else column.cast(field.type)
         for column, field, wide_field in zip(table.columns, schema, wide)
     ]
-    return pa.Table.from_arrays(columns, schema=schema)
+    fields = [w if _is_blob_source(f, w) else f for f, w in zip(schema, wide)]
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=schema.metadata))
+
+
+def _row_field(field: pa.Field, rows: List[dict]) -> pa.Field:
+    """The field the rows' values for `field` are built as: float16 widened (_widen_half); a
+    blob v2 column given bytes or strings (inline payloads or external URIs, as LanceDB
+    accepts in rows) as binary or string."""
+    from .schema import is_blob_v2_field
+
+    if is_blob_v2_field(field):
+        sample = next((r.get(field.name) for r in rows if r.get(field.name) is not None), None)
+        if isinstance(sample, (bytes, bytearray, memoryview)):
+            return field.with_type(pa.large_binary())
+        if isinstance(sample, str):
+            return field.with_type(pa.large_utf8())
+        return field
+    return field.with_type(_widen_half(field.type))
+
+
+def _is_blob_source(field: pa.Field, built: pa.Field) -> bool:
+    return built.type != field.type and (pa.types.is_large_binary(built.type)
+                                         or pa.types.is_large_string(built.type))
 
 
 def _from_pylist(rows: List[dict], schema: Optional[pa.Schema]) -> pa.Table:

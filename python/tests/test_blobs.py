@@ -313,3 +313,14 @@ def test_row_id_stash_helpers_match_lancedb(both):
             helpers.stash_auto_row_ids(hits, ["other"])
         with pytest.raises(ValueError, match="no '_rowid' column and no '_lance_row_id'"):
             helpers.read_row_ids_from_hits(hits.drop_columns(["_rowid"]), "img")
+
+
+def test_rows_with_bytes_fill_a_blob_column_as_in_lancedb(both):
+    payloads = []
+    for mod, conn in ((lancedb_cpp, both[0]), (lancedb, both[1])):
+        t = conn.create_table("rows", schema=_schema(mod))
+        t.add([{"id": 1, "img": b"abc"}, {"id": 2, "img": None}, {"id": 3, "img": b""}])
+        assert t.count_rows() == 3
+        hits = t.search().with_row_id(True).limit(10).to_arrow().sort_by("id")
+        payloads.append(t.fetch_blobs("img", hits).to_pylist())
+    assert payloads[0] == payloads[1]
