@@ -2,7 +2,7 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """The helper modules LanceDB ships and its users import: integrations.pyarrow (a table as a
 PyArrow dataset, read by DuckDB), conftest (mock embedding functions), background_loop;
-compared with the installed lancedb where it has the same."""
+remote.errors; compared with the installed lancedb where it has the same."""
 
 import asyncio
 
@@ -105,3 +105,19 @@ def test_ensure_vector_query_as_lancedb():
             real.ensure_vector_query(bad)
         with pytest.raises(ValueError, match=str(theirs.value)):
             ours.ensure_vector_query(bad)
+
+
+@pytest.mark.parametrize("errors", ["lancedb.remote.errors", "lancedb_cpp.remote.errors"])
+def test_remote_errors_keep_their_fields_through_pickle(errors):
+    import importlib
+    import pickle
+
+    mod = importlib.import_module(errors)
+    retry = mod.RetryError("too many", "r1", 3, 1, 2, 5, 3, 3, status_code=503)
+    for err in (mod.LanceDBClientError("bad", "r0"), mod.HttpError("missing", "r2", 404), retry):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)
+        assert isinstance(back, RuntimeError) and isinstance(back, mod.LanceDBClientError)
+        assert vars(back) == vars(err)
+    assert retry.status_code == 503 and retry.max_request_failures == 5
+    assert mod.LanceDBClientError("x", "r").status_code is None
