@@ -105,8 +105,38 @@ class _Closable:
 
     def _checked(self, inner: Any) -> Any:
         if not self._open:
+            if self._kind == "Table":  # LanceDB's words
+                raise RuntimeError(f"Table {self._inner.name} is closed")
             raise RuntimeError(f"{self._kind} is closed")
         return inner
+
+
+def _text_is_hybrid(table: Table, vector_column: Optional[str]) -> bool:
+    """Whether LanceDB's async ``search("text")`` would be hybrid on `table`: the (named, or
+    the only) embedding function's source column has an FTS index."""
+    funcs = table.embedding_functions
+    if vector_column is not None:
+        conf = funcs.get(vector_column)
+    elif len(funcs) == 1:
+        conf = next(iter(funcs.values()))
+    else:
+        return False
+    if conf is None:
+        return False
+    return any(
+        idx.index_type == "FTS" and list(idx.columns) == [conf.source_column]
+        for idx in table.list_indices()
+    )
+
+
+def _interval_text(interval: Any) -> str:
+    """A read-consistency interval as LanceDB's reprs print it: None, or seconds ('5s',
+    '0.5s')."""
+    if interval is None:
+        return "None"
+    secs = interval.total_seconds() if hasattr(interval, "total_seconds") else float(interval)
+    text = repr(float(secs))
+    return (text[:-2] if text.endswith(".0") else text) + "s"
 
 
 class AsyncConnection(_Closable):
@@ -122,8 +152,11 @@ class AsyncConnection(_Closable):
         return self._inner.uri
 
     def __repr__(self) -> str:
-        state = "open" if self._open else "closed"
-        return f"AsyncConnection(uri={self._inner.uri!r}, {state})"
+        # LanceDB's: the database's own description while open.
+        if not self._open:
+            return "ClosedConnection"
+        rci = _interval_text(self._inner.read_consistency_interval)
+        return f"ListingDatabase(uri={self._inner.uri}, read_consistency_interval={rci})"
 
     _kind = "Connection"
 
@@ -466,7 +499,12 @@ class AsyncTable(_Closable):
         self._open = True
 
     def __repr__(self) -> str:
-        return f"AsyncTable({self._inner!r})"
+        # LanceDB's: the native table's description while open.
+        if not self._open:
+            return f"ClosedTable({self._inner.name})"
+        conn = getattr(self._inner, "_conn", None)
+        rci = _interval_text(getattr(conn, "read_consistency_interval", None))
+        return f"NativeTable({self._inner.name}, uri={self._inner.uri}, read_consistency_interval={rci})"
 
     _kind = "Table"
 
@@ -697,10 +735,18 @@ class AsyncTable(_Closable):
         ordering_field_name: Optional[str] = None,
         fts_columns: Optional[Union[str, List[str]]] = None,
     ) -> AsyncQueryBase:
-        """Start a vector, full-text or hybrid search (see ``Table.search``)."""
-        inner = self._t().search(
-            query, vector_column_name, query_type, ordering_field_name, fts_columns
-        )
+        """Start a vector, full-text or hybrid search (see ``Table.search``). As in LanceDB,
+        ``query_type="auto"`` with a text query makes a hybrid query when the text's
+        embedding source column has an FTS index."""
+        if query_type not in ("auto", "vector", "fts", "hybrid"):
+            raise ValueError(f"Unknown query type: '{query_type}'")  # LanceDB's words
+        table = self._t()
+        if query_type == "auto" and isinstance(query, str) and _text_is_hybrid(
+            table, vector_column_name
+        ):
+            query_type = "hybrid"
+        inner = table.search(query, vector_column_name, query_type, ordering_field_name,
+                             fts_columns)
         return wrap_sync_query(inner, self)
 
     def vector_search(self, query_vector: Any) -> AsyncVectorQuery:

@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 def _check_name(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a string, got {type(value).__name__}")
+    if what == "branch name" and not value:
+        # LanceDB's words; an empty name never means the main branch.
+        raise ValueError("Invalid input, branch name must be a non-empty string")
     return value
 
 

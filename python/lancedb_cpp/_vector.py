@@ -74,6 +74,26 @@ def _inferred_column(table: "Table", dim: int) -> Optional[str]:
     return names[0] if len(names) == 1 else None
 
 
+def _check_nprobes(minimum: Optional[int], maximum: Optional[int]) -> None:
+    """LanceDB's checks of ``minimum_nprobes`` / ``maximum_nprobes`` at execution: with both
+    set, the minimum is taken as is and the maximum checked against it; with one set, it is
+    checked against the other's default (20). A maximum of 0 means no bound."""
+    min_msg = "Invalid input, minimum_nprobes must be greater than 0"
+    max_msg = "Invalid input, maximum_nprobes must be greater than or equal to minimum_nprobes"
+    if minimum is not None and maximum is not None:
+        if maximum != 0 and maximum < minimum:
+            raise ValueError(max_msg)
+    elif minimum is not None:
+        if minimum <= 0:
+            raise ValueError(min_msg)
+        if minimum > 20:
+            raise ValueError(
+                "Invalid input, minimum_nprobes must be less than or equal to maximum_nprobes"
+            )
+    elif maximum is not None and maximum != 0 and maximum < 20:
+        raise ValueError(max_msg)
+
+
 class LanceVectorQueryBuilder(LanceQueryBuilder):
     """A nearest-neighbour query (``table.search(vector)``).
 
@@ -227,6 +247,7 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
     def _native_args(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
         columns = self._columns
         self._reject_fragments("vector search")
+        _check_nprobes(self._minimum_nprobes, self._maximum_nprobes)
         return dict(
             vectors=self._vectors,
             column=self._vector_column,

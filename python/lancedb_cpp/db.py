@@ -154,7 +154,9 @@ class DBConnection:
         )
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__}(uri={self._uri!r})"
+        # LanceDB's: this class is its LanceDBConnection.
+        name = "LanceDBConnection" if type(self) is DBConnection else type(self).__name__
+        return f"{name}(uri={self._uri!r})"
 
     @property
     def _catalog(self) -> DirectoryCatalog:

@@ -359,7 +359,7 @@ class Table(IndexMixin):
         _native.migrate_manifest_paths_v2(self._inner)
 
     def __repr__(self) -> str:
-        return f"LanceTable(name={self.name!r}, version={self.version})"
+        return f"LanceTable(name={self.name!r}, _conn={self._conn!r})"  # LanceDB's
 
     def __len__(self) -> int:
         return self.count_rows()
@@ -628,8 +628,8 @@ class Table(IndexMixin):
         # LanceDB ignores ordering_field_name since its Tantivy index was removed.
         reject_unsupported("search", ordering_field_name=(ordering_field_name, None))
         if query_type not in ("auto", "vector", "fts", "hybrid"):
-            raise ValueError(
-                f"Invalid query_type {query_type!r}; expected auto, vector, fts or hybrid"
+            raise ValueError(  # LanceDB's words (it takes "hybrid" as well)
+                f"Invalid query_type, must be 'vector', 'fts', or 'auto': {query_type}"
             )
         if query_type == "hybrid":
             from ._fts import LanceHybridQueryBuilder

@@ -463,9 +463,12 @@ Result<VectorPlan> PlanVectorQuery(table::DatasetPtr dataset, const VectorQueryR
   }
   if (request.maximum_nprobes && *request.maximum_nprobes != 0 &&
       *request.maximum_nprobes < request.minimum_nprobes) {
-    return Status::InvalidArgument("maximum_nprobes must be at least minimum_nprobes");
+    return Status::InvalidArgument(
+        "Invalid input, maximum_nprobes must be greater than or equal to minimum_nprobes");
   }
-  if (request.minimum_nprobes == 0) return Status::InvalidArgument("nprobes must be positive");
+  if (request.minimum_nprobes == 0) {
+    return Status::InvalidArgument("Invalid input, minimum_nprobes must be greater than 0");
+  }
   if (request.refine_factor && *request.refine_factor == 0) {
     return Status::InvalidArgument("refine_factor must be positive");
   }

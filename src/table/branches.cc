@@ -121,7 +121,8 @@ Status ValidateBranchName(const std::string& name) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument("Invalid branch name '" + name + "': " + why);
   };
-  if (name.empty()) return bad("it is empty");
+  if (name.empty())
+    return Status::InvalidArgument("Invalid input, branch name must be a non-empty string");
   if (name == "main") return bad("'main' names the main branch");
   if (name.front() == '/' || name.back() == '/') return bad("it must not start or end with '/'");
   if (name.find("//") != std::string::npos) return bad("it must not contain '//'");

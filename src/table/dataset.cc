@@ -110,8 +110,9 @@ Result<DatasetPtr> Dataset::Open(io::FileSystemPtr fs, std::string path,
   auto manifest = ReadManifest(*fs, path, target, listing.NamingOf(target));
   if (!manifest.ok()) {
     if (manifest.status().IsNotFound() && version) {
-      return Status::NotFound("Version " + std::to_string(target) + " of dataset '" + path +
-                              "' not found; latest is " + std::to_string(listing.versions.back()));
+      // Lance's words, for a version past the latest as for one cleaned up.
+      return Status::NotFound("Version " + std::to_string(target) +
+                              " no longer exists. Was it cleaned up?");
     }
     return manifest.status();
   }

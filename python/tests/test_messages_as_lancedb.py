@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""Errors and reprs a LanceDB user sees, compared with the installed lancedb on the same
+table: nprobes bounds, query types, missing versions, empty branch names, connection and
+table reprs (sync and async), closed async handles."""
+
+import asyncio
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import lancedb_cpp
+
+QUERY = [0.1] * 8
+
+
+def make_table(mod, path):
+    rng = np.random.default_rng(7)
+    vectors = rng.random((300, 8), dtype=np.float32).tolist()
+    data = pa.table({"vector": pa.array(vectors, pa.list_(pa.float32(), 8)), "id": range(300)})
+    db = mod.connect(path)
+    return db, db.create_table("t", data)
+
+
+def outcome(call):
+    """What a call gave: ('ok', type name) or (exception type name, message)."""
+    try:
+        return ("ok", type(call()).__name__)
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return (type(e).__name__, str(e))
+
+
+CASES = {
+    "min_nprobes_zero": lambda t: t.search(QUERY).minimum_nprobes(0).to_list(),
+    "min_above_default_max": lambda t: t.search(QUERY).minimum_nprobes(30).to_list(),
+    "max_below_min": lambda t: t.search(QUERY).minimum_nprobes(10).maximum_nprobes(5).to_list(),
+    "max_zero_is_unbounded": lambda t: t.search(QUERY).maximum_nprobes(0).to_list(),
+    "min_equal_max": lambda t: t.search(QUERY).minimum_nprobes(4).maximum_nprobes(4).to_list(),
+    "unknown_query_type": lambda t: t.search(QUERY, query_type="foo"),
+    "missing_version": lambda t: t.checkout(999),
+    "empty_branch_name": lambda t: t.branches.checkout(""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sync_outcomes_as_lancedb(tmp_path, case):
+    _, ours = make_table(lancedb_cpp, tmp_path / "ours")
+    _, theirs = make_table(lancedb, tmp_path / "theirs")
+    got, want = outcome(lambda: CASES[case](ours)), outcome(lambda: CASES[case](theirs))
+    assert got == want
+    if case != "max_zero_is_unbounded" and case != "min_equal_max":
+        assert got[0] == "ValueError"  # the cases are errors in LanceDB; the oracle must agree
+
+
+def test_sync_reprs_as_lancedb(tmp_path):
+    db_ours, ours = make_table(lancedb_cpp, tmp_path / "d")
+    want = f"LanceTable(name='t', _conn=LanceDBConnection(uri='{tmp_path / 'd'}'))"
+    assert repr(ours) == want
+    assert repr(db_ours).startswith("LanceDBConnection(")
+    db_theirs, theirs = make_table(lancedb, tmp_path / "e")
+    assert repr(theirs) == want.replace("/d'", "/e'")
+    assert type(db_theirs).__name__ == "LanceDBConnection"
+
+
+async def async_story(mod, path):
+    seen = []
+    db = await mod.connect_async(path)
+    seen.append(repr(db).replace(str(path), "D"))
+    t = await db.open_table("t")
+    seen.append(repr(t).replace(str(path), "D"))
+    try:
+        await t.search("x", query_type="foo")
+    except Exception as e:  # noqa: BLE001
+        seen.append((type(e).__name__, str(e)))
+    t.close()
+    seen.append(repr(t))
+    try:
+        await t.count_rows()
+    except Exception as e:  # noqa: BLE001
+        seen.append((type(e).__name__, str(e)))
+    db.close()
+    seen.append(repr(db))
+    return seen
+
+
+def test_async_reprs_and_closed_handles_as_lancedb(tmp_path):
+    make_table(lancedb_cpp, tmp_path / "ours")
+    make_table(lancedb, tmp_path / "theirs")
+    got = asyncio.run(async_story(lancedb_cpp, tmp_path / "ours"))
+    want = asyncio.run(async_story(lancedb, tmp_path / "theirs"))
+    assert got == want
+    assert got[0] == "ListingDatabase(uri=D, read_consistency_interval=None)"
+    assert got[-2] == ("RuntimeError", "Table t is closed")
