@@ -90,6 +90,19 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       t.kind = Tok::kBinary;
       t.text = std::move(*bytes);
       i = j + 1;
+    } else if (c == '0' && i + 1 < s.size() && s[i + 1] == 'x') {
+      // 0xCAFE: a binary literal too (an odd digit count takes a leading 0, as DataFusion).
+      size_t j = i + 2;
+      while (j < s.size() && std::isxdigit(static_cast<unsigned char>(s[j]))) ++j;
+      if (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) {
+        return SyntaxError(
+            i, "invalid hexadecimal literal starting " + std::string(s.substr(i, j + 1 - i)));
+      }
+      std::string digits(s.substr(i + 2, j - i - 2));
+      if (digits.size() % 2 != 0) digits.insert(digits.begin(), '0');
+      t.kind = Tok::kBinary;
+      t.text = *DecodeHex(digits);
+      i = j;
     } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
                static_cast<unsigned char>(c) >= 0x80) {
       size_t j = i;
