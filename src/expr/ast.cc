@@ -74,6 +74,15 @@ std::string LiteralSql(const Literal& lit) {
       }
       return out + "'";
     }
+    case LiteralKind::kBinary: {
+      static const char kHex[] = "0123456789ABCDEF";
+      std::string out = "X'";
+      for (char c : lit.string_value) {
+        out += kHex[static_cast<unsigned char>(c) >> 4];
+        out += kHex[static_cast<unsigned char>(c) & 15];
+      }
+      return out + "'";
+    }
     case LiteralKind::kDate:
       return "DATE(" + std::to_string(lit.int_value) + ")";
     case LiteralKind::kTimestamp:

@@ -52,7 +52,16 @@ enum class NodeKind : uint8_t {
   kArray,     // [args...] or make_array(args...)
 };
 
-enum class LiteralKind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp };
+enum class LiteralKind : uint8_t {
+  kNull,
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kBinary,  // bytes in string_value (X'...')
+  kDate,
+  kTimestamp
+};
 
 /// A literal value. Dates are days since the epoch; timestamps microseconds since the epoch.
 struct Literal {

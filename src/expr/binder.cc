@@ -461,6 +461,7 @@ Result<BoundPtr> Binder::BindLiteral(const Node& n) {
       e->kind = ValueKind::kFloat;
       break;
     case LiteralKind::kString:
+    case LiteralKind::kBinary:
       e->kind = ValueKind::kString;
       break;
     case LiteralKind::kDate:
@@ -473,6 +474,7 @@ Result<BoundPtr> Binder::BindLiteral(const Node& n) {
   e->type = n.literal.kind == LiteralKind::kTimestamp ? array::timestamp(array::TimeUnit::kNano)
                                                       : DefaultType(e->kind);
   if (n.literal.kind == LiteralKind::kInt && n.literal.is_unsigned) e->type = array::uint64();
+  if (n.literal.kind == LiteralKind::kBinary) e->type = array::binary();
   return BoundPtr(e);
 }
 

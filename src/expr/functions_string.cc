@@ -48,6 +48,14 @@ Status EvalLength(FunctionCall& call, Vec* out) {
   return Status::OK();
 }
 
+/// octet_length: bytes, not characters (binary and string arguments).
+Status EvalOctetLength(FunctionCall& call, Vec* out) {
+  for (size_t i = 0; i < call.length; ++i) {
+    out->ints[i] = call.IsValid(*out, i) ? static_cast<int64_t>(call.args[0].strings[i].size()) : 0;
+  }
+  return Status::OK();
+}
+
 std::string_view TrimChars(std::string_view s, std::string_view chars, bool left, bool right) {
   if (left) {
     while (!s.empty() && chars.find(s.front()) != std::string_view::npos) s.remove_prefix(1);
@@ -192,6 +200,7 @@ constexpr FunctionDef kStringFunctions[] = {
     {{"lower"}, 1, 1, kPropagate, BindStringToString, EvalLower},
     {{"upper"}, 1, 1, kPropagate, BindStringToString, EvalUpper},
     {{"length", "char_length", "character_length"}, 1, 1, kPropagate, BindLength, EvalLength},
+    {{"octet_length"}, 1, 1, kPropagate, BindLength, EvalOctetLength},
     {{"trim", "btrim"}, 1, 2, kPropagate, BindStringToString, EvalTrim<true, true>},
     {{"ltrim"}, 1, 2, kPropagate, BindStringToString, EvalTrim<true, false>},
     {{"rtrim"}, 1, 2, kPropagate, BindStringToString, EvalTrim<false, true>},

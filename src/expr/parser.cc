@@ -10,16 +10,19 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
+
+#include "expr/arrow_type_name.h"
 
 namespace lancedb::expr {
 
 namespace {
 
-enum class Tok : uint8_t { kEnd, kIdent, kQuotedIdent, kString, kNumber, kSymbol };
+enum class Tok : uint8_t { kEnd, kIdent, kQuotedIdent, kString, kBinary, kNumber, kSymbol };
 
 struct Token {
   Tok kind = Tok::kEnd;
-  std::string text;  // identifier / string content / number / symbol
+  std::string text;  // identifier / string content / bytes / number / symbol
   size_t pos = 0;
 };
 
@@ -44,6 +47,25 @@ Status SyntaxError(size_t pos, const std::string& what) {
                                  what);
 }
 
+/// The bytes of an even number of hexadecimal digits; nullopt if `hex` is not that.
+std::optional<std::string> DecodeHex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
 Result<std::vector<Token>> Lex(std::string_view s) {
   std::vector<Token> out;
   size_t i = 0;
@@ -55,8 +77,34 @@ Result<std::vector<Token>> Lex(std::string_view s) {
     }
     Token t;
     t.pos = i;
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-        static_cast<unsigned char>(c) >= 0x80) {
+    if ((c == 'x' || c == 'X') && i + 1 < s.size() && s[i + 1] == '\'') {
+      // X'CAFE': a binary literal, two hexadecimal digits a byte.
+      size_t j = i + 2;
+      while (j < s.size() && s[j] != '\'') ++j;
+      if (j == s.size()) return SyntaxError(i, "unterminated binary literal");
+      auto bytes = DecodeHex(s.substr(i + 2, j - i - 2));
+      if (!bytes) {
+        return SyntaxError(i, "invalid binary literal " + std::string(s.substr(i, j + 1 - i)) +
+                                  ": expected an even number of hexadecimal digits");
+      }
+      t.kind = Tok::kBinary;
+      t.text = std::move(*bytes);
+      i = j + 1;
+    } else if (c == '0' && i + 1 < s.size() && s[i + 1] == 'x') {
+      // 0xCAFE: a binary literal too (an odd digit count takes a leading 0, as DataFusion).
+      size_t j = i + 2;
+      while (j < s.size() && std::isxdigit(static_cast<unsigned char>(s[j]))) ++j;
+      if (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) {
+        return SyntaxError(
+            i, "invalid hexadecimal literal starting " + std::string(s.substr(i, j + 1 - i)));
+      }
+      std::string digits(s.substr(i + 2, j - i - 2));
+      if (digits.size() % 2 != 0) digits.insert(digits.begin(), '0');
+      t.kind = Tok::kBinary;
+      t.text = *DecodeHex(digits);
+      i = j;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+               static_cast<unsigned char>(c) >= 0x80) {
       size_t j = i;
       while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
                               static_cast<unsigned char>(s[j]) >= 0x80)) {
@@ -180,6 +228,8 @@ class Parser {
         return "end of input";
       case Tok::kString:
         return "'" + t.text + "'";
+      case Tok::kBinary:
+        return "binary literal";
       case Tok::kQuotedIdent:
         return "`" + t.text + "`";
       default:
@@ -340,6 +390,13 @@ class Parser {
         Next();
         auto n = MakeNode(NodeKind::kLiteral, t.pos);
         n->literal.kind = LiteralKind::kString;
+        n->literal.string_value = t.text;
+        return NodePtr(n);
+      }
+      case Tok::kBinary: {
+        Next();
+        auto n = MakeNode(NodeKind::kLiteral, t.pos);
+        n->literal.kind = LiteralKind::kBinary;
         n->literal.string_value = t.text;
         return NodePtr(n);
       }
@@ -609,6 +666,25 @@ class Parser {
       }
     }
     LANCEDB_RETURN_NOT_OK(ExpectSymbol(")"));
+    if (n->name == "arrow_cast") return ArrowCast(std::move(n));
+    return NodePtr(n);
+  }
+
+  /// arrow_cast(expr, 'Arrow type name') -> CAST(expr AS type), as DataFusion.
+  static Result<NodePtr> ArrowCast(std::shared_ptr<Node> call) {
+    if (call->args.size() != 2) {
+      return Status::InvalidArgument("arrow_cast needs 2 arguments, " +
+                                     std::to_string(call->args.size()) + " given");
+    }
+    const Node& type_arg = *call->args[1];
+    if (type_arg.kind != NodeKind::kLiteral || type_arg.literal.kind != LiteralKind::kString) {
+      return Status::InvalidArgument(
+          "arrow_cast requires its second argument to be a constant string, got " +
+          ToSql(type_arg));
+    }
+    auto n = MakeNode(NodeKind::kCast, call->position);
+    LANCEDB_ASSIGN_OR_RETURN(n->cast_type, ParseArrowTypeName(type_arg.literal.string_value));
+    n->args = {call->args[0]};
     return NodePtr(n);
   }
 

@@ -176,8 +176,12 @@ Status CheckIndexableType(ScalarIndexType index_type, const std::string& column,
   // Dictionary(Int32, Utf8)".
   if (type.is_dictionary()) return reject("Lance cannot index dictionary-encoded columns");
   if (type.id() == array::TypeId::kFloat16 || type.id() == array::TypeId::kDecimal128 ||
-      type.id() == array::TypeId::kFixedSizeBinary || type.id() == array::TypeId::kNull) {
+      type.id() == array::TypeId::kNull) {
     return reject("that type is not supported");
+  }
+  // As Lance: a BTREE takes fixed_size_binary (UUIDs), a BITMAP does not.
+  if (type.id() == array::TypeId::kFixedSizeBinary && index_type != ScalarIndexType::kBTree) {
+    return reject("a BITMAP index does not take fixed_size_binary columns (a BTREE does)");
   }
   auto kind = expr::KindOf(type);
   if (!kind.ok()) return reject("that type is not supported");

@@ -275,6 +275,33 @@ TEST(ScalarIndex, UnsuitableColumnsAreRejectedNamingThem) {
   EXPECT_NE(st.message().find("LABEL_LIST"), std::string::npos) << st.message();
   EXPECT_OK(CheckIndexableType(ScalarIndexType::kBTree, "d", *la::date32()));
   EXPECT_OK(CheckIndexableType(ScalarIndexType::kLabelList, "tags", *la::list(la::utf8())));
+  // As Lance: fixed_size_binary (UUIDs) takes a BTREE, not a BITMAP.
+  EXPECT_OK(CheckIndexableType(ScalarIndexType::kBTree, "uuid", *la::fixed_size_binary(16)));
+  st = CheckIndexableType(ScalarIndexType::kBitmap, "uuid", *la::fixed_size_binary(16));
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("'uuid'"), std::string::npos) << st.message();
+}
+
+TEST(ScalarIndex, BTreeOverFixedSizeBinaryOrdersByBytes) {
+  auto fs = io::MemoryFileSystem();
+  BuildInput in;
+  in.values =
+      la::MakeFixedSizeBinary(2, {std::string("\x01\x02"), std::nullopt, std::string("\xff\x00"),
+                                  std::string("\x00\x09"), std::string("\x01\x02")});
+  in.row_ids = {0, 1, 2, 3, 4};
+  const auto type = la::fixed_size_binary(2);
+  ASSERT_OK(BuildScalarIndex(fs, "/fsb", ScalarIndexType::kBTree, type, {in}));
+  ASSERT_OK_AND_ASSIGN(auto index, OpenScalarIndex(fs, "/fsb", ScalarIndexType::kBTree, type));
+  ScalarQuery q;
+  q.values = {Key{expr::ValueKind::kString, false, 0, 0, std::string("\x01\x02")}};
+  ASSERT_OK_AND_ASSIGN(auto r, index->Search(q));
+  EXPECT_EQ(r.true_rows.ToVector(), (std::vector<uint64_t>{0, 4}));
+  EXPECT_EQ(r.null_rows.ToVector(), (std::vector<uint64_t>{1}));
+  q.kind = ScalarQuery::Kind::kRange;  // bytes compare unsigned: 0xff.. is the largest
+  q.lower = Key{expr::ValueKind::kString, false, 0, 0, std::string("\x01\x03")};
+  q.values.clear();
+  ASSERT_OK_AND_ASSIGN(r, index->Search(q));
+  EXPECT_EQ(r.true_rows.ToVector(), (std::vector<uint64_t>{2}));
 }
 
 }  // namespace LANCEDB_TEST_FILE_NS
