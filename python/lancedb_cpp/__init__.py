@@ -43,6 +43,11 @@ from . import embeddings  # noqa: F401  (lancedb.embeddings)
 
 __version__ = _native.__version__
 
+# LanceDB names its native extension module ``lancedb._lancedb``; ours (whose API is our own)
+# answers to that name too, e.g. for tools that inspect the extension's file.
+_lancedb = _native
+__import__("sys").modules[__name__ + "._lancedb"] = _native
+
 
 class FtsToken:
     """One token of ``tokenize()``: its text and its position among the query's tokens."""

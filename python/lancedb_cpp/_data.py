@@ -19,15 +19,13 @@ from __future__ import annotations
 import datetime
 import decimal
 import enum
-import math
-from collections import Counter
 from typing import Any, Iterable, Iterator, List, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-ON_BAD_VECTORS = ("error", "drop", "fill", "null")
-VECTOR_COLUMN_NAME = "vector"
+from . import _sanitize
+from ._sanitize import ON_BAD_VECTORS, VECTOR_COLUMN_NAME  # noqa: F401  (used by table.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,6 +271,9 @@ def _single_reader(data: Any, schema: Optional[pa.Schema]) -> pa.RecordBatchRead
         return data.to_arrow().to_reader()
     if _is_polars(data, "LazyFrame"):
         return data.collect().to_arrow().to_reader()
+    dataset = _dataset_reader(data)
+    if dataset is not None:
+        return dataset
     if hasattr(data, "__arrow_c_stream__"):
         return pa.RecordBatchReader.from_stream(data)
     if hasattr(data, "__arrow_c_array__"):
@@ -284,6 +285,30 @@ def _single_reader(data: Any, schema: Optional[pa.Schema]) -> pa.RecordBatchRead
         "polars DataFrame, pyarrow Table/RecordBatch/RecordBatchReader, objects exposing "
         "__arrow_c_stream__, or iterables of these."
     )
+
+
+def _is_dataset(data: Any) -> bool:
+    """A pyarrow or Lance dataset or scanner (read through its scanner, as LanceDB does)."""
+    import pyarrow.dataset as ds
+
+    if isinstance(data, (ds.Dataset, ds.Scanner)):
+        return True
+    return type(data).__module__.split(".")[0] == "lance" and type(data).__name__ in (
+        "LanceDataset",
+        "LanceScanner",
+    )
+
+
+def _dataset_reader(data: Any) -> Optional[pa.RecordBatchReader]:
+    """A reader over a pyarrow/Lance dataset (its scanner bounded for wide rows, see
+    scannable.to_scannable) or scanner; None for other data."""
+    if not _is_dataset(data):
+        return None
+    if hasattr(data, "to_reader"):  # a scanner: read once
+        return data.to_reader()
+    from .scannable import to_scannable
+
+    return to_scannable(data).reader()
 
 
 def _iterator_reader(data: Iterable, schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
@@ -326,6 +351,8 @@ def to_reader(data: Any, schema: Optional[pa.Schema] = None) -> pa.RecordBatchRe
         return _single_reader(data, schema)
     if _is_pandas_df(data) or _is_polars(data, "DataFrame") or _is_polars(data, "LazyFrame"):
         return _single_reader(data, schema)
+    if _is_dataset(data):
+        return _single_reader(data, schema)
     if hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__"):
         return _single_reader(data, schema)
     if isinstance(data, (str, bytes)):
@@ -347,230 +374,89 @@ def to_schema(schema: Any) -> pa.Schema:
 
 
 # ---------------------------------------------------------------------------------------------
-# Peeking, inference, bad vectors, casting
+# Peeking, casting, missing columns
 
 
 def _peek(reader: pa.RecordBatchReader) -> Tuple[Optional[pa.RecordBatch], pa.RecordBatchReader]:
     """Read the first batch and return it with a reader that still yields every batch."""
-    try:
-        first = reader.read_next_batch()
-    except StopIteration:
-        return None, pa.RecordBatchReader.from_batches(reader.schema, [])
-
-    def gen():
-        yield first
-        yield from reader
-
-    return first, pa.RecordBatchReader.from_batches(reader.schema, gen())
+    return _sanitize._peek_reader(reader)
 
 
-def _is_list_like(t: pa.DataType) -> bool:
-    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
-
-
-def _is_var_list(t: pa.DataType) -> bool:
-    return pa.types.is_list(t) or pa.types.is_large_list(t)
-
-
-def _modal_length(column: pa.Array) -> Optional[int]:
-    lengths = pc.list_value_length(column)
-    lengths = pc.filter(lengths, pc.greater(lengths, 0))
-    if len(lengths) == 0:
+def _relaxed(schema: Optional[pa.Schema]) -> Optional[pa.Schema]:
+    """`schema` with its top-level fixed-size lists as variable lists: rows are built with it,
+    so that a vector of the wrong length reaches the bad-vector policy (or the final cast's
+    error) instead of failing the row conversion."""
+    if schema is None:
         return None
-    counts = Counter(lengths.to_pylist())
-    best = max(counts.values())
-    return min(n for n, c in counts.items() if c == best)
+    fields = [
+        f.with_type(pa.list_(f.type.value_field)) if pa.types.is_fixed_size_list(f.type) else f
+        for f in schema
+    ]
+    return pa.schema(fields, metadata=schema.metadata)
 
 
-def _name_suggests_vector(name: str) -> bool:
-    lower = name.lower()
-    return "vector" in lower or "embedding" in lower
+def _item_named_type(dtype: pa.DataType) -> pa.DataType:
+    if pa.types.is_struct(dtype):
+        return pa.struct([f.with_type(_item_named_type(f.type)) for f in dtype])
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype) or pa.types.is_fixed_size_list(
+        dtype
+    ):
+        child = dtype.value_field
+        child = child.with_name("item").with_type(_item_named_type(child.type))
+        if pa.types.is_fixed_size_list(dtype):
+            return pa.list_(child, dtype.list_size)
+        return pa.large_list(child) if pa.types.is_large_list(dtype) else pa.list_(child)
+    return dtype
 
 
-def infer_schema(schema: pa.Schema, first: Optional[pa.RecordBatch]) -> pa.Schema:
-    """LanceDB's target schema for data without one: vector-named lists become fixed size."""
-    for i, field in enumerate(schema):
-        if not (_name_suggests_vector(field.name) and _is_var_list(field.type)):
-            continue
-        if first is None:
-            continue
-        column = first.column(i)
-        dim = _modal_length(column)
-        if dim is None:
-            continue
-        value_type = field.type.value_type
-        if pa.types.is_floating(value_type):
-            target = pa.list_(pa.float32(), dim)
-        elif pa.types.is_integer(value_type):
-            values = pc.list_flatten(column)
-            bounds = pc.min_max(values)
-            lo, hi = bounds["min"].as_py(), bounds["max"].as_py()
-            small = lo is None or (lo >= 0 and hi <= 255)
-            target = pa.list_(pa.uint8() if small else pa.float32(), dim)
-        else:
-            continue
-        schema = schema.set(i, pa.field(field.name, target, field.nullable, field.metadata))
-    return schema
+def _item_named(schema: pa.Schema) -> pa.Schema:
+    """`schema` with every list's child named "item", as Lance stores it (Parquet files name
+    it "element"; the final cast renames the data's too)."""
+    fields = [f.with_type(_item_named_type(f.type)) for f in schema]
+    return pa.schema(fields, metadata=schema.metadata)
 
 
-def _vector_columns(
-    source: pa.Schema, target: Optional[pa.Schema]
-) -> List[Tuple[str, Optional[int]]]:
-    """The (name, expected dimension) of the columns whose vectors get checked."""
-    found = []
-    if target is None:
-        for field in source:
-            floating = _is_list_like(field.type) and pa.types.is_floating(field.type.value_type)
-            named = floating and field.name == VECTOR_COLUMN_NAME
-            wide = (
-                floating
-                and pa.types.is_fixed_size_list(field.type)
-                and field.type.list_size >= 10
-            )
-            if named or wide:
-                found.append((field.name, None))
-        return found
-    for field in target:
-        if field.name not in source.names:
-            continue
-        if not (_is_list_like(field.type) and pa.types.is_floating(field.type.value_type)):
-            continue
-        src = source.field(field.name)
-        named = field.name == VECTOR_COLUMN_NAME or (
-            field.name == "embedding" and pa.types.is_fixed_size_list(field.type)
+def _rows_reader(data: Any, target: Optional[pa.Schema]) -> Optional[pa.RecordBatchReader]:
+    """Rows (a list of dicts) written to `target`, built with `_relaxed(target)`; a vector
+    column that is None in every row gets Arrow's null type, as LanceDB infers it, so the
+    bad-vector policy leaves it alone. None for other data."""
+    if target is None or not isinstance(data, list) or not data or not isinstance(data[0], dict):
+        return None
+    table = _from_pylist(data, _relaxed(target))
+    for i, field in enumerate(table.schema):
+        column = table.column(i)
+        fixed = field.name in target.names and pa.types.is_fixed_size_list(
+            target.field(field.name).type
         )
-        wide = (
-            pa.types.is_fixed_size_list(src.type)
-            and pa.types.is_floating(src.type.value_type)
-            and src.type.list_size >= 10
-        )
-        if named or wide:
-            dim = field.type.list_size if pa.types.is_fixed_size_list(field.type) else None
-            found.append((field.name, dim))
-    return found
-
-
-def _row_has_nan(column: pa.Array) -> pa.Array:
-    """Per row: does the vector contain a NaN (null rows: false)."""
-    if not pa.types.is_floating(column.type.value_type):
-        return pa.array([False] * len(column))
-    flat = pc.list_flatten(column)
-    values = flat.cast(pa.float32()) if pa.types.is_float16(flat.type) else flat
-    nan = pc.fill_null(pc.is_nan(values), False)
-    parents = pc.list_parent_indices(column)
-    bad_rows = pc.unique(pc.filter(parents, nan))
-    return pc.is_in(pa.array(range(len(column)), pa.int64()), bad_rows.cast(pa.int64()))
-
-
-def _fill_vectors(column: pa.Array, bad: pa.Array, dim: int, fill_value: float) -> pa.Array:
-    rows = column.to_pylist()
-    mask = bad.to_pylist()
-    fixed = []
-    for row, is_bad in zip(rows, mask):
-        if not is_bad:
-            fixed.append(row)
-            continue
-        row = list(row or [])[:dim]
-        row += [None] * (dim - len(row))
-        fixed.append(
-            [fill_value if (v is None or (isinstance(v, float) and math.isnan(v))) else v
-             for v in row]
-        )
-    return pa.array(fixed, type=column.type)
-
-
-def _fix_batch(
-    batch: pa.RecordBatch,
-    name: str,
-    dim: int,
-    on_bad_vectors: str,
-    fill_value: float,
-) -> pa.RecordBatch:
-    index = batch.schema.get_field_index(name)
-    column = batch.column(index)
-    has_nan = _row_has_nan(column)
-    lengths = pc.list_value_length(column)
-    wrong_dim = pc.fill_null(pc.not_equal(lengths, dim), True)
-    bad = pc.or_(has_nan, wrong_dim)
-    if not pc.any(bad).as_py():
-        return batch
-    if on_bad_vectors == "error":
-        what = "has variable length vectors" if pc.any(wrong_dim).as_py() else "has NaNs"
-        raise InvalidInputError(
-            f"Vector column '{name}' {what}. Set on_bad_vectors='drop' to remove them, "
-            "set on_bad_vectors='fill' and fill_value=<value> to replace them, "
-            "or set on_bad_vectors='null' to replace them with null."
-        )
-    if on_bad_vectors == "drop":
-        return batch.filter(pc.invert(bad))
-    if on_bad_vectors == "null":
-        fixed = pc.if_else(bad, pa.scalar(None, column.type), column)
-    else:
-        if fill_value is None:
-            raise ValueError("`fill_value` must not be None if `on_bad_vectors` is 'fill'")
-        fixed = _fill_vectors(column, bad, dim, fill_value)
-    return batch.set_column(index, batch.schema.field(index), fixed)
-
-
-def _handle_bad_vectors(
-    reader: pa.RecordBatchReader,
-    target: Optional[pa.Schema],
-    on_bad_vectors: str,
-    fill_value: float,
-    embedded: Optional[dict] = None,
-) -> pa.RecordBatchReader:
-    columns = _vector_columns(reader.schema, target)
-    known = {name for name, _ in columns}
-    for name, dim in (embedded or {}).items():
-        if name in reader.schema.names and name not in known:
-            columns.append((name, dim))
-    if not columns:
-        return reader
-    first, reader = _peek(reader)
-    if first is None:
-        return reader
-    dims = {}
-    for name, dim in columns:
-        src_type = reader.schema.field(name).type
-        if dim is None and pa.types.is_fixed_size_list(src_type):
-            dim = src_type.list_size
-        if dim is None:
-            dim = _modal_length(first.column(reader.schema.get_field_index(name)))
-        if dim is not None:
-            dims[name] = dim
-    if not dims:
-        return reader
-
-    def gen():
-        for batch in reader:
-            for name, dim in dims.items():
-                batch = _fix_batch(batch, name, dim, on_bad_vectors, fill_value)
-            yield batch
-
-    # Streamed, also with "error": a bad vector raises from the stream, which fails the write
-    # before it commits, so nothing is written (and a large input is never held whole).
-    return pa.RecordBatchReader.from_batches(reader.schema, gen())
+        if fixed and column.null_count == len(column):
+            table = table.set_column(i, field.with_type(pa.null()), pa.nulls(len(column)))
+    return table.to_reader()
 
 
 def _cast_to(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchReader:
-    """Reorder and cast the reader's columns to `target` (same set of names)."""
+    """Reorder and cast the reader's columns to `target` (same set of names). A value that
+    does not cast raises InvalidInputError naming the column, when its batch is read."""
     source = reader.schema
-    if source.equals(target, check_metadata=False):
+    order = [source.get_field_index(f.name) for f in target]
+    same_types = all(_same_type(source.field(i).type, f.type) for i, f in zip(order, target))
+    if same_types and source.equals(target, check_metadata=False):
         if source.metadata == target.metadata:
             return reader
-    order = [source.get_field_index(f.name) for f in target]
-    same_types = all(source.field(i).type == f.type for i, f in zip(order, target))
+
+    def cast(column: pa.Array, field: pa.Field) -> pa.Array:
+        if _same_type(column.type, field.type):
+            return column
+        try:
+            return column.cast(field.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as err:
+            raise InvalidInputError(
+                f"Cannot cast the data to the table schema: field '{field.name}' from "
+                f"{column.type} to {field.type}: {err}"
+            ) from None
 
     def gen():
         for batch in reader:
-            columns = [batch.column(i) for i in order]
-            if not same_types:
-                try:
-                    columns = [
-                        c if c.type == f.type else c.cast(f.type) for c, f in zip(columns, target)
-                    ]
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as err:
-                    raise ValueError(f"Cannot cast the data to the table schema: {err}") from None
+            columns = [cast(batch.column(i), f) for i, f in zip(order, target)]
             yield pa.RecordBatch.from_arrays(columns, schema=target)
 
     if not same_types:
@@ -580,6 +466,11 @@ def _cast_to(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchR
                     f"Cannot cast field '{f.name}' from {source.field(i).type} to {f.type}"
                 )
     return pa.RecordBatchReader.from_batches(target, gen())
+
+
+def _same_type(a: pa.DataType, b: pa.DataType) -> bool:
+    # pyarrow's type equality ignores the names of list children; the native engine does not.
+    return a == b and str(a) == str(b)
 
 
 def _castable(src: pa.DataType, dst: pa.DataType) -> bool:
@@ -612,8 +503,34 @@ def _with_missing_columns(reader: pa.RecordBatchReader, target: pa.Schema) -> pa
     return pa.RecordBatchReader.from_batches(schema, gen())
 
 
+def _reject_nan_vectors(reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+    """As LanceDB's Table.add: a NaN in a top-level fixed-size list of floats raises
+    InvalidInputError (whatever the column's name; nulls are fine)."""
+    columns = [
+        i
+        for i, f in enumerate(reader.schema)
+        if pa.types.is_fixed_size_list(f.type) and pa.types.is_floating(f.type.value_type)
+    ]
+    if not columns:
+        return reader
+
+    def gen():
+        for batch in reader:
+            for i in columns:
+                nan = _sanitize.has_nan_values(batch.column(i))
+                if pc.any(nan).as_py():
+                    row = pc.index(nan, True).as_py()
+                    raise InvalidInputError(
+                        f"Vector column contains NaN values (column "
+                        f"'{batch.schema.field(i).name}', row {row})"
+                    )
+            yield batch
+
+    return pa.RecordBatchReader.from_batches(reader.schema, gen())
+
+
 # ---------------------------------------------------------------------------------------------
-# Embedding functions
+# Embedding functions and the whole pipeline
 
 
 def embedding_configs(metadata: Optional[dict]) -> dict:
@@ -625,75 +542,6 @@ def embedding_configs(metadata: Optional[dict]) -> dict:
     return EmbeddingFunctionRegistry.get_instance().parse_functions(metadata)
 
 
-def _embedded_array(conf: Any, source: pa.Array, field: pa.Field) -> pa.Array:
-    vectors = conf.function.compute_source_embeddings_with_retry(source)
-    if len(vectors) != len(source):
-        raise InvalidInputError(
-            f"Invalid input: the embedding function for '{field.name}' returned "
-            f"{len(vectors)} embeddings for {len(source)} rows"
-        )
-    ndims = conf.function.ndims()
-    # A vector of the wrong dimension becomes null: the bad-vector policy deals with it.
-    rows = [
-        None if v is None or len(v) != ndims else [float(x) for x in v] for v in vectors
-    ]
-    return pa.array(rows, type=field.type)
-
-
-def _append_embeddings(
-    reader: pa.RecordBatchReader, target: Optional[pa.Schema], configs: dict
-) -> pa.RecordBatchReader:
-    """Fill each embedding function's vector column from its source column where the input
-    lacks it (or has only nulls in a batch), as LanceDB does."""
-    if not configs:
-        return reader
-    schema = reader.schema
-    fields = {}
-    for vector_column, conf in configs.items():
-        if target is not None and vector_column in target.names:
-            field = target.field(vector_column)
-        elif vector_column in schema.names:
-            field = schema.field(vector_column)
-        else:
-            field = pa.field(vector_column, pa.list_(pa.float32(), conf.function.ndims()))
-        fields[vector_column] = field
-        if vector_column not in schema.names:
-            if conf.source_column not in schema.names:
-                raise InvalidInputError(
-                    f"Invalid input: column '{conf.source_column}' (the source of the "
-                    f"embedding column '{vector_column}') is missing from the data"
-                )
-            schema = schema.append(field)
-        elif schema.field(vector_column).type != field.type:
-            schema = schema.set(schema.get_field_index(vector_column), field)
-
-    def gen() -> Iterator[pa.RecordBatch]:
-        for batch in reader:
-            columns = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
-            for vector_column, conf in configs.items():
-                present = columns.get(vector_column)
-                if present is not None and present.null_count < len(present):
-                    continue
-                if conf.source_column not in columns:
-                    if present is not None:
-                        continue
-                    raise InvalidInputError(
-                        f"Invalid input: column '{conf.source_column}' is missing"
-                    )
-                columns[vector_column] = _embedded_array(
-                    conf, columns[conf.source_column], fields[vector_column]
-                )
-            arrays = []
-            for field in schema:
-                column = columns[field.name]
-                if column.type != field.type:
-                    column = column.cast(field.type)
-                arrays.append(column)
-            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-    return pa.RecordBatchReader.from_batches(schema, gen())
-
-
 def sanitize(
     data: Any,
     target: Optional[pa.Schema] = None,
@@ -703,16 +551,25 @@ def sanitize(
     allow_missing: bool = False,
     metadata: Optional[dict] = None,
     blob_strings: bool = True,
+    reject_nan_vectors: bool = False,
 ) -> pa.RecordBatchReader:
-    """Convert `data` into a reader whose schema is `target` (or the inferred schema).
-    Embedding functions named in `metadata` (default: the target's schema metadata) fill
-    their vector columns; `metadata` is stored in the result's schema."""
+    """Convert `data` into a reader whose schema is `target` (or the inferred schema), with
+    LanceDB's steps (lancedb_cpp._sanitize): embedding functions named in `metadata` (default:
+    the target's schema metadata) fill their vector columns, `on_bad_vectors` applies to the
+    vector columns, and `metadata` is stored in the result's schema.
+
+    `allow_missing` is Table.add's append: nullable columns the data lacks are added as
+    nulls, and, as in LanceDB, with on_bad_vectors="error" and no embedding function the
+    policy is not applied (null vectors are accepted; a vector of the wrong length fails the
+    cast). `reject_nan_vectors` (Table.add) rejects NaNs in every fixed-size float list.
+    The first batch is converted before this returns, so that its errors raise here, with
+    their own types, before a write starts."""
     if on_bad_vectors not in ON_BAD_VECTORS:
         raise ValueError(
             f"Invalid value for on_bad_vectors: {on_bad_vectors!r}; "
             f"expected one of {', '.join(ON_BAD_VECTORS)}"
         )
-    reader = to_reader(data, target)
+    reader = _rows_reader(data, target) or to_reader(data, _relaxed(target))
     if target is not None:
         extra = [n for n in reader.schema.names if n not in target.names]
         if extra:
@@ -721,19 +578,27 @@ def sanitize(
             )
     if metadata is None and target is not None:
         metadata = target.metadata
-    configs = embedding_configs(metadata)
-    reader = _append_embeddings(reader, target, configs)
-    embedded = {
-        name: conf.function.ndims() for name, conf in configs.items()
-    }
-    reader = _handle_bad_vectors(reader, target, on_bad_vectors, fill_value, embedded)
+    configs = embedding_configs(_sanitize._merge_metadata(
+        None if target is None else target.metadata, metadata
+    ))
+    reader = _sanitize._append_vector_columns(
+        reader, target, metadata=metadata, error_type=InvalidInputError
+    )
+    if not (allow_missing and on_bad_vectors == "error" and not configs):
+        reader = _sanitize._handle_bad_vectors(
+            reader,
+            on_bad_vectors,
+            fill_value,
+            target_schema=target,
+            metadata=metadata,
+            error_type=InvalidInputError,
+        )
     if target is None:
-        first, reader = _peek(reader)
-        target = infer_schema(reader.schema, first)
+        target, reader = _sanitize._infer_target_schema(reader)
+        target = _item_named(target)
         if metadata:
-            merged = dict(target.metadata or {})
-            merged.update(metadata)
-            target = target.with_metadata(merged)
+            target = target.with_metadata(_sanitize._merge_metadata(target.metadata, metadata))
+        _sanitize._validate_schema(target)
     elif allow_missing:
         reader = _with_missing_columns(reader, target)
     else:
@@ -749,8 +614,11 @@ def sanitize(
 
     reader = coerce_blob_reader(reader, target, coerce_strings=blob_strings)
     reader = _cast_to(reader, target)
+    if reject_nan_vectors:
+        reader = _reject_nan_vectors(reader)
     if configs:
         # Embed everything before the write starts, so that a failing embedding (or a bad
         # vector it returns) raises its own error here and nothing is written.
-        reader = reader.read_all().to_reader()
+        return reader.read_all().to_reader()
+    _, reader = _peek(reader)
     return reader

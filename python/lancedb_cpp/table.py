@@ -64,6 +64,18 @@ from .schema import (  # noqa: F401,E402
 from ._branches import AsyncBranches, Branches  # noqa: E402,F401
 
 from ._blob import BlobFile  # noqa: E402
+from ._sanitize import (  # noqa: E402,F401  (LanceDB's input-data helpers, as lancedb.table)
+    _append_vector_columns,
+    _cast_to_target_schema,
+    _fill_bad_vector_values,
+    _handle_bad_vectors,
+    _infer_target_schema,
+    _into_pyarrow_reader,
+    _merge_metadata,
+    _sanitize_data,
+    has_nan_values,
+    sanitize_create_table,
+)
 LsmWriteSpec = unsupported_class("LsmWriteSpec", nyi.LSM, __name__)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -459,6 +471,7 @@ class Table(IndexMixin):
             fill_value,
             allow_missing=(mode == "append"),
             metadata=current.metadata,
+            reject_nan_vectors=True,
         )
         if mode == "overwrite":
             if set(reader.schema.names) == set(current.names):

@@ -71,20 +71,10 @@ ALLOWED: Dict[str, str] = {
         "its native connect, its embedding thread pool, blob-mode plumbing)",
         "lancedb.db.lancedb_connect",
         "lancedb.db.sanitize_create_table",
-        "lancedb.table.sanitize_create_table",
         "lancedb.table.embedding_executor",
-        "lancedb.table.has_nan_values",
         "lancedb.table.peek_reader",
         "lancedb.table.strip_auto_row_ids",
         "lancedb.table.validate_blob_mode",
-    ),
-    **_reasons(
-        "converts Arrow data to torch tensors; torch is no dependency of lancedb_cpp and not "
-        "installed to test against (lancedb_cpp.permutation has its own, for with_format)",
-        "lancedb.util.batch_to_tensor",
-        "lancedb.util.batch_to_tensor_dict",
-        "lancedb.util.batch_to_tensor_rows",
-        "lancedb.util.tbl_to_tensor",
     ),
     "lancedb.expr.Expr.__init__": (
         "LanceDB's constructor wraps its Rust expression handle; expressions are built with "

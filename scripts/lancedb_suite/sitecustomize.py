@@ -14,14 +14,20 @@ ALIAS, TARGET = "lancedb", "lancedb_cpp"
 
 
 class _AliasLoader(importlib.abc.Loader):
+    """Loads `lancedb.x` as the module `lancedb_cpp.x` itself (one module, two names)."""
+
     def __init__(self, target: str):
         self.target = target
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self._real_spec = module.__spec__
+        return module
 
     def exec_module(self, module):
-        pass
+        # The import system has just replaced the module's __spec__ with the alias's; give
+        # it back its own, so that it stays a package with its files (py.typed, resources).
+        module.__spec__ = self._real_spec
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):

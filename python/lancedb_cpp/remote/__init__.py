@@ -6,13 +6,13 @@ so ``connect`` rejects them with NotImplementedError."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import Enum
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from .._not_yet import REMOTE, unsupported_class
+from .header import HeaderProvider
 
 __all__ = [
     "ClientConfig",
@@ -55,14 +55,6 @@ class TlsConfig:
     key_file: Optional[str] = None
     ssl_ca_cert: Optional[str] = None
     assert_hostname: bool = True
-
-
-class HeaderProvider(ABC):
-    """Supplies extra HTTP headers for each remote request."""
-
-    @abstractmethod
-    def get_headers(self) -> Dict[str, str]:
-        """The headers to add."""
 
 
 @dataclass
