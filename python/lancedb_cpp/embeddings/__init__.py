@@ -3,29 +3,30 @@
 """Embedding functions (``lancedb.embeddings``): register a function, name it in a table's
 schema (``create_table(..., embedding_functions=[...])`` or a LanceModel with
 ``func.SourceField()`` / ``func.VectorField()``), and vectors are computed on write and for
-string searches. The hosted/model providers exist by name only (NotImplementedError)."""
+string searches. LanceDB's providers are here under its names and registry aliases: the hosted
+ones call their provider over its Python client (installed separately: ``openai``, ``cohere``,
+``voyageai``, ``google-genai``, ``ollama``, ``ibm-watsonx-ai``, ``boto3``, ``requests``), the
+local models need their package and weights (``sentence-transformers``, ``InstructorEmbedding``,
+``transformers``); without the package, using one raises ImportError naming it. The image
+models (open-clip, siglip, imagebind, colpali) exist by name only (NotImplementedError)."""
 
 from .base import EmbeddingFunction, EmbeddingFunctionConfig, TextEmbeddingFunction
-from .providers import (
-    BedRockText,
-    CohereEmbeddingFunction,
-    ColbertEmbeddings,
-    ColPaliEmbeddings,
-    GeminiText,
-    GteEmbeddings,
-    ImageBindEmbeddings,
-    InstructorEmbeddingFunction,
-    JinaEmbeddings,
-    OllamaEmbeddings,
-    OpenAIEmbeddings,
-    OpenClipEmbeddings,
-    SentenceTransformerEmbeddings,
-    SigLipEmbeddings,
-    TransformersEmbeddingFunction,
-    VoyageAIEmbeddingFunction,
-    WatsonxEmbeddings,
-)
+# The registry first: the provider modules import lancedb_cpp.util, which imports the table
+# module, which imports these names from this (then partly initialized) package.
 from .registry import EmbeddingFunctionRegistry, get_registry, register
+from .bedrock import BedRockText
+from .cohere import CohereEmbeddingFunction
+from .gemini_text import GeminiText
+from .gte import GteEmbeddings
+from .instructor import InstructorEmbeddingFunction
+from .jinaai import JinaEmbeddings
+from .ollama import OllamaEmbeddings
+from .openai import OpenAIEmbeddings
+from .providers import ColPaliEmbeddings, ImageBindEmbeddings, OpenClipEmbeddings, SigLipEmbeddings
+from .sentence_transformers import SentenceTransformerEmbeddings
+from .transformers import ColbertEmbeddings, TransformersEmbeddingFunction
+from .voyageai import VoyageAIEmbeddingFunction
+from .watsonx import WatsonxEmbeddings
 
 __all__ = [
     "EmbeddingFunction",

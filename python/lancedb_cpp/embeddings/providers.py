@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""LanceDB's built-in embedding functions, by name only.
+"""LanceDB's image embedding functions that lancedb_cpp does not implement, by name only.
 
-They call hosted APIs or run downloaded models; lancedb_cpp does neither, so each class is
-registered under LanceDB's alias (a table naming it still parses up to construction) but
-constructing one raises NotImplementedError. Register your own EmbeddingFunction instead."""
+Each class is registered under LanceDB's alias (a table naming it still parses up to
+construction), but constructing one raises NotImplementedError. The text and hosted providers
+live in their own modules (``openai``, ``voyageai``, ``sentence_transformers`` ...)."""
 
 from __future__ import annotations
 
@@ -46,20 +46,7 @@ def _stub(class_name: str, alias: str, text: bool = True) -> type:
     return register(alias)(cls)
 
 
-SentenceTransformerEmbeddings = _stub("SentenceTransformerEmbeddings", "sentence-transformers")
-OpenAIEmbeddings = _stub("OpenAIEmbeddings", "openai")
 OpenClipEmbeddings = _stub("OpenClipEmbeddings", "open-clip", text=False)
-BedRockText = _stub("BedRockText", "bedrock-text")
-CohereEmbeddingFunction = _stub("CohereEmbeddingFunction", "cohere")
-GeminiText = _stub("GeminiText", "gemini-text")
-GteEmbeddings = _stub("GteEmbeddings", "gte-text")
-InstructorEmbeddingFunction = _stub("InstructorEmbeddingFunction", "instructor")
-JinaEmbeddings = _stub("JinaEmbeddings", "jina", text=False)
-OllamaEmbeddings = _stub("OllamaEmbeddings", "ollama")
-TransformersEmbeddingFunction = _stub("TransformersEmbeddingFunction", "huggingface")
-ColbertEmbeddings = _stub("ColbertEmbeddings", "colbert")
-VoyageAIEmbeddingFunction = _stub("VoyageAIEmbeddingFunction", "voyageai", text=False)
-WatsonxEmbeddings = _stub("WatsonxEmbeddings", "watsonx")
 ColPaliEmbeddings = _stub("ColPaliEmbeddings", "colpali", text=False)
 ImageBindEmbeddings = _stub("ImageBindEmbeddings", "imagebind", text=False)
 SigLipEmbeddings = _stub("SigLipEmbeddings", "siglip", text=False)

@@ -162,8 +162,8 @@ def attempt_import_or_raise(module: str, mitigation: Optional[str] = None) -> An
     """Import `module`, or raise ImportError asking to install `mitigation` (or `module`)."""
     try:
         return importlib.import_module(module)
-    except ImportError:
-        raise ImportError(f"Please install {mitigation or module}") from None
+    except ImportError as e:
+        raise ImportError(f"Please install {mitigation or module}") from e
 
 
 def is_flash_attn_2_available() -> bool:
