@@ -127,8 +127,7 @@ def test_variables_and_sensitive_keys():
 
 
 @pytest.mark.parametrize("name, alias", [
-    ("OpenClipEmbeddings", "open-clip"), ("ColPaliEmbeddings", "colpali"),
-    ("ImageBindEmbeddings", "imagebind"), ("SigLipEmbeddings", "siglip"),
+    ("ColPaliEmbeddings", "colpali"), ("ImageBindEmbeddings", "imagebind"),
 ])
 def test_image_providers_exist_but_refuse_to_construct(name, alias):
     cls = getattr(ours, name)

@@ -697,3 +697,76 @@ def test_lancedb_names_and_aliases():
             if alias:
                 assert ours.get_registry().get(alias) is cls
     assert lance_db.__version__  # the oracle is importable
+
+
+class FakeTensor:
+    """Enough of a torch tensor for the image models' arithmetic (numpy underneath)."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array, dtype=np.float32)
+
+    def to(self, device):
+        return self
+
+    def unsqueeze(self, axis):
+        return FakeTensor(np.expand_dims(self.array, axis))
+
+    def norm(self, dim, keepdim):
+        return FakeTensor(np.linalg.norm(self.array, axis=dim, keepdims=keepdim))
+
+    def __itruediv__(self, other):
+        self.array = self.array / other.array
+        return self
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.array
+
+
+def test_open_clip_runs_the_installed_package(monkeypatch, tmp_path):
+    pil_image = pytest.importorskip("PIL.Image")
+    created = {}
+
+    class Model:
+        def to(self, device):
+            created["device"] = device
+
+        def encode_text(self, tokens):
+            return FakeTensor([[3.0, 4.0]])
+
+        def encode_image(self, pixels):
+            return FakeTensor([[pixels.array.mean() + 1.0, 0.0]])
+
+    open_clip = types.ModuleType("open_clip")
+    open_clip.create_model_and_transforms = lambda name, pretrained: (
+        created.setdefault("model", (name, pretrained)) and Model(), None,
+        lambda img: FakeTensor(np.asarray(img, dtype=np.float32)),
+    )  # fmt: skip
+    open_clip.get_tokenizer = lambda name: (lambda texts: FakeTensor([[len(t)] for t in texts]))
+    torch = types.ModuleType("torch")
+    torch.no_grad = __import__("contextlib").nullcontext
+    monkeypatch.setitem(sys.modules, "open_clip", open_clip)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    func = ours.get_registry().get("open-clip").create(batch_size=2)
+    assert created["model"] == ("ViT-B-32", "laion2b_s34b_b79k")
+    assert func.ndims() == 2
+    assert func.compute_query_embeddings("cat")[0].tolist() == pytest.approx([0.6, 0.8])
+    path = tmp_path / "red.png"
+    pil_image.new("RGB", (2, 2), (255, 0, 0)).save(path)
+    vectors = func.compute_source_embeddings([str(path), path.as_uri(), path.read_bytes()])
+    assert [v.tolist() for v in vectors] == [[1.0, 0.0]] * 3
+    with pytest.raises(TypeError, match="OpenClip supports str or PIL Image"):
+        func.compute_query_embeddings(3)
+    with pytest.raises(NotImplementedError, match="Only local and http"):
+        func.compute_source_embeddings("s3://bucket/cat.png")
+
+
+@pytest.mark.parametrize("alias, package", [("open-clip", "open-clip"),
+                                            ("siglip", "transformers")])  # fmt: skip
+def test_image_models_name_the_missing_package(alias, package, monkeypatch):
+    for module in ("open_clip", "transformers", "torch"):
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ImportError, match=f"Please install {package}"):
+        ours.get_registry().get(alias).create()

@@ -7,8 +7,8 @@ string searches. LanceDB's providers are here under its names and registry alias
 ones call their provider over its Python client (installed separately: ``openai``, ``cohere``,
 ``voyageai``, ``google-genai``, ``ollama``, ``ibm-watsonx-ai``, ``boto3``, ``requests``), the
 local models need their package and weights (``sentence-transformers``, ``InstructorEmbedding``,
-``transformers``); without the package, using one raises ImportError naming it. The image
-models (open-clip, siglip, imagebind, colpali) exist by name only (NotImplementedError)."""
+``transformers``, ``open-clip-torch``); without the package, using one raises ImportError naming
+it. ImageBind and ColPali exist by name only (NotImplementedError)."""
 
 from .base import EmbeddingFunction, EmbeddingFunctionConfig, TextEmbeddingFunction
 # The registry first: the provider modules import lancedb_cpp.util, which imports the table
@@ -22,8 +22,10 @@ from .instructor import InstructorEmbeddingFunction
 from .jinaai import JinaEmbeddings
 from .ollama import OllamaEmbeddings
 from .openai import OpenAIEmbeddings
-from .providers import ColPaliEmbeddings, ImageBindEmbeddings, OpenClipEmbeddings, SigLipEmbeddings
+from .open_clip import OpenClipEmbeddings
+from .providers import ColPaliEmbeddings, ImageBindEmbeddings
 from .sentence_transformers import SentenceTransformerEmbeddings
+from .siglip import SigLipEmbeddings
 from .transformers import ColbertEmbeddings, TransformersEmbeddingFunction
 from .voyageai import VoyageAIEmbeddingFunction
 from .watsonx import WatsonxEmbeddings

@@ -46,7 +46,5 @@ def _stub(class_name: str, alias: str, text: bool = True) -> type:
     return register(alias)(cls)
 
 
-OpenClipEmbeddings = _stub("OpenClipEmbeddings", "open-clip", text=False)
 ColPaliEmbeddings = _stub("ColPaliEmbeddings", "colpali", text=False)
 ImageBindEmbeddings = _stub("ImageBindEmbeddings", "imagebind", text=False)
-SigLipEmbeddings = _stub("SigLipEmbeddings", "siglip", text=False)
