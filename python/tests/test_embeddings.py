@@ -126,20 +126,6 @@ def test_variables_and_sensitive_keys():
         registry.set_var("a:b", "x")
 
 
-@pytest.mark.parametrize("name, alias", [
-    ("ColPaliEmbeddings", "colpali"), ("ImageBindEmbeddings", "imagebind"),
-])
-def test_image_providers_exist_but_refuse_to_construct(name, alias):
-    cls = getattr(ours, name)
-    assert name in ours.__all__
-    assert ours.get_registry().get(alias) is cls
-    assert theirs.get_registry().get(alias).__name__ == name
-    with pytest.raises(NotImplementedError, match="not supported by lancedb_cpp"):
-        cls.create()
-    with pytest.raises(NotImplementedError):
-        cls()
-
-
 def test_create_table_metadata_equals_lancedb(db, oracle):
     a = db.create_table("t", WORDS, embedding_functions=[_conf(ours, "vec", dim=8)])
     b = oracle.create_table("t", WORDS, embedding_functions=[_conf(theirs, "vec", dim=8)])

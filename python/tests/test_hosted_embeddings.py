@@ -689,14 +689,21 @@ def test_model_providers_run_the_installed_package(monkeypatch):
     assert encoded[-1] == (["ab", "c"], False)
 
 
-def test_lancedb_names_and_aliases():
+def test_lancedb_names_aliases_and_modules():
+    """Every LanceDB provider is registered under LanceDB's name and lives in the module of
+    LanceDB's name (patching ``lancedb.embeddings.<module>.x`` works the same)."""
+    checked = 0
     for name in theirs.__all__:
+        their_cls = getattr(theirs, name)
+        alias = getattr(their_cls, "__embedding_function_registry_alias__", None)
+        if alias is None:
+            continue
         cls = getattr(ours, name)
-        if isinstance(cls, type) and issubclass(cls, ours.EmbeddingFunction):
-            alias = getattr(getattr(theirs, name), "__embedding_function_registry_alias__", None)
-            if alias:
-                assert ours.get_registry().get(alias) is cls
-    assert lance_db.__version__  # the oracle is importable
+        assert ours.get_registry().get(alias) is cls
+        assert cls.__module__.rsplit(".", 1)[1] == their_cls.__module__.rsplit(".", 1)[1]
+        checked += 1
+    assert checked == 17
+    assert lance_db.__version__
 
 
 class FakeTensor:
@@ -763,10 +770,19 @@ def test_open_clip_runs_the_installed_package(monkeypatch, tmp_path):
         func.compute_source_embeddings("s3://bucket/cat.png")
 
 
-@pytest.mark.parametrize("alias, package", [("open-clip", "open-clip"),
-                                            ("siglip", "transformers")])  # fmt: skip
+@pytest.mark.parametrize("alias, package", [
+    ("open-clip", "open-clip"), ("siglip", "transformers"), ("colpali", "torch"),
+])  # fmt: skip
 def test_image_models_name_the_missing_package(alias, package, monkeypatch):
     for module in ("open_clip", "transformers", "torch"):
         monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ImportError, match=f"Please install {package}"):
         ours.get_registry().get(alias).create()
+
+
+def test_imagebind_names_the_missing_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "imagebind", None)
+    func = ours.get_registry().get("imagebind").create()
+    assert func.ndims() == 1024
+    with pytest.raises(ImportError, match="Please install imagebind"):
+        func.compute_query_embeddings("a dog")

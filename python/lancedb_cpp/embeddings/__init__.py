@@ -7,23 +7,22 @@ string searches. LanceDB's providers are here under its names and registry alias
 ones call their provider over its Python client (installed separately: ``openai``, ``cohere``,
 ``voyageai``, ``google-genai``, ``ollama``, ``ibm-watsonx-ai``, ``boto3``, ``requests``), the
 local models need their package and weights (``sentence-transformers``, ``InstructorEmbedding``,
-``transformers``, ``open-clip-torch``); without the package, using one raises ImportError naming
-it. ImageBind and ColPali exist by name only (NotImplementedError)."""
+``transformers``, ``open-clip-torch``, ``imagebind``, ``colpali_engine``); without the package, using one raises ImportError naming
+it."""
 
 from .base import EmbeddingFunction, EmbeddingFunctionConfig, TextEmbeddingFunction
-# The registry first: the provider modules import lancedb_cpp.util, which imports the table
-# module, which imports these names from this (then partly initialized) package.
 from .registry import EmbeddingFunctionRegistry, get_registry, register
 from .bedrock import BedRockText
 from .cohere import CohereEmbeddingFunction
+from .colpali import ColPaliEmbeddings
 from .gemini_text import GeminiText
 from .gte import GteEmbeddings
+from .imagebind import ImageBindEmbeddings
 from .instructor import InstructorEmbeddingFunction
 from .jinaai import JinaEmbeddings
 from .ollama import OllamaEmbeddings
 from .openai import OpenAIEmbeddings
 from .open_clip import OpenClipEmbeddings
-from .providers import ColPaliEmbeddings, ImageBindEmbeddings
 from .sentence_transformers import SentenceTransformerEmbeddings
 from .siglip import SigLipEmbeddings
 from .transformers import ColbertEmbeddings, TransformersEmbeddingFunction

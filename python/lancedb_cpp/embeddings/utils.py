@@ -22,6 +22,7 @@ _LOG = logging.getLogger(__name__)
 
 TEXT = Union[str, List[str], pa.Array, pa.ChunkedArray, np.ndarray]
 IMAGES = Union[str, bytes, List[str], List[bytes], pa.Array, pa.ChunkedArray, np.ndarray]
+AUDIO = Union[str, bytes, List[str], List[bytes], pa.Array, pa.ChunkedArray, np.ndarray]
 
 # Errors that retrying cannot fix: bad arguments or programming errors (LanceDB retries
 # these too; lancedb_cpp raises them at once).
