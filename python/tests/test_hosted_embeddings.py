@@ -382,6 +382,8 @@ def test_gemini_over_client(fake, monkeypatch):
     headers = [h for p, h, _ in fake.requests]
     assert all(f"lancedb/{lancedb_cpp.__version__}" in h["x-goog-api-client"] for h in headers)
     assert all(h["x-goog-api-key"] == "g-fake" for h in headers)
+    restored = pickle.loads(pickle.dumps(func))  # the cached client is left out
+    assert restored.dim == 4 and "client" not in restored.__dict__
 
 
 def test_gemini_missing_key(monkeypatch):
