@@ -126,28 +126,6 @@ def test_variables_and_sensitive_keys():
         registry.set_var("a:b", "x")
 
 
-@pytest.mark.parametrize("name, alias", [
-    ("SentenceTransformerEmbeddings", "sentence-transformers"), ("OpenAIEmbeddings", "openai"),
-    ("OpenClipEmbeddings", "open-clip"), ("BedRockText", "bedrock-text"),
-    ("CohereEmbeddingFunction", "cohere"), ("GeminiText", "gemini-text"),
-    ("GteEmbeddings", "gte-text"), ("InstructorEmbeddingFunction", "instructor"),
-    ("JinaEmbeddings", "jina"), ("OllamaEmbeddings", "ollama"),
-    ("TransformersEmbeddingFunction", "huggingface"), ("ColbertEmbeddings", "colbert"),
-    ("VoyageAIEmbeddingFunction", "voyageai"), ("WatsonxEmbeddings", "watsonx"),
-    ("ColPaliEmbeddings", "colpali"), ("ImageBindEmbeddings", "imagebind"),
-    ("SigLipEmbeddings", "siglip"),
-])
-def test_hosted_providers_exist_but_refuse_to_construct(name, alias):
-    cls = getattr(ours, name)
-    assert name in ours.__all__
-    assert ours.get_registry().get(alias) is cls
-    assert theirs.get_registry().get(alias).__name__ == name
-    with pytest.raises(NotImplementedError, match="not supported by lancedb_cpp"):
-        cls.create()
-    with pytest.raises(NotImplementedError):
-        cls()
-
-
 def test_create_table_metadata_equals_lancedb(db, oracle):
     a = db.create_table("t", WORDS, embedding_functions=[_conf(ours, "vec", dim=8)])
     b = oracle.create_table("t", WORDS, embedding_functions=[_conf(theirs, "vec", dim=8)])

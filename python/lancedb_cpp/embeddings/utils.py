@@ -22,6 +22,7 @@ _LOG = logging.getLogger(__name__)
 
 TEXT = Union[str, List[str], pa.Array, pa.ChunkedArray, np.ndarray]
 IMAGES = Union[str, bytes, List[str], List[bytes], pa.Array, pa.ChunkedArray, np.ndarray]
+AUDIO = Union[str, bytes, List[str], List[bytes], pa.Array, pa.ChunkedArray, np.ndarray]
 
 # Errors that retrying cannot fix: bad arguments or programming errors (LanceDB retries
 # these too; lancedb_cpp raises them at once).
@@ -162,8 +163,8 @@ def attempt_import_or_raise(module: str, mitigation: Optional[str] = None) -> An
     """Import `module`, or raise ImportError asking to install `mitigation` (or `module`)."""
     try:
         return importlib.import_module(module)
-    except ImportError:
-        raise ImportError(f"Please install {mitigation or module}") from None
+    except ImportError as e:
+        raise ImportError(f"Please install {mitigation or module}") from e
 
 
 def is_flash_attn_2_available() -> bool:
