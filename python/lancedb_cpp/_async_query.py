@@ -23,6 +23,7 @@ from ._fts import LanceFtsQueryBuilder, LanceHybridQueryBuilder
 from ._vector import LanceVectorQueryBuilder, _to_vectors
 from .query import (
     FullTextSearchQuery,
+    LanceEmptyQueryBuilder,
     LanceQueryBuilder,
     LanceTakeQueryBuilder,
     Query,
@@ -239,10 +240,21 @@ class AsyncStandardQuery(AsyncQueryBase):
         return self
 
     def limit(self, limit: int) -> "AsyncStandardQuery":
-        """Return at most `limit` rows."""
-        if limit is not None and limit < 0:
-            raise ValueError("Limit must be non-negative")
+        """Return at most `limit` rows (an unsigned integer, as LanceDB's binding takes it;
+        at least 1 for vector queries)."""
+        if limit is None or isinstance(limit, float):
+            raise TypeError(
+                f"argument 'limit': '{type(limit).__name__}' object cannot be interpreted as an "
+                "integer"
+            )
+        if limit < 0:
+            raise OverflowError("out of range integral type conversion attempted")
+        if isinstance(self._inner, LanceVectorQueryBuilder):
+            if limit == 0:
+                raise ValueError("Invalid input, k must be positive")
         self._inner.limit(limit)
+        if limit == 0 and type(self._inner) in (LanceQueryBuilder, LanceEmptyQueryBuilder):
+            self._inner._limit = 0  # LanceDB's async plain query: limit 0 returns no rows
         return self
 
     def offset(self, offset: int) -> "AsyncStandardQuery":

@@ -9,13 +9,14 @@ installed) or to a callable ``progress(stage, fraction)``."""
 from __future__ import annotations
 
 import json
+import warnings
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 import pyarrow as pa
 
 from . import _native
-from ._unsupported import reject_unsupported
+from ._unsupported import reject_unsupported, warn_deprecated
 from .index import FTS, SCALAR_INDEX_TYPES, IndexConfig, IndexStatistics, listed_type_name
 
 _METRICS = ("l2", "euclidean", "cosine", "dot", "hamming")
@@ -129,6 +130,31 @@ def _check_binary_vectors(schema: Any, column: str, kind: str, distance_type: st
         )
 
 
+_LEGACY_CREATE_INDEX = (
+    "The create_index() API with metric/num_partitions parameters is deprecated and will be "
+    "removed in a future version. Please migrate to the new unified API:\n"
+    "  # Old (deprecated):\n"
+    "  table.create_index('l2', vector_column_name='my_vector')\n"
+    "  # New (recommended):\n"
+    "  table.create_index('my_vector', config=IvfPq(distance_type='l2'))"
+)
+
+
+def _is_legacy_call(
+    first, config, num_partitions, num_sub_vectors, vector_column_name, accelerator,
+    index_cache_size,
+) -> bool:  # fmt: skip
+    """Whether create_index was called in LanceDB's deprecated form: no config, and a legacy
+    parameter set, a vector column named by `vector_column_name`, or a metric first."""
+    if config is not None:
+        return False
+    if any(x is not None for x in (num_partitions, num_sub_vectors, accelerator, index_cache_size)):
+        return True
+    if vector_column_name is not None and vector_column_name != "vector":
+        return True
+    return isinstance(first, str) and first.lower() in _METRICS
+
+
 class IndexMixin:
     """Index methods of ``Table`` (requires ``self._inner`` and ``self._check_writable``)."""
 
@@ -165,6 +191,11 @@ class IndexMixin:
         before this returns. Not supported (NotImplementedError unless None): `accelerator`
         (also in a config), `index_cache_size` and `wait_timeout`.
         """
+        if _is_legacy_call(
+            metric, config, num_partitions, num_sub_vectors, vector_column_name, accelerator,
+            index_cache_size,
+        ):  # fmt: skip
+            warnings.warn(_LEGACY_CREATE_INDEX, DeprecationWarning, stacklevel=2)
         reject_unsupported(
             "create_index",
             accelerator=(accelerator, None),
@@ -274,6 +305,7 @@ class IndexMixin:
         (LanceDB's create_fts_index; ``create_index(column, config=FTS(...))`` is the same).
         The name defaults to "{column}_idx"; ``replace=False`` makes an existing name an
         error. `wait_timeout` is not supported (NotImplementedError unless None)."""
+        warn_deprecated("create_fts_index", "0.25.0", "Use create_index() with config=FTS() instead.")
         reject_unsupported("create_fts_index", wait_timeout=(wait_timeout, None))
         if use_tantivy:
             raise ValueError(
@@ -333,6 +365,11 @@ class IndexMixin:
         "{column}_idx"; ``replace=False`` makes an existing name an error. Filters, counts,
         deletes, updates and vector-search prefilters then use it. Not supported
         (NotImplementedError unless None): `wait_timeout`."""
+        warn_deprecated(
+            "create_scalar_index",
+            "0.25.0",
+            "Use create_index() with config=BTree()/Bitmap()/LabelList() instead.",
+        )
         reject_unsupported("create_scalar_index", wait_timeout=(wait_timeout, None))
         self._check_writable()
         kind = str(index_type).upper()

@@ -29,3 +29,15 @@ def reject_unsupported(function: str, **params: Tuple[Any, Any]) -> None:
                 f"{function}({name}=...) is not supported by lancedb_cpp; leave it at its "
                 f"default ({default!r})"
             )
+
+
+def warn_deprecated(function: str, since: str, details: str, stacklevel: int = 3) -> None:
+    """Emit the DeprecationWarning LanceDB emits for `function`, deprecated in LanceDB
+    `since`: "<function> is deprecated as of <since>. <details>"."""
+    import warnings
+
+    warnings.warn(
+        f"{function} is deprecated as of {since}. {details}",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )

@@ -130,9 +130,10 @@ class LanceVectorQueryBuilder(LanceQueryBuilder):
         self._limit = 10
 
     def limit(self, limit: Optional[int]) -> "LanceVectorQueryBuilder":
-        """Return at most `limit` rows per query vector (None or 0: the default, 10)."""
-        if limit is not None and limit < 0:
-            raise ValueError("Limit must be non-negative")
+        """Return at most `limit` rows per query vector; None or a limit below 1 raise
+        ValueError, as in LanceDB (a vector query needs a limit)."""
+        if limit is None or limit <= 0:
+            raise ValueError("Limit is required for ANN/KNN queries")
         self._limit_arg = limit
         self._limit = 10 if not limit else int(limit)
         return self

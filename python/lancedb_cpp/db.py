@@ -329,15 +329,23 @@ class DBConnection:
     ) -> Table:
         """Open a table at its latest version, or read-only at `version`; with `branch`, on
         that branch ("main" or "" for main). Not supported (NotImplementedError unless None):
-        `storage_options` (a table is opened with its connection's) and `index_cache_size`.
+        `storage_options` (a table is opened with its connection's). `index_cache_size` is
+        deprecated and has no effect, as in LanceDB 0.39 (a DeprecationWarning says so).
         With `namespace_path`, the table of that namespace (TableNotFoundError, a ValueError,
         when it has none of that name)."""
         path = check_path(namespace_path)
         reject_unsupported(
             "open_table",
             storage_options=(storage_options or None, None),
-            index_cache_size=(index_cache_size, None),
         )
+        if index_cache_size is not None:
+            warnings.warn(
+                "index_cache_size is deprecated. Use session-level cache configuration "
+                "instead. Create a Session with custom cache sizes and pass it to "
+                "lancedb.connect().",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         if path:
             if branch is not None:
                 raise NotImplementedError("open_table(branch=...) supports only the root namespace")

@@ -300,10 +300,13 @@ class LanceQueryBuilder:
         return [_fragment_id(f) for f in chosen]
 
     def _request(self, max_batch_length: Optional[int]) -> Dict[str, Any]:
+        # A limit of 0 (set by the async builder, where LanceDB returns no rows for it) is a
+        # filter that keeps nothing: the result keeps its schema.
+        nothing = self._limit == 0
         return {
-            "filter": self._where,
+            "filter": "false" if nothing else self._where,
             "columns": self._columns,
-            "limit": self._limit,
+            "limit": None if nothing else self._limit,
             "offset": self._offset,
             "with_row_id": self._with_row_id,
             "max_batch_length": _batch_length(max_batch_length),

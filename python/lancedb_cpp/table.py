@@ -19,6 +19,7 @@ import pyarrow as pa
 from . import _data
 from . import _not_yet as nyi
 from ._index import IndexMixin, tokenizer_preset
+from ._unsupported import warn_deprecated
 from . import _computed, _evolution
 from ._not_yet import not_yet, unsupported_class
 from ._unsupported import reject_unsupported
@@ -569,7 +570,10 @@ class Table(IndexMixin):
 
     def replace_field_metadata(self, field_name: str, new_metadata: Dict[str, str]) -> None:
         """Replace the whole metadata of field `field_name` (a dot path) with
-        `new_metadata`."""
+        `new_metadata`. Deprecated as in LanceDB 0.33.1: use update_field_metadata."""
+        warn_deprecated(
+            "replace_field_metadata", "0.33.1", "Use update_field_metadata() instead."
+        )
         self.update_field_metadata(
             {"path": field_name, "metadata": dict(new_metadata), "replace": True}
         )
@@ -601,6 +605,7 @@ class Table(IndexMixin):
         ``materialize_deletions``, ``materialize_deletions_threshold``, ``num_threads``; the
         other options of ``lance.dataset.DatasetOptimizer.compact_files`` raise
         NotImplementedError unless None). The options are keyword-only, as there."""
+        warn_deprecated("compact_files", "0.21.0", "Use `Table.optimize` instead.")
         if args:
             raise TypeError("compact_files() takes keyword arguments only")
         return _evolution.compact_files(self, **options)
@@ -613,7 +618,9 @@ class Table(IndexMixin):
         error_if_tagged_old_versions: bool = True,
     ) -> "_evolution.RemovalStats":
         """Remove versions older than `older_than` (default 7 days) and their files; see
-        ``optimize`` for `delete_unverified` and `error_if_tagged_old_versions`."""
+        ``optimize`` for `delete_unverified` and `error_if_tagged_old_versions`. Deprecated
+        as in LanceDB 0.21.0: use optimize."""
+        warn_deprecated("cleanup_old_versions", "0.21.0", "Use `Table.optimize` instead.")
         return _evolution.cleanup_old_versions(
             self,
             older_than,

@@ -30,7 +30,11 @@ except ModuleNotFoundError as err:
 def test_alias_keeps_the_package_a_package():
     import json
 
-    paths = [str(REPO / "scripts" / "lancedb_suite"), str(REPO / "python")]
+    import lancedb_cpp
+
+    # lancedb_cpp from where this run imports it (installed, or python/ with the built module)
+    home = pathlib.Path(lancedb_cpp.__file__).resolve().parents[1]
+    paths = [str(REPO / "scripts" / "lancedb_suite"), str(home)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), PYTHONDONTWRITEBYTECODE="1")
     out = subprocess.run(
         [sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True

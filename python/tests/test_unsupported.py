@@ -25,8 +25,8 @@ def table(db):
 
 @pytest.mark.parametrize("kwargs, name", [
     ({"storage_options": {"new_table_enable_stable_row_ids": "true"}}, "storage_options"),
-    ({"index_cache_size": 256}, "index_cache_size"),
-])
+])  # index_cache_size is deprecated and ignored with a warning, as in LanceDB
+    # (test_deprecations_as_lancedb.py)
 def test_open_table_rejects(db, table, kwargs, name):
     with pytest.raises(NotImplementedError, match=rf"open_table\({name}="):
         db.open_table("t", **kwargs)

@@ -64,7 +64,11 @@ Result<std::vector<float>> IvfIndex::PrepareQuery(std::span<const float> query) 
   std::vector<float> q(query.begin(), query.end());
   if (distance_type_ == DistanceType::kCosine) {
     if (style_.as_lancedb) {
-      LanceNormalize(q);
+      if (style_.double_precision) {
+        LanceNormalizeAsDouble(q);
+      } else {
+        LanceNormalize(q);
+      }
       if (style_.half_precision) {
         std::vector<uint16_t> halves(q.size());
         array::FloatToHalf(q, std::span(halves));

@@ -43,6 +43,10 @@ struct IvfSearchStyle {
   bool dot_as_found = false;
   /// The index is on a float16 column: LanceDB rounds the normalized cosine query to float16.
   bool half_precision = false;
+  /// The index is on a float64 column: LanceDB normalizes the cosine query in double precision
+  /// (its values then differ from a float normalization by an ulp, which can move an 8-bit
+  /// RQ lookup-table entry by one step).
+  bool double_precision = false;
 };
 
 struct IvfPartition {

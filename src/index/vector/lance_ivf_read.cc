@@ -181,8 +181,9 @@ struct Model {
   DistanceType distance_type = DistanceType::kL2;
   size_t dim = 0;
   int64_t num_partitions = 0;
-  std::vector<float> centroids;  // (num_partitions, dim)
-  bool half_precision = false;   // float16 centroids: an index on a float16 column
+  std::vector<float> centroids;   // (num_partitions, dim)
+  bool half_precision = false;    // float16 centroids: an index on a float16 column
+  bool double_precision = false;  // float64 centroids: an index on a float64 column
 };
 
 Result<Model> ReadModel(const LanceIndexFile& index) {
@@ -216,6 +217,7 @@ Result<Model> ReadModel(const LanceIndexFile& index) {
   m.num_partitions = ivf.centroids_tensor().shape(0);
   m.dim = ivf.centroids_tensor().shape(1);
   m.half_precision = ivf.centroids_tensor().data_type() == lpb::Tensor::FLOAT16;
+  m.double_precision = ivf.centroids_tensor().data_type() == lpb::Tensor::FLOAT64;
   if (m.dim == 0) return index.Corrupt("centroids of dimension 0");
   LANCEDB_ASSIGN_OR_RETURN(
       m.centroids, TensorFloats(index, ivf.centroids_tensor(),
@@ -572,6 +574,7 @@ Result<std::unique_ptr<IvfIndex>> ReadLanceIvfIndexFiles(const io::FileSystemPtr
   if (index_type != nullptr) *index_type = model.type;
   IvfSearchStyle style =
       LanceSearchStyle(model.storage == "IVF_FLAT", model.distance_type, model.half_precision);
+  style.double_precision = model.double_precision;
   // Lance's RQ storage estimates -x.y for dot, which LanceDB reports as it is.
   style.dot_as_found = model.storage == "IVF_RQ";
   return std::make_unique<IvfIndex>(

@@ -554,6 +554,7 @@ Result<std::unique_ptr<IvfIndex>> ToLanceIvfIndex(std::unique_ptr<IvfIndex> buil
     }
   }
   IvfSearchStyle style = LanceSearchStyle(index_type == "IVF_FLAT", built->distance_type(), half);
+  style.double_precision = element_type == array::TypeId::kFloat64;
   style.dot_as_found = index_type == "IVF_RQ";  // the RQ estimate, as LanceDB reports it
   return std::make_unique<IvfIndex>(
       dim, built->distance_type(), std::move(centroids), std::move(quantizer),

@@ -318,6 +318,13 @@ void LanceNormalize(std::span<float> v) noexcept {
   for (float& x : v) x /= norm;
 }
 
+void LanceNormalizeAsDouble(std::span<float> v) noexcept {
+  double sum = 0.0;
+  for (float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
+  const double norm = std::sqrt(sum);
+  for (float& x : v) x = static_cast<float>(static_cast<double>(x) / norm);
+}
+
 std::unique_ptr<DistanceComputer> LancePqStorage::QueryComputer(
     std::span<const float> query) const {
   return std::make_unique<LancePqComputer>(this, query);

@@ -34,6 +34,9 @@ float LanceDot(const float* x, const float* y, size_t n) noexcept;
 /// Normalize `v` in place as Lance normalizes a cosine query (sum of squares in order, then
 /// each value divided by the root). Layout: v (dim).
 void LanceNormalize(std::span<float> v) noexcept;
+/// Normalize `v` in place as Lance normalizes a cosine query on a float64 column: the values
+/// widened to double, the sum of squares, root and quotients in double, rounded back to float.
+void LanceNormalizeAsDouble(std::span<float> v) noexcept;
 
 class LancePqStorage final : public PartitionStorage {
  public:

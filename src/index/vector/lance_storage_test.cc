@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "index/vector/flat_storage.h"
 #include "index/vector/ivf_index.h"
@@ -110,6 +111,31 @@ TEST(LanceKernels, SumInLanesAsLance) {
   LanceNormalize(v);
   EXPECT_FLOAT_EQ(v[0], 0.6f);
   EXPECT_FLOAT_EQ(v[1], 0.8f);
+}
+
+// On a float64 column the cosine query is normalized in double: each value is the double
+// quotient rounded once to float, which for some values differs from the float normalization by
+// an ulp (enough to move an 8-bit RQ lookup-table entry by one step).
+TEST(LanceKernels, NormalizeAsDoubleRoundsOnce) {
+  uint32_t state = 7;
+  size_t differing = 0;
+  for (int round = 0; round < 50; ++round) {
+    std::vector<float> v(32);
+    for (float& x : v) {
+      state = state * 1664525u + 1013904223u;
+      x = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 4.0f - 2.0f;
+    }
+    std::vector<float> as_float = v, as_double = v;
+    LanceNormalize(as_float);
+    LanceNormalizeAsDouble(as_double);
+    double sum = 0.0;
+    for (float x : v) sum += static_cast<double>(x) * x;
+    for (size_t i = 0; i < v.size(); ++i) {
+      EXPECT_EQ(as_double[i], static_cast<float>(v[i] / std::sqrt(sum)));
+      differing += as_double[i] != as_float[i];
+    }
+  }
+  EXPECT_GT(differing, 0u);  // the two are not the same function
 }
 
 // LanceL2 / LanceDot (vectorized where the CPU allows) give the bits of Lance's order: the
