@@ -167,6 +167,21 @@ def _has_blob_field(schema: pa.Schema) -> bool:
     return schema_has_blob_field(schema)
 
 
+def _check_write_parallelism(value: Any) -> None:
+    """LanceDB's checks of ``add(write_parallelism=...)``: an unsigned integer above 0."""
+    if value is None:
+        return
+    if not isinstance(value, int):
+        raise TypeError(
+            f"argument 'write_parallelism': '{type(value).__name__}' object cannot be "
+            "interpreted as an integer"
+        )
+    if value < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value == 0:
+        raise ValueError("Invalid input, write_parallelism must be greater than 0")
+
+
 class Table(IndexMixin):
     """A LanceDB table (a Lance dataset). Obtain one from ``DBConnection.create_table`` or
     ``DBConnection.open_table``."""
@@ -454,12 +469,13 @@ class Table(IndexMixin):
     ) -> AddResult:
         """Add rows (any supported input) with ``mode`` "append" or "overwrite". `progress`:
         True (a tqdm bar), a callable receiving progress dicts, or a tqdm-like bar (see
-        lancedb_cpp._write_progress). `write_parallelism` is not
-        supported: anything but its default raises NotImplementedError. Blob v2 columns take
+        lancedb_cpp._write_progress). `write_parallelism` caps how many partitions of the
+        input are written at once (at least 1, LanceDB's errors otherwise); lancedb_cpp writes
+        one at a time, which every cap allows. Blob v2 columns take
         bytes (stored inline) or URI strings (external blobs: a URI under a registered base path
         is stored relative to it; one outside every base needs
         `allow_external_blob_outside_bases=True` and is stored as its absolute URI)."""
-        reject_unsupported("add", write_parallelism=(write_parallelism, None))
+        _check_write_parallelism(write_parallelism)
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         self._check_writable()

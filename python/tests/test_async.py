@@ -281,8 +281,8 @@ def test_async_connection_api(tmp_path):
             await db.rename_table("a", "z")
         with pytest.raises(ValueError, match="Branch 'dev' not found"):
             await db.open_table("a", branch="dev")
-        with pytest.raises(NotImplementedError):
-            await t.add([{"x": 4}], write_parallelism=2)
+        with pytest.raises(ValueError, match="write_parallelism must be greater than 0"):
+            await t.add([{"x": 4}], write_parallelism=0)
         with pytest.raises(RuntimeError, match="Query timeout after 0 ms"):
             await t.query().to_arrow(timeout=__import__("datetime").timedelta(0))
         await db.drop_all_tables()

@@ -3,7 +3,8 @@
 """The DeprecationWarnings and limit checks a LanceDB 0.39 user sees, compared with the
 installed lancedb on the same data: deprecated index, compaction, cleanup and metadata methods
 warn (and still work), the new index API does not warn, open_table(index_cache_size=...) warns
-and opens, and vector-query limits are checked as LanceDB checks them (sync and async)."""
+and opens, vector-query limits (sync and async) and add(write_parallelism=...) are checked as
+LanceDB checks them."""
 
 import asyncio
 import warnings
@@ -122,3 +123,23 @@ def test_async_query_limits_as_lancedb(tmp_path, limit, kind):
 
     got, want = asyncio.run(run(lancedb_cpp)), asyncio.run(run(lancedb))
     assert got == want
+
+
+@pytest.mark.parametrize("value", [None, 1, 4, 0, -1, 2.5, "2"])
+def test_add_write_parallelism_as_lancedb(tmp_path, value):
+    """A cap on the partitions written at once: valid values add the rows, invalid ones raise
+    LanceDB's errors and write nothing."""
+
+    def run(mod):
+        _, t = make_table(mod, tmp_path / mod.__name__)
+        rows = t.to_arrow().slice(0, 40)
+        try:
+            t.add(rows, write_parallelism=value)
+            outcome = ("ok", None)
+        except Exception as e:  # noqa: BLE001
+            outcome = (type(e).__name__, str(e))
+        return outcome, t.count_rows(), t.version
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert (want[0][0] == "ok") == (value is None or value in (1, 4))

@@ -68,15 +68,6 @@ def test_legacy_create_index_passes_num_bits_to_ivf_rq(table):
     assert table.list_indices() == []
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"write_parallelism": 4}, "write_parallelism"),
-])
-def test_add_rejects(table, kwargs, name):
-    with pytest.raises(NotImplementedError, match=rf"add\({name}="):
-        table.add(ROWS[:3], **kwargs)
-    assert len(table) == 300 and table.version == 1
-
-
 def test_add_rejects_unknown_keywords(table):
     with pytest.raises(TypeError):
         table.add(ROWS[:3], no_such_option=1)
