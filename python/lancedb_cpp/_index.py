@@ -460,8 +460,48 @@ def tokenizer_preset(tokenizer_name: str) -> Dict[str, Any]:
     )  # fmt: skip
 
 
-def analysis_kwargs(config: Any) -> Dict[str, Any]:
-    """The engine's analysis keywords of an FTS config."""
+# The languages of the FTS stemmers and stop-word lists, as LanceDB lists them.
+FTS_LANGUAGES = (
+    "Arabic", "Danish", "Dutch", "English", "Finnish", "French", "German", "Greek", "Hungarian",
+    "Italian", "Norwegian", "Portuguese", "Romanian", "Russian", "Spanish", "Swedish", "Tamil",
+    "Turkish",
+)  # fmt: skip
+_BASE_TOKENIZERS = ("simple", "whitespace", "raw", "ngram", "icu", "icu/split")
+
+
+def _stop_words(words: Any, creating: bool) -> Optional[List[str]]:
+    """`custom_stop_words` checked as LanceDB's binding checks it: a list of strings."""
+    if words is None:
+        return None
+    if isinstance(words, str) or not isinstance(words, (list, tuple)):
+        if creating:
+            raise TypeError("failed to extract field FtsParams.custom_stop_words")
+        kind = "`str`" if isinstance(words, str) else f"'{type(words).__name__}'"
+        raise TypeError(f"argument 'custom_stop_words': Can't extract {kind} to `Vec`")
+    for word in words:
+        if not isinstance(word, str):
+            if creating:
+                raise TypeError("failed to extract field FtsParams.custom_stop_words")
+            raise TypeError(
+                f"argument 'custom_stop_words': '{type(word).__name__}' object is not an "
+                "instance of 'str'"
+            )
+    return list(words)
+
+
+def analysis_kwargs(config: Any, creating: bool = False) -> Dict[str, Any]:
+    """The engine's analysis keywords of an FTS config, checked as LanceDB checks them
+    (`creating`: for an index, whose errors LanceDB words differently from tokenize's)."""
+    language = str(config.language)
+    if language not in FTS_LANGUAGES:
+        err = ValueError(f"LanceDB does not support the requested language: '{language}'")
+        if creating:
+            err.add_note(f"Supported languages: {', '.join(FTS_LANGUAGES)}")
+        raise err
+    base = str(config.base_tokenizer)
+    if creating and base not in _BASE_TOKENIZERS and not base.startswith(("jieba", "lindera")):
+        raise ValueError(f"Invalid input, unknown base tokenizer {base}")
+    stop_words = _stop_words(config.custom_stop_words, creating)
     granularity = getattr(config, "document_granularity", "row")
     if str(getattr(granularity, "value", granularity)).lower() != "row":
         raise NotImplementedError(
@@ -476,9 +516,7 @@ def analysis_kwargs(config: Any) -> Dict[str, Any]:
         lower_case=bool(config.lower_case),
         stem=bool(config.stem),
         remove_stop_words=bool(config.remove_stop_words),
-        custom_stop_words=None
-        if config.custom_stop_words is None
-        else [str(w) for w in config.custom_stop_words],
+        custom_stop_words=stop_words,
         ascii_folding=bool(config.ascii_folding),
         ngram_min_length=int(config.ngram_min_length),
         ngram_max_length=int(config.ngram_max_length),
@@ -497,5 +535,5 @@ def create_fts(table: Any, column: str, config: Any, *, name: Optional[str], rep
         replace=bool(replace),
         memory_limit=getattr(config, "memory_limit", None),
         num_workers=getattr(config, "num_workers", None),
-        **analysis_kwargs(config),
+        **analysis_kwargs(config, creating=True),
     )

@@ -93,3 +93,38 @@ def test_async_reprs_and_closed_handles_as_lancedb(tmp_path):
     assert got == want
     assert got[0] == "ListingDatabase(uri=D, read_consistency_interval=None)"
     assert got[-2] == ("RuntimeError", "Table t is closed")
+
+
+def _fts_table(mod, path):
+    return mod.connect(path).create_table("t", pa.table({"text": ["la route", "le café"]}))
+
+
+FTS_CASES = {
+    "unknown_language": lambda m, t: t.create_index("text", config=m.index.FTS(language="klingon")),
+    "lowercase_language": lambda m, t: t.create_index("text", config=m.index.FTS(language="french")),
+    "unknown_base_tokenizer": lambda m, t: t.create_index(
+        "text", config=m.index.FTS(base_tokenizer="nope")
+    ),
+    "stop_word_not_str": lambda m, t: t.create_index(
+        "text", config=m.index.FTS(custom_stop_words=["a", 1])
+    ),
+    "tokenize_unknown_language": lambda m, t: m.tokenize("the lance", language="klingon"),
+    "tokenize_stop_word_not_str": lambda m, t: m.tokenize("a b", custom_stop_words=["a", 42]),
+    "tokenize_stop_words_str": lambda m, t: m.tokenize("a b", custom_stop_words="a"),
+    "french_ok": lambda m, t: t.create_index("text", config=m.index.FTS(language="French")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FTS_CASES))
+def test_fts_option_errors_as_lancedb(tmp_path, case):
+    def run(mod):
+        table = _fts_table(mod, tmp_path / mod.__name__)
+        try:
+            FTS_CASES[case](mod, table)
+            return ("ok",), [i.index_type for i in table.list_indices()]
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return (type(e).__name__, str(e), getattr(e, "__notes__", None)), table.list_indices()
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert (want[0][0] == "ok") == (case == "french_ok")
