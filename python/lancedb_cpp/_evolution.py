@@ -347,10 +347,21 @@ class RemovalStats:
     old_versions_removed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OptimizeStats:
     compaction: CompactionStats
     prune: RemovalStats
+
+    def __repr__(self) -> str:
+        """LanceDB's rendering (its native stats' debug form)."""
+        c, p = self.compaction, self.prune
+        return (
+            f"OptimizeStats(compaction=CompactionStats {{ fragments_removed: "
+            f"{c.fragments_removed}, fragments_added: {c.fragments_added}, files_removed: "
+            f"{c.files_removed}, files_added: {c.files_added} }}, prune=RemovalStats {{ "
+            f"bytes_removed: {p.bytes_removed}, old_versions_removed: "
+            f"{p.old_versions_removed} }})"
+        )
 
 
 def compact_files(

@@ -128,3 +128,16 @@ def test_fts_option_errors_as_lancedb(tmp_path, case):
     got, want = run(lancedb_cpp), run(lancedb)
     assert got == want
     assert (want[0][0] == "ok") == (case == "french_ok")
+
+
+def test_async_optimize_stats_render_as_lancedb(tmp_path):
+    async def run(mod):
+        db = await mod.connect_async(tmp_path / mod.__name__)
+        table = await db.create_table("t", data=[{"x": [1]}])
+        await table.add(data=[{"x": [2]}])
+        stats = await table.optimize()
+        return str(stats), repr(stats), stats.compaction.fragments_removed
+
+    got, want = asyncio.run(run(lancedb_cpp)), asyncio.run(run(lancedb))
+    assert got == want
+    assert want[2] == 2
