@@ -13,6 +13,7 @@ awaited queries run in parallel and the event loop stays responsive.
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
@@ -29,6 +30,7 @@ from .query import (
     Query,
     _async_columns,
     _check_blob_mode,
+    analyze_text,
     arrow_to_pandas,
 )
 
@@ -516,8 +518,9 @@ class AsyncHybridQuery(AsyncStandardQuery, AsyncVectorQueryBase):
                 "tables; local tables report 'aggregate' metrics only"
             )
         plan = await self.explain_plan(True)
+        start = time.perf_counter()
         rows = (await self.to_arrow()).num_rows
-        return plan + f"metrics=[output_rows={rows}]\n"
+        return analyze_text(plan, rows, time.perf_counter() - start)
 
 
 class AsyncTakeQuery(AsyncQueryBase):

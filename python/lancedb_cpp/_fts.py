@@ -13,6 +13,7 @@ query runs a vector query and a full-text query with the same filter, projection
 from __future__ import annotations
 
 import inspect
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
@@ -216,9 +217,12 @@ class LanceFtsQueryBuilder(LanceQueryBuilder):
         return _native.fts_explain(self._table._inner, verbose=bool(verbose), **self._native_args())
 
     def analyze_plan(self, distributed_metrics: str = "aggregate") -> str:
-        """The plan, then the measured output rows."""
+        """The plan under an ``AnalyzeExec`` line with the measured output rows and time."""
+        from .query import analyze_text
+
+        start = time.perf_counter()
         rows = self.to_arrow().num_rows
-        return self.explain_plan(True) + f"metrics=[output_rows={rows}]\n"
+        return analyze_text(self.explain_plan(True), rows, time.perf_counter() - start)
 
     def output_schema(self) -> pa.Schema:
         from . import _native

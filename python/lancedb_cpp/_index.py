@@ -8,6 +8,7 @@ installed) or to a callable ``progress(stage, fraction)``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from datetime import datetime, timedelta, timezone
@@ -155,6 +156,17 @@ def _is_legacy_call(
     return isinstance(first, str) and first.lower() in _METRICS
 
 
+@contextlib.contextmanager
+def _as_lance_index_error():
+    """An index name that exists (replace=False) raises LanceDB's RuntimeError."""
+    try:
+        yield
+    except ValueError as err:
+        if "already exists, please specify a different name" not in str(err):
+            raise
+        raise RuntimeError(f"lance error: LanceError(Index): {err}") from None
+
+
 class IndexMixin:
     """Index methods of ``Table`` (requires ``self._inner`` and ``self._check_writable``)."""
 
@@ -187,19 +199,21 @@ class IndexMixin:
         ``create_index("vector", config=IvfPq(num_partitions=256))`` or the legacy form
         ``create_index(metric="cosine", num_partitions=256, num_sub_vectors=16,
         vector_column_name="vector", index_type="IVF_PQ")``. The name defaults to
-        "{column}_idx"; ``replace=False`` makes an existing name an error. The index is built
-        before this returns. Not supported (NotImplementedError unless None): `accelerator`
-        (also in a config), `index_cache_size` and `wait_timeout`.
+        "{column}_idx"; ``replace=False`` makes an existing name an error (LanceDB's
+        RuntimeError). The index is built before this returns. Not supported
+        (NotImplementedError unless None): `accelerator` (also in a config) and
+        `wait_timeout`; `index_cache_size` (deprecated) is ignored, as in LanceDB.
         """
         if _is_legacy_call(
             metric, config, num_partitions, num_sub_vectors, vector_column_name, accelerator,
             index_cache_size,
         ):  # fmt: skip
             warnings.warn(_LEGACY_CREATE_INDEX, DeprecationWarning, stacklevel=2)
+        # index_cache_size is LanceDB's deprecated legacy parameter, which it ignores: the
+        # legacy call warns above.
         reject_unsupported(
             "create_index",
             accelerator=(accelerator, None),
-            index_cache_size=(index_cache_size, None),
             wait_timeout=(wait_timeout, None),
         )
         if config is not None:
@@ -220,9 +234,10 @@ class IndexMixin:
             return
         if kind in SCALAR_INDEX_TYPES:
             # Scalar indices have no training step: `train` changes nothing for them.
-            _native.create_scalar_index(
-                self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
-            )
+            with _as_lance_index_error():
+                _native.create_scalar_index(
+                    self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
+                )
             return
         if not train:
             raise NotImplementedError("train=False is supported for scalar indices only")
@@ -266,14 +281,15 @@ class IndexMixin:
         _check_binary_vectors(
             self.schema, column, kind, str(params["distance_type"] or "l2").lower()
         )
-        _native.create_index(
-            self._inner,
-            column,
-            name=name or "",
-            replace=bool(replace),
-            progress=_progress_callback(progress),
-            **params,
-        )
+        with _as_lance_index_error():
+            _native.create_index(
+                self._inner,
+                column,
+                name=name or "",
+                replace=bool(replace),
+                progress=_progress_callback(progress),
+                **params,
+            )
 
     def create_fts_index(
         self,
@@ -377,9 +393,10 @@ class IndexMixin:
             raise ValueError(
                 f"Unknown index type {index_type}; expected one of: BTREE, BITMAP, LABEL_LIST"
             )
-        _native.create_scalar_index(
-            self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
-        )
+        with _as_lance_index_error():
+            _native.create_scalar_index(
+                self._inner, column, index_type=kind, name=name or "", replace=bool(replace)
+            )
 
     def list_indices(self) -> List[IndexConfig]:
         """The table's indices, ordered by name."""
@@ -528,12 +545,13 @@ def analysis_kwargs(config: Any, creating: bool = False) -> Dict[str, Any]:
 def create_fts(table: Any, column: str, config: Any, *, name: Optional[str], replace: bool) -> None:
     """Build the FTS index `config` on `column` of `table`."""
     table._check_writable()
-    _native.create_fts_index(
-        table._inner,
-        column,
-        name=name or "",
-        replace=bool(replace),
-        memory_limit=getattr(config, "memory_limit", None),
-        num_workers=getattr(config, "num_workers", None),
-        **analysis_kwargs(config, creating=True),
-    )
+    with _as_lance_index_error():
+        _native.create_fts_index(
+            table._inner,
+            column,
+            name=name or "",
+            replace=bool(replace),
+            memory_limit=getattr(config, "memory_limit", None),
+            num_workers=getattr(config, "num_workers", None),
+            **analysis_kwargs(config, creating=True),
+        )

@@ -165,6 +165,16 @@ def _ordering_list(ordering: Any) -> Optional[List["ColumnOrdering"]]:
     ]
 
 
+def analyze_text(plan: str, rows: int, seconds: float) -> str:
+    """An analyzed plan in LanceDB's shape (as the engine renders its own): an ``AnalyzeExec``
+    line with the output rows and the time, above the plan indented one level."""
+    body = "".join(f"  {line}\n" for line in plan.splitlines())
+    return (
+        f"AnalyzeExec verbose=true, elapsed={seconds * 1e3:.3f}ms, "
+        f"metrics=[output_rows={rows}]\n{body}"
+    )
+
+
 class LanceQueryBuilder:
     """Common options and outputs of every query."""
 

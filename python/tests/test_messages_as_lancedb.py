@@ -141,3 +141,39 @@ def test_async_optimize_stats_render_as_lancedb(tmp_path):
     got, want = asyncio.run(run(lancedb_cpp)), asyncio.run(run(lancedb))
     assert got == want
     assert want[2] == 2
+
+
+@pytest.mark.parametrize("kind", ["btree", "bitmap_legacy", "ivf_pq", "fts"])
+def test_existing_index_name_without_replace_as_lancedb(tmp_path, kind):
+    """replace=False on an existing index name: LanceDB's RuntimeError, nothing committed."""
+
+    def run(mod):
+        rng = np.random.default_rng(5)
+        data = pa.table({
+            "id": range(300),
+            "text": [f"w{i % 9}" for i in range(300)],
+            "vector": pa.array(rng.random((300, 8), dtype=np.float32).tolist(), pa.list_(pa.float32(), 8)),
+        })  # fmt: skip
+        t = mod.connect(tmp_path / mod.__name__).create_table("t", data)
+        make = {
+            "btree": lambda replace: t.create_index("id", config=mod.index.BTree(), replace=replace),
+            "bitmap_legacy": lambda replace: t.create_scalar_index("id", index_type="BITMAP",
+                                                                   replace=replace),
+            "ivf_pq": lambda replace: t.create_index(
+                "vector", config=mod.index.IvfPq(num_partitions=2, num_sub_vectors=2),
+                replace=replace),
+            "fts": lambda replace: t.create_index("text", config=mod.index.FTS(), replace=replace),
+        }[kind]  # fmt: skip
+        make(True)
+        version = t.version
+        try:
+            make(False)
+            outcome = ("ok",)
+        except Exception as e:  # noqa: BLE001
+            # LanceDB's message ends with the Rust source location of the check
+            outcome = (type(e).__name__, str(e).split(", /")[0])
+        return outcome, t.version - version
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert want[0][0] == "RuntimeError" and want[1] == 0

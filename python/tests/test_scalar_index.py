@@ -212,7 +212,7 @@ def test_vector_search_prefilter_uses_the_same_rows(tmp_path):
     assert len(after) == 20
     assert set(after.column("category").to_pylist()) == {"c2"}
     plan = t.search(q).where("category = 'c2' AND id < 600").limit(20).explain_plan()
-    assert "KNNVectorDistance: metric=L2" in plan
+    assert "KNNVectorDistance: metric=l2" in plan
     assert "ScalarIndexQuery: query=AND([category = c2]@category_idx(Bitmap),[id < 600]@id_idx(BTree))" in plan
     analyzed = t.search(q).where("category = 'c2'").limit(5).analyze_plan()
     assert "metrics=[output_rows=5" in analyzed
@@ -231,7 +231,7 @@ def test_bad_input_is_rejected_and_writes_nothing(tmp_path):
         t.create_index("price", config=LabelList())
     with pytest.raises(ValueError, match="nosuch"):
         t.create_scalar_index("nosuch")
-    with pytest.raises(ValueError, match="id_idx.*already exists"):
+    with pytest.raises(RuntimeError, match="id_idx.*already exists"):
         t.create_scalar_index("id", replace=False)
     with pytest.raises(ValueError, match="Unknown index type FOO"):
         t.create_scalar_index("id", index_type="FOO")

@@ -42,7 +42,6 @@ def test_open_table_rejects_unknown_keywords(db, table):
 
 @pytest.mark.parametrize("kwargs, name", [
     ({"wait_timeout": timedelta(seconds=30)}, "wait_timeout"),
-    ({"index_cache_size": 256}, "index_cache_size"),
     ({"accelerator": "cuda"}, "accelerator"),
     ({"config": IvfPq(num_partitions=2, num_sub_vectors=2, accelerator="cuda")}, "accelerator"),
 ])

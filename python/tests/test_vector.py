@@ -196,7 +196,7 @@ def test_index_create_list_stats_drop(pair):
     assert stats.distance_type == "l2"
     assert ours.index_stats("nope") is None
     ours.wait_for_index(["vector_idx"])
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError, match="already exists"):  # LanceDB's error
         ours.create_index("vector", config=IvfPq(num_partitions=8), replace=False)
     with pytest.raises(ValueError):
         ours.create_index("label", config=IvfPq(num_partitions=8))

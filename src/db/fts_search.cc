@@ -21,6 +21,7 @@
 #include "db/vector_search.h"
 #include "expr/evaluator.h"
 #include "index/fts/posting_codec.h"
+#include "io/file_system.h"
 #include "table/dataset_impl.h"
 #include "table/deletion.h"
 #include "table/row_ids.h"
@@ -1243,7 +1244,8 @@ std::string ExplainFtsPlan(const FtsPlan& plan, bool verbose) {
     exprs += (i ? ", " : "") + plan.projection.output_names[i];
   }
   out += "ProjectionExec: expr=[" + exprs + (exprs.empty() ? "" : ", ") + "_score]\n";
-  out += "  Take: columns=[" + exprs + "]\n";
+  out += "  LanceRead: uri=" + io::JoinPath(plan.dataset->path(), "data") + ", projection=[" +
+         exprs + "], source=stream(_rowid)\n";
   std::string indent = "    ";
   out += indent + "GlobalLimitExec: skip=" + std::to_string(plan.offset) +
          ", fetch=" + std::to_string(plan.limit) + "\n";

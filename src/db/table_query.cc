@@ -79,17 +79,18 @@ Result<std::string> LocalTable::AnalyzeQuery(const QueryRequest& request) const 
   }
   metrics->total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  char times[128];
-  std::snprintf(times, sizeof(times), "index_time=%.3fms, elapsed=%.3fms",
-                metrics->index_seconds * 1e3, metrics->total_seconds * 1e3);
-  text += "metrics=[output_rows=" + std::to_string(metrics->output_rows) +
+  char times[64];
+  std::snprintf(times, sizeof(times), "index_time=%.3fms", metrics->index_seconds * 1e3);
+  return query::AnalyzeText(
+      text,
+      "output_rows=" + std::to_string(metrics->output_rows) +
           ", index_candidates=" + std::to_string(metrics->index_candidates) +
           ", index_pages_loaded=" + std::to_string(metrics->index_pages_loaded) +
           ", fragments_scanned=" + std::to_string(metrics->fragments_scanned) +
           ", zones_read=" + std::to_string(metrics->zones_read.load()) +
           ", zones_pruned=" + std::to_string(metrics->zones_pruned.load()) +
-          ", rows_scanned=" + std::to_string(metrics->rows_scanned) + ", " + times + "]\n";
-  return text;
+          ", rows_scanned=" + std::to_string(metrics->rows_scanned) + ", " + times,
+      metrics->total_seconds);
 }
 
 Result<DeleteResult> LocalTable::Delete(const std::string& where) {

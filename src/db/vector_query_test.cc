@@ -258,7 +258,7 @@ TEST(VectorQuery, PrefilterThroughScalarIndexMatchesBruteForceAndIsExplained) {
   EXPECT_EQ(Column<int64_t>(flat, "id"), expected);
   ASSERT_OK_AND_ASSIGN(auto plan,
                        t->VectorSearch(q).Where("id >= 100 AND id < 300").Limit(15).ExplainPlan());
-  EXPECT_NE(plan.find("KNNVectorDistance: metric=L2, fragments=5"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("KNNVectorDistance: metric=l2, fragments=5"), std::string::npos) << plan;
   EXPECT_NE(plan.find("ScalarIndexQuery: query=[id >= 100 && id < 300]@id_idx(BTree)"),
             std::string::npos)
       << plan;
@@ -278,6 +278,12 @@ TEST(VectorQuery, PrefilterThroughScalarIndexMatchesBruteForceAndIsExplained) {
   EXPECT_EQ(plan.find("KNNVectorDistance"), std::string::npos) << plan;
   ASSERT_OK_AND_ASSIGN(auto analyzed, t->VectorSearch(q).Where("id < 300").Limit(7).AnalyzePlan());
   EXPECT_NE(analyzed.find("metrics=[output_rows=7"), std::string::npos) << analyzed;
+  // LanceDB's vocabulary: the analysis under an AnalyzeExec line, the take as a LanceRead of a
+  // row-id stream.
+  EXPECT_EQ(analyzed.rfind("AnalyzeExec verbose=true, elapsed=", 0), 0u) << analyzed;
+  EXPECT_NE(analyzed.find("\n  ProjectionExec: "), std::string::npos) << analyzed;
+  EXPECT_NE(plan.find("source=stream(_rowid)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("LanceScan"), std::string::npos) << plan;  // every fragment indexed
 }
 
 TEST(VectorQuery, PostfilterRowsAllSatisfyFilter) {
@@ -485,6 +491,16 @@ TEST(VectorQuery, IndexedAndAppendedAndDeletedRowsMatchBruteForce) {
     EXPECT_EQ(Column<int64_t>(fast, "id"),
               BruteForce(d, q, "l2", 10, [&](int64_t i) { return live(i) && i < 2000; }));
   }
+  // As LanceDB explains it: the appended fragment is searched flat over a LanceScan, which
+  // fast_search leaves out.
+  const auto q = MakeData(1, 20).vectors[0];
+  ASSERT_OK_AND_ASSIGN(auto plan, t->VectorSearch(q).Nprobes(8).ExplainPlan(true));
+  EXPECT_NE(plan.find("KNNVectorDistance: metric=l2, fragments=1 (not covered by the index)\n"
+                      "          LanceScan: uri="),
+            std::string::npos)
+      << plan;
+  ASSERT_OK_AND_ASSIGN(plan, t->VectorSearch(q).Nprobes(8).FastSearch().ExplainPlan(true));
+  EXPECT_EQ(plan.find("LanceScan"), std::string::npos) << plan;
 }
 
 TEST(VectorQuery, IndexManagement) {

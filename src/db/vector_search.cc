@@ -20,6 +20,7 @@
 #include "db/vector_column_cache.h"
 #include "expr/evaluator.h"
 #include "index/vector_index.h"
+#include "io/file_system.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
 #include "table/row_ids.h"
@@ -636,7 +637,9 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
     line("GlobalLimitExec: skip=" + std::to_string(plan.offset) +
          ", fetch=" + std::to_string(plan.limit));
   }
-  line("Take: columns=[" + outputs + "]");
+  // The rows' other columns are taken by row id, as LanceDB's LanceRead of a row-id stream.
+  const std::string data_uri = io::JoinPath(plan.dataset->path(), "data");
+  line("LanceRead: uri=" + data_uri + ", projection=[" + outputs + "], source=stream(_rowid)");
   if (!plan.order_by.empty()) {
     line("SortExec: TopK(fetch=" + std::to_string(plan.limit + plan.offset) + "), expr=[" +
          query::OrderingText(plan.order_by) + "]");
@@ -675,9 +678,16 @@ Result<std::string> ExplainVectorPlan(const VectorPlan& plan, bool verbose) {
     }
   }
   if (segments.empty() || (uncovered > 0 && !r.fast_search)) {
-    out += base + "KNNVectorDistance: metric=" + metric + ", fragments=" +
+    // The flat search, metric lower-cased as LanceDB prints it; with an index, over a scan of
+    // the fragments the index does not cover (LanceDB's LanceScan).
+    std::string flat_metric(vec::DistanceTypeName(distance));
+    out += base + "KNNVectorDistance: metric=" + flat_metric + ", fragments=" +
            std::to_string(segments.empty() ? fragments.size() : static_cast<size_t>(uncovered)) +
            (segments.empty() ? "" : " (not covered by the index)") + "\n";
+    if (!segments.empty()) {
+      out += base + "  LanceScan: uri=" + data_uri + ", projection=[" + plan.column +
+             "], row_id=true, row_addr=false, ordered=false, range=None\n";
+    }
   }
   if (r.prefilter && plan.projection.filter) {
     // The prefilter's rows come from the plain-query plan of the filter.
@@ -730,11 +740,9 @@ Result<std::string> LocalTable::AnalyzeVectorQuery(const VectorQueryRequest& req
     if (!batch) break;
     rows += batch->num_rows();
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  char times[64];
-  std::snprintf(times, sizeof(times), "elapsed=%.3fms", ms);
-  return text + "metrics=[output_rows=" + std::to_string(rows) + ", " + times + "]\n";
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return query::AnalyzeText(text, "output_rows=" + std::to_string(rows), seconds);
 }
 
 Status LocalTable::VectorQuerySchema(const VectorQueryRequest& request, ArrowSchema* out) const {

@@ -197,8 +197,9 @@ Result<table::DatasetPtr> CreateScalarIndex(const table::DatasetPtr& dataset,
   if (!options.replace) {
     for (const auto& m : dataset->manifest().index_section().indices()) {
       if (m.name() == name) {
-        return Status::AlreadyExists("Index '" + name +
-                                     "' already exists; pass replace=true to replace it");
+        return Status::AlreadyExists("Index name '" + name +
+                                     "' already exists, please specify a different name or use "
+                                     "replace=True");
       }
     }
   }

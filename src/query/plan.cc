@@ -683,6 +683,20 @@ std::string ResidualSql(const std::string& filter, const std::vector<size_t>& re
 
 }  // namespace
 
+std::string AnalyzeText(const std::string& plan, const std::string& metrics, double seconds) {
+  char elapsed[48];
+  std::snprintf(elapsed, sizeof(elapsed), "elapsed=%.3fms", seconds * 1e3);
+  std::string out =
+      std::string("AnalyzeExec verbose=true, ") + elapsed + ", metrics=[" + metrics + "]\n";
+  for (size_t start = 0; start < plan.size();) {
+    size_t end = plan.find('\n', start);
+    if (end == std::string::npos) end = plan.size();
+    out += "  " + plan.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string ExplainPlan(const QueryPlan& plan, bool verbose) {
   std::string out;
   std::string indent;

@@ -84,6 +84,11 @@ struct QueryMetrics {
 /// The plan as text, in LanceDB's explain_plan shape (with `verbose`, the full projection).
 std::string ExplainPlan(const QueryPlan& plan, bool verbose);
 
+/// An analyzed plan in LanceDB's analyze_plan shape: an `AnalyzeExec` line with the measured
+/// `metrics` ("output_rows=..., ...", without brackets) and `seconds`, above the `plan` text
+/// indented one level.
+std::string AnalyzeText(const std::string& plan, const std::string& metrics, double seconds);
+
 /// Bind every expression of `request` against the snapshot's schema (all errors surface here,
 /// before any data is read) and decide which columns to read when.
 Result<QueryPlan> PlanQuery(table::DatasetPtr dataset, const QueryRequest& request);

@@ -71,8 +71,9 @@ Status CreateIndexOperation::Build(CommitAttempt* a) {
     auto same_name = [&](const pb::IndexMetadata& m) { return m.name() == added.name(); };
     const auto& list = a->indices.indices();
     if (!replace_ && std::any_of(list.begin(), list.end(), same_name)) {
-      return Status::AlreadyExists("Index '" + added.name() +
-                                   "' already exists; pass replace=true to replace it");
+      return Status::AlreadyExists("Index name '" + added.name() +
+                                   "' already exists, please specify a different name or use "
+                                   "replace=True");
     }
     RemoveIf(&a->indices, same_name, txn);
   }
