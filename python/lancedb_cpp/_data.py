@@ -484,11 +484,13 @@ def _castable(src: pa.DataType, dst: pa.DataType) -> bool:
 def _with_missing_columns(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchReader:
     """Add all-null columns for nullable target fields the input lacks."""
     missing = [f for f in target if f.name not in reader.schema.names]
-    for f in missing:
-        if not f.nullable:
-            raise InvalidInputError(
-                f"Invalid input, the data is missing the non-nullable field '{f.name}'"
-            )
+    required = [f.name for f in missing if not f.nullable]
+    if required:
+        # Lance's error for an append without a non-nullable column
+        raise RuntimeError(
+            "lance error: Append with different schema: fields did not match, "
+            f"missing=[{', '.join(required)}], unexpected=[]"
+        )
     if not missing:
         return reader
     schema = reader.schema
@@ -552,6 +554,7 @@ def sanitize(
     metadata: Optional[dict] = None,
     blob_strings: bool = True,
     reject_nan_vectors: bool = False,
+    subset: bool = False,
 ) -> pa.RecordBatchReader:
     """Convert `data` into a reader whose schema is `target` (or the inferred schema), with
     LanceDB's steps (lancedb_cpp._sanitize): embedding functions named in `metadata` (default:
@@ -562,6 +565,8 @@ def sanitize(
     nulls, and, as in LanceDB, with on_bad_vectors="error" and no embedding function the
     policy is not applied (null vectors are accepted; a vector of the wrong length fails the
     cast). `reject_nan_vectors` (Table.add) rejects NaNs in every fixed-size float list.
+    `subset` (merge_insert): the data may have a subset of the target's columns, which the
+    result keeps (cast to the target's types, in the target's order).
     The first batch is converted before this returns, so that its errors raise here, with
     their own types, before a write starts."""
     if on_bad_vectors not in ON_BAD_VECTORS:
@@ -599,6 +604,9 @@ def sanitize(
         if metadata:
             target = target.with_metadata(_sanitize._merge_metadata(target.metadata, metadata))
         _sanitize._validate_schema(target)
+    elif subset and set(reader.schema.names) < set(target.names):
+        present = set(reader.schema.names)
+        target = pa.schema([f for f in target if f.name in present], metadata=target.metadata)
     elif allow_missing:
         reader = _with_missing_columns(reader, target)
     else:

@@ -100,8 +100,11 @@ class LanceMergeInsertBuilder:
         retries after commit conflicts."""
         self._table._check_writable()
         # As in LanceDB, merge_insert coerces bytes to blobs but not URI strings.
+        # As in LanceDB, the data may have a subset of the columns (every key among them):
+        # updated rows keep their other values, inserted rows get NULLs there.
         reader = _data.sanitize(
-            new_data, self._table.schema, on_bad_vectors, fill_value, blob_strings=False
+            new_data, self._table.schema, on_bad_vectors, fill_value, blob_strings=False,
+            subset=True,
         )
         if timeout is not None and hasattr(timeout, "total_seconds"):
             timeout = timeout.total_seconds()

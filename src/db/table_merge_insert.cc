@@ -97,11 +97,14 @@ Result<array::RecordBatchPtr> TakeBatch(const array::RecordBatch& batch,
                                   static_cast<int64_t>(rows.size()));
 }
 
-/// The input, validated and projected to the table's schema, with its key index.
+/// The input, validated and projected to the table's schema, with its key index. A source with
+/// a subset of the table's columns (every key among them) has NULLs in the others: updated rows
+/// keep the table's values there, inserted rows NULLs (the columns must be nullable).
 struct MergeSource {
   array::RecordBatchPtr rows;
   std::optional<KeyIndex> index;
   std::vector<int64_t> unkeyed;  // rows with a NULL key part
+  std::vector<int> missing;      // the table's columns the source lacks
 };
 
 Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array::Schema& table,
@@ -129,11 +132,17 @@ Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array
   LANCEDB_ASSIGN_OR_RETURN(auto all, array::ConcatenateBatches(in_schema, batches));
   std::vector<array::ArrayPtr> columns;
   std::vector<array::FieldPtr> fields;
+  std::vector<int> missing;
   for (const auto& f : table.fields()) {
     int i = in_schema->GetFieldIndex(f->name());
     if (i < 0) {
-      return Status::InvalidArgument("The merge_insert data has no column '" + f->name() +
-                                     "'; it must have every column of the table");
+      if (std::find(request.on.begin(), request.on.end(), f->name()) != request.on.end()) {
+        return Status::InvalidArgument("The merge_insert data has no key column '" + f->name() +
+                                       "'");
+      }
+      missing.push_back(static_cast<int>(columns.size()));
+      columns.push_back(array::MakeNullArray(f->type(), all->num_rows()));
+      continue;
     }
     if (!in_schema->field(i)->type()->Equals(*f->type())) {
       return Status::InvalidArgument("Column '" + f->name() + "' of the merge_insert data is " +
@@ -146,7 +155,7 @@ Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array
                                      "' is not nullable but the merge_insert data has NULLs");
     }
   }
-  if (in_schema->num_fields() != table.num_fields()) {
+  if (in_schema->num_fields() + static_cast<int>(missing.size()) != table.num_fields()) {
     for (const auto& f : in_schema->fields()) {
       if (table.GetFieldIndex(f->name()) < 0) {
         return Status::InvalidArgument("The merge_insert data has column '" + f->name() +
@@ -155,6 +164,7 @@ Result<MergeSource> PrepareSource(const MergeInsertRequest& request, const array
     }
   }
   MergeSource source;
+  source.missing = std::move(missing);
   auto schema = std::make_shared<array::Schema>(table.fields());
   LANCEDB_ASSIGN_OR_RETURN(source.rows,
                            array::RecordBatch::Make(schema, std::move(columns), all->num_rows()));
@@ -406,6 +416,43 @@ Result<MergePlan> PlanMerge(const MergeInsertRequest& request, const MergeSource
   return plan;
 }
 
+/// The rows to write with the columns the source lacks: the table's values for the updated rows
+/// (the first plan.matches.size(), in the order of changes.replaced), NULLs for the inserted
+/// ones, which a non-nullable column refuses.
+Result<array::RecordBatchPtr> FillMissing(const table::Dataset& dataset, const MergeSource& source,
+                                          const MergePlan& plan, array::RecordBatchPtr rows) {
+  if (source.missing.empty()) return rows;
+  const auto& schema = *dataset.schema();
+  const auto updated = static_cast<int64_t>(plan.matches.size());
+  if (rows->num_rows() > updated) {
+    for (int c : source.missing) {
+      if (!schema.field(c)->nullable()) {
+        return Status::InvalidArgument("The merge_insert data has no column '" +
+                                       schema.field(c)->name() +
+                                       "', which is not nullable, for the rows it inserts");
+      }
+    }
+  }
+  if (updated == 0) return rows;
+  std::vector<std::string> names;
+  for (int c : source.missing) names.push_back(schema.field(c)->name());
+  LANCEDB_ASSIGN_OR_RETURN(auto kept, dataset.Take(plan.changes.replaced, names));
+  auto columns = rows->columns();
+  std::vector<int64_t> head(static_cast<size_t>(updated)), tail;
+  for (int64_t r = 0; r < updated; ++r) head[static_cast<size_t>(r)] = r;
+  for (int64_t r = updated; r < rows->num_rows(); ++r) tail.push_back(r);
+  LANCEDB_ASSIGN_OR_RETURN(auto updated_rows, TakeBatch(*rows, head));
+  auto updated_columns = updated_rows->columns();
+  for (size_t k = 0; k < source.missing.size(); ++k) {
+    updated_columns[static_cast<size_t>(source.missing[k])] = kept->column(static_cast<int>(k));
+  }
+  LANCEDB_ASSIGN_OR_RETURN(
+      updated_rows, array::RecordBatch::Make(rows->schema(), std::move(updated_columns), updated));
+  if (tail.empty()) return updated_rows;
+  LANCEDB_ASSIGN_OR_RETURN(auto inserted, TakeBatch(*rows, tail));
+  return array::ConcatenateBatches(rows->schema(), {updated_rows, inserted});
+}
+
 /// Commit the plan on top of `dataset`; returns `dataset` itself when nothing changes.
 Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const MergeSource& source,
                                       const MergePlan& plan) {
@@ -418,6 +465,7 @@ Result<table::DatasetPtr> CommitMerge(const table::DatasetPtr& dataset, const Me
     return dataset->DeleteRows(changes.removed, &deleted);
   }
   LANCEDB_ASSIGN_OR_RETURN(auto rows, TakeBatch(*source.rows, plan.new_rows));
+  LANCEDB_ASSIGN_OR_RETURN(rows, FillMissing(*dataset, source, plan, std::move(rows)));
   LANCEDB_ASSIGN_OR_RETURN(
       rows, array::RecordBatch::Make(dataset->schema(), rows->columns(), rows->num_rows()));
   auto reader = array::MakeVectorReader(dataset->schema(), {rows});

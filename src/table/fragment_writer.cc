@@ -21,8 +21,18 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return s;
 }
 
+/// Whether `a` holds a NULL (a null count of -1 means not yet counted).
+bool HasNulls(const array::ArrayData& a) {
+  if (a.null_count >= 0) return a.null_count > 0;
+  for (int64_t i = 0; i < a.length; ++i) {
+    if (a.IsNull(i)) return true;
+  }
+  return false;
+}
+
 /// Reorder the columns of `batch` to `schema` (matched by name); ordered dictionaries become
-/// the unordered ones Lance stores.
+/// the unordered ones Lance stores. A NULL in a non-nullable top-level column is refused, as
+/// Lance refuses it (with its message).
 Result<array::RecordBatchPtr> Conform(const array::RecordBatch& batch,
                                       const array::SchemaPtr& schema) {
   std::vector<array::ArrayPtr> columns;
@@ -30,6 +40,11 @@ Result<array::RecordBatchPtr> Conform(const array::RecordBatch& batch,
     auto col = batch.GetColumnByName(field->name());
     if (col == nullptr) {
       return Status::InvalidArgument("Column '" + field->name() + "' is missing from the data");
+    }
+    if (!field->nullable() && HasNulls(*col)) {
+      return Status::InvalidArgument("The field `" + field->name() +
+                                     "` contained null values even though the field is marked "
+                                     "non-null in the schema");
     }
     if (array::EqualsIgnoringOrdered(*col->type, *field->type())) {
       col = array::Relabel(col, field->type());
