@@ -307,5 +307,69 @@ TEST(MergeInsert, BadInputLeavesTableUnchanged) {
   EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1}, {2, 2}}));
 }
 
+// A source with a subset of the columns (the key among them): updated rows keep the table's
+// values in the others, inserted rows get NULLs; a source without the key, or one that inserts
+// without a non-nullable column, is refused and changes nothing.
+TEST(MergeInsert, SubsetOfColumns) {
+  auto t = MakeTable("memory://merge_subset", {1, 2, 3});
+  auto partial_schema =
+      la::schema({la::field("id", la::int64(), false), la::field("v", la::float64())});
+  auto partial = *la::RecordBatch::Make(
+      partial_schema, {la::MakePrimitive(la::int64(), std::vector<int64_t>{2, 7}),
+                       la::MakePrimitive(la::float64(), std::vector<double>{20.0, 70.0})});
+  ArrowArrayStream s = Stream(partial);
+  auto r = t->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_updated_rows, 1u);
+  EXPECT_EQ(r->num_inserted_rows, 1u);
+  EXPECT_EQ(Contents(t), (std::map<int64_t, double>{{1, 1.0}, {2, 20.0}, {3, 3.0}, {7, 70.0}}));
+  ArrowArrayStream scan;
+  ASSERT_TRUE(t->Scan({}, &scan).ok());
+  auto reader = la::ImportArrayStream(&scan);
+  std::map<int64_t, std::optional<std::string>> groups;
+  while (true) {
+    auto b = (*reader)->Next();
+    ASSERT_TRUE(b.ok());
+    if (!*b) break;
+    auto id = (*b)->GetColumnByName("id");
+    auto grp = (*b)->GetColumnByName("grp");
+    for (int64_t i = 0; i < (*b)->num_rows(); ++i) {
+      groups[id->GetValues<int64_t>(1)[i]] =
+          grp->IsNull(i) ? std::nullopt : std::optional<std::string>(std::string(grp->GetView(i)));
+    }
+  }
+  EXPECT_EQ(groups[2], std::optional<std::string>("a"));  // kept
+  EXPECT_EQ(groups[7], std::nullopt);                     // inserted without it
+
+  auto no_key =
+      *la::RecordBatch::Make(la::schema({la::field("v", la::float64())}),
+                             {la::MakePrimitive(la::float64(), std::vector<double>{1.0})});
+  s = Stream(no_key);
+  auto bad = t->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(&s);
+  EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("no key column 'id'"), std::string::npos);
+  EXPECT_EQ(*t->version(), 2u);
+}
+
+// A NULL in a non-nullable column fails the write with Lance's message; nothing is committed.
+TEST(MergeInsert, NullInNonNullableColumnIsRefused) {
+  auto t = MakeTable("memory://merge_nonnull", {1, 2});
+  auto with_null = std::const_pointer_cast<la::ArrayData>(la::MakeNullArray(la::int64(), 1));
+  auto nullable = la::schema({la::field("id", la::int64(), true), la::field("grp", la::utf8()),
+                              la::field("v", la::float64())});
+  auto batch = *la::RecordBatch::Make(nullable,
+                                      {with_null, la::MakeString({std::optional<std::string>("x")}),
+                                       la::MakePrimitive(la::float64(), std::vector<double>{1.0})});
+  ArrowArrayStream s = Stream(batch);
+  auto st = t->Add(&s).status();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("The field `id` contained null values even though the field is "
+                              "marked non-null in the schema"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(*t->version(), 1u);
+  EXPECT_EQ(Contents(t).size(), 2u);
+}
+
 }  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb
