@@ -123,3 +123,22 @@ def test_add_and_nullability_as_lancedb(tmp_path, case):
         assert got == want
     assert (want[0] == ("ok",)) == (case in ("without_nullable_columns",
                                              "nullable_schema_without_nulls"))  # fmt: skip
+
+
+def test_alter_columns_commits_one_version_as_lancedb(tmp_path):
+    """A type change together with renames and nullability is one commit, as in LanceDB."""
+
+    def run(mod):
+        data = pa.table({"id": pa.array([0, 1], pa.int64()), "x": [1.5, 2.5]})
+        t = mod.connect(tmp_path / mod.__name__).create_table("t", data)
+        versions = [
+            t.alter_columns({"path": "id", "rename": "new_id"}).version,
+            t.alter_columns(dict(path="new_id", data_type=pa.int16(), nullable=True)).version,
+            t.alter_columns(dict(path="x", data_type=pa.float32(), rename="y"),
+                            dict(path="new_id", rename="k")).version,  # fmt: skip
+        ]
+        return versions, t.schema, t.to_arrow().to_pylist(), t.version
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert want[0] == [2, 3, 4]

@@ -385,8 +385,8 @@ Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& a
     }
   }
   // Renames and nullability, applied to a schema's fields.
-  auto apply = [&](const format::LanceSchema& schema) -> Result<std::vector<format::LanceField>> {
-    std::vector<format::LanceField> fields = schema.fields();
+  auto apply_fields =
+      [&](std::vector<format::LanceField> fields) -> Result<std::vector<format::LanceField>> {
     for (const auto& alt : alterations) {
       std::vector<format::LanceField>* siblings = nullptr;
       LANCEDB_ASSIGN_OR_RETURN(format::LanceField * field, FindPath(&fields, alt.path, &siblings));
@@ -412,18 +412,22 @@ Result<uint64_t> LocalTable::AlterColumns(const std::vector<ColumnAlteration>& a
     }
     return fields;
   };
-  // Check everything before the first commit.
-  LANCEDB_RETURN_NOT_OK(apply(latest->manifest().schema()).status());
-  if (!casts.empty()) {
-    // Rewrite the cast columns (their own Merge commit), then the other changes on top.
-    LANCEDB_ASSIGN_OR_RETURN(latest, table::CastColumns(latest, casts, ConvertColumn));
-    Publish(latest);
-  }
+  // Check everything before writing anything.
+  LANCEDB_RETURN_NOT_OK(apply_fields(latest->manifest().schema().fields()).status());
   const bool other = std::any_of(alterations.begin(), alterations.end(),
                                  [](const ColumnAlteration& a) { return a.rename || a.nullable; });
+  if (!casts.empty()) {
+    // Rewrite the cast columns; the renames and nullability go in the same commit (one new
+    // version, as LanceDB).
+    LANCEDB_ASSIGN_OR_RETURN(
+        latest, table::CastColumns(latest, casts, ConvertColumn, 8192,
+                                   other ? table::SchemaFinisher(apply_fields) : nullptr));
+    Publish(latest);
+    return latest->version();
+  }
   if (!other) return latest->version();
   const format::LanceSchema& current = latest->manifest().schema();
-  LANCEDB_ASSIGN_OR_RETURN(auto fields, apply(current));
+  LANCEDB_ASSIGN_OR_RETURN(auto fields, apply_fields(current.fields()));
   LANCEDB_ASSIGN_OR_RETURN(auto written,
                            table::CommitProjectedSchema(
                                latest, format::LanceSchema(std::move(fields), current.metadata())));

@@ -184,7 +184,8 @@ Result<size_t> ReplaceField(std::vector<format::LanceField>* fields, const std::
 
 Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
                                const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
-                               const ColumnConverter& convert, int64_t batch_size) {
+                               const ColumnConverter& convert, int64_t batch_size,
+                               const SchemaFinisher& finish) {
   const Manifest& manifest = ds->manifest();
   LANCEDB_RETURN_NOT_OK(WritableFileVersion(manifest, "Changing column types in").status());
   // Each top-level column holding a cast field is rewritten whole into one new file per
@@ -230,6 +231,14 @@ Result<DatasetPtr> CastColumns(const DatasetPtr& ds,
       return file.status();
     }
     files.emplace(frag.id(), file.MoveValueUnsafe());
+  }
+  if (finish) {
+    auto finished = finish(std::move(fields));
+    if (!finished.ok()) {
+      for (const auto& p : written) (void)ds->fs()->DeleteFile(p);
+      return finished.status();
+    }
+    fields = finished.MoveValueUnsafe();
   }
   // The old columns are tombstoned in the files that hold them.
   MergeColumnsOperation op(std::move(files),

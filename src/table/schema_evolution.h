@@ -44,12 +44,16 @@ Result<DatasetPtr> AddColumns(const DatasetPtr& dataset, const array::Schema& ne
 /// the column's ids are tombstoned (field id -2) in the files that held them; committed as a
 /// Merge transaction. Older versions keep reading the old files with the old schema.
 /// `convert` turns one batch of the old top-level column into its new type (same length).
-/// InvalidArgument for a missing path or one through a non-struct field.
+/// `finish`, when set, changes the new schema's fields further (renames, nullability) in the
+/// same commit. InvalidArgument for a missing path or one through a non-struct field.
 using ColumnConverter = std::function<Result<array::ArrayPtr>(const array::ArrayPtr& column,
                                                               const array::DataTypePtr& type)>;
+using SchemaFinisher =
+    std::function<Result<std::vector<format::LanceField>>(std::vector<format::LanceField> fields)>;
 Result<DatasetPtr> CastColumns(const DatasetPtr& dataset,
                                const std::vector<std::pair<std::string, array::DataTypePtr>>& casts,
-                               const ColumnConverter& convert, int64_t batch_size = 8192);
+                               const ColumnConverter& convert, int64_t batch_size = 8192,
+                               const SchemaFinisher& finish = nullptr);
 
 /// Replace the values of top-level column `column` in some fragments: `values` maps a fragment
 /// id to the fragment's whole new column (one value per physical row, deleted rows included).
