@@ -43,6 +43,10 @@ struct MergeInsertRequest {
   std::optional<std::string> when_not_matched_by_source_condition;
   /// Give up retrying commit conflicts after this long (the first attempt always runs).
   std::chrono::milliseconds timeout{30000};
+  /// The timeout bounds the first attempt too: a merge still running at the deadline commits
+  /// nothing and fails with Cancelled ("merge insert timed out"), as LanceDB's explicit timeout.
+  /// Set by MergeInsertBuilder::Timeout.
+  bool timeout_applies_to_first_attempt = false;
 };
 
 /// Result of a merge insert.
@@ -66,7 +70,10 @@ class MergeInsertBuilder {
   MergeInsertBuilder& WhenNotMatchedInsertAll();
   /// Delete table rows that match no input row (where `condition` is TRUE, when given).
   MergeInsertBuilder& WhenNotMatchedBySourceDelete(std::optional<std::string> condition = {});
-  /// Retry commit conflicts for at most `timeout` (default 30 s).
+  /// Run for at most `timeout`, retries after commit conflicts included: a merge still running
+  /// at the deadline commits nothing and fails with Cancelled ("merge insert timed out"), as
+  /// LanceDB's explicit timeout. Without it, retries stop after 30 s and the first attempt is
+  /// not bounded.
   MergeInsertBuilder& Timeout(std::chrono::milliseconds timeout);
 
   /// Run the merge with `data` (consumed and released). The data must hold every column of the

@@ -429,7 +429,7 @@ class AsyncMergeInsertBuilder:
     def __init__(self, inner: Any):
         self._inner = inner
 
-    def when_matched_update_all(self, *, where: Optional[str] = None) -> "AsyncMergeInsertBuilder":
+    def when_matched_update_all(self, *, where: Any = None) -> "AsyncMergeInsertBuilder":
         self._inner.when_matched_update_all(where=where)
         return self
 
@@ -438,7 +438,7 @@ class AsyncMergeInsertBuilder:
         return self
 
     def when_not_matched_by_source_delete(
-        self, condition: Optional[str] = None
+        self, condition: Any = None
     ) -> "AsyncMergeInsertBuilder":
         self._inner.when_not_matched_by_source_delete(condition)
         return self

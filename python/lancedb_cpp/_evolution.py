@@ -30,6 +30,17 @@ class MergeResult:
     num_rows: int = 0
 
 
+def _condition_sql(condition: Any) -> Optional[str]:
+    """A merge condition as SQL: a string as it is, a ``lancedb.expr`` expression rendered."""
+    if condition is None or isinstance(condition, str):
+        return condition
+    if hasattr(condition, "to_sql"):
+        return condition.to_sql()
+    raise TypeError(
+        f"a merge_insert condition must be a SQL string or an Expr, not {type(condition).__name__}"
+    )
+
+
 class LanceMergeInsertBuilder:
     """Builder returned by ``Table.merge_insert(on)``.
 
@@ -48,11 +59,11 @@ class LanceMergeInsertBuilder:
         self._delete_condition: Optional[str] = None
         self._timeout: Optional[float] = None
 
-    def when_matched_update_all(self, *, where: Optional[str] = None) -> "LanceMergeInsertBuilder":
-        """Replace matched rows with the new row, where ``where`` (over ``target.<col>`` and
-        ``source.<col>``) is true when given."""
+    def when_matched_update_all(self, *, where: Any = None) -> "LanceMergeInsertBuilder":
+        """Replace matched rows with the new row, where ``where`` (SQL or a ``lancedb.expr``
+        expression, over ``target.<col>`` and ``source.<col>``) is true when given."""
         self._update_all = True
-        self._update_where = where
+        self._update_where = _condition_sql(where)
         return self
 
     def when_not_matched_insert_all(self) -> "LanceMergeInsertBuilder":
@@ -60,12 +71,11 @@ class LanceMergeInsertBuilder:
         self._insert_all = True
         return self
 
-    def when_not_matched_by_source_delete(
-        self, condition: Optional[str] = None
-    ) -> "LanceMergeInsertBuilder":
-        """Delete existing rows that match no new row (where ``condition`` is true)."""
+    def when_not_matched_by_source_delete(self, condition: Any = None) -> "LanceMergeInsertBuilder":
+        """Delete existing rows that match no new row (where ``condition``, SQL or a
+        ``lancedb.expr`` expression, is true)."""
         self._delete_by_source = True
-        self._delete_condition = condition
+        self._delete_condition = _condition_sql(condition)
         return self
 
     def use_index(self, use_index: bool) -> "LanceMergeInsertBuilder":
@@ -96,8 +106,10 @@ class LanceMergeInsertBuilder:
         fill_value: float = 0.0,
         timeout: Optional[Any] = None,
     ) -> MergeResult:
-        """Run the merge. ``timeout`` (seconds or ``timedelta``, default 30 s) bounds the
-        retries after commit conflicts."""
+        """Run the merge. ``timeout`` (seconds or ``timedelta``) bounds the whole merge, as in
+        LanceDB: one still running at the deadline commits nothing and raises RuntimeError
+        ("merge insert timed out"); without it, retries after commit conflicts stop after 30 s
+        and the first attempt is not bounded."""
         self._table._check_writable()
         # As in LanceDB, merge_insert coerces bytes to blobs but not URI strings.
         # As in LanceDB, the data may have a subset of the columns (every key among them):
@@ -109,17 +121,22 @@ class LanceMergeInsertBuilder:
         if timeout is not None and hasattr(timeout, "total_seconds"):
             timeout = timeout.total_seconds()
         counter = _CountingReader(reader)
-        version, inserted, updated, deleted, attempts = _native.merge_insert(
-            self._table._inner,
-            counter.reader(),
-            self._on,
-            self._update_all,
-            self._update_where,
-            self._insert_all,
-            self._delete_by_source,
-            self._delete_condition,
-            None if timeout is None else float(timeout),
-        )
+        try:
+            version, inserted, updated, deleted, attempts = _native.merge_insert(
+                self._table._inner,
+                counter.reader(),
+                self._on,
+                self._update_all,
+                self._update_where,
+                self._insert_all,
+                self._delete_by_source,
+                self._delete_condition,
+                None if timeout is None else float(timeout),
+            )
+        except RuntimeError as err:
+            if str(err) == "Cancelled: merge insert timed out":  # LanceDB's wording
+                raise RuntimeError("Runtime error: merge insert timed out") from None
+            raise
         return MergeResult(
             version=version,
             num_updated_rows=updated,

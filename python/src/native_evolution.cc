@@ -46,6 +46,7 @@ MergeTuple MergeInsertPy(Table& table, nb::handle data, std::vector<std::string>
       throw nb::value_error("timeout must be a non-negative number of seconds");
     }
     request.timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout * 1000.0));
+    request.timeout_applies_to_first_attempt = true;  // an explicit timeout, as LanceDB's
   }
   ArrowArrayStream stream = TakeStream(data);
   MergeResult r = CallWithoutGil([&] { return table.ExecuteMergeInsert(request, &stream); });

@@ -142,3 +142,40 @@ def test_alter_columns_commits_one_version_as_lancedb(tmp_path):
     got, want = run(lancedb_cpp), run(lancedb)
     assert got == want
     assert want[0] == [2, 3, 4]
+
+
+@pytest.mark.parametrize("timeout", ["zero", "one_microsecond", "a_minute"])
+def test_merge_insert_timeout_as_lancedb(tmp_path, timeout):
+    """An explicit timeout bounds the whole merge; one that runs out commits nothing."""
+    from datetime import timedelta
+
+    value = {"zero": timedelta(0), "one_microsecond": timedelta(microseconds=1),
+             "a_minute": timedelta(minutes=1)}[timeout]  # fmt: skip
+
+    def run(mod):
+        t = merge_table(mod, tmp_path / mod.__name__)
+        result = outcome(lambda: t.merge_insert("id").when_matched_update_all()
+                         .execute(pa.table({"id": [1], "a": [9.0], "c": ["q"]}), timeout=value))  # fmt: skip
+        return result, t.version, t.to_arrow().sort_by("id").to_pylist()
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert (want[0] == ("ok",)) == (timeout == "a_minute")
+
+
+def test_merge_insert_conditions_as_expressions_as_lancedb(tmp_path):
+    def run(mod):
+        from importlib import import_module
+
+        expr = import_module(mod.__name__ + ".expr")
+        t = merge_table(mod, tmp_path / mod.__name__)
+        r = (t.merge_insert("id").when_matched_update_all()
+             .when_not_matched_insert_all()
+             .when_not_matched_by_source_delete(expr.col("id") > expr.lit(2))
+             .execute(pa.table({"id": [1, 8], "a": [0.5, 8.5], "c": ["p", "q"]})))  # fmt: skip
+        counts = (r.num_updated_rows, r.num_inserted_rows, r.num_deleted_rows)
+        return counts, t.to_arrow().sort_by("id").to_pylist()
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert want[0] == (1, 1, 1)

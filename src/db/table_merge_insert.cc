@@ -55,6 +55,7 @@ MergeInsertBuilder& MergeInsertBuilder::WhenNotMatchedBySourceDelete(
 
 MergeInsertBuilder& MergeInsertBuilder::Timeout(std::chrono::milliseconds timeout) {
   request_.timeout = timeout;
+  request_.timeout_applies_to_first_attempt = true;
   return *this;
 }
 
@@ -487,12 +488,18 @@ Result<MergeResult> LocalTable::ExecuteMergeInsert(const MergeInsertRequest& req
   if (data == nullptr || data->release == nullptr) {
     return Status::InvalidArgument("merge_insert requires a valid ArrowArrayStream");
   }
+  const auto start = std::chrono::steady_clock::now();
   LANCEDB_ASSIGN_OR_RETURN(auto reader, array::ImportArrayStream(data));
   LANCEDB_RETURN_NOT_OK(CheckWritable());
   LANCEDB_ASSIGN_OR_RETURN(auto first, LatestForWrite());
   LANCEDB_ASSIGN_OR_RETURN(MergeSource source,
                            PrepareSource(request, *first->schema(), reader.get()));
+  const auto deadline = start + request.timeout;
+  auto timed_out = [&] {
+    return request.timeout_applies_to_first_attempt && std::chrono::steady_clock::now() >= deadline;
+  };
   return ExecuteWithRetry("merge_insert", request.timeout, [&](int attempt) -> Result<MergeResult> {
+    if (timed_out()) return Status::Cancelled("merge insert timed out");
     table::DatasetPtr latest = first;
     if (attempt > 1) {
       LANCEDB_ASSIGN_OR_RETURN(latest, LatestForWrite());
@@ -501,6 +508,7 @@ Result<MergeResult> LocalTable::ExecuteMergeInsert(const MergeInsertRequest& req
       }
     }
     LANCEDB_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, latest));
+    if (timed_out()) return Status::Cancelled("merge insert timed out");
     LANCEDB_ASSIGN_OR_RETURN(auto committed, CommitMerge(latest, source, plan));
     Publish(committed);
     return MergeResult{committed->version(), plan.num_inserted, plan.num_updated, plan.num_deleted,

@@ -371,5 +371,29 @@ TEST(MergeInsert, NullInNonNullableColumnIsRefused) {
   EXPECT_EQ(Contents(t).size(), 2u);
 }
 
+// An explicit timeout bounds the whole merge, the first attempt included: one still running at
+// the deadline commits nothing (as LanceDB's).
+TEST(MergeInsert, ExplicitTimeoutBoundsTheFirstAttempt) {
+  auto t = MakeTable("memory://merge_timeout", {1, 2, 3});
+  ArrowArrayStream s = Stream(Rows({2, 9}, 50.0));
+  auto r = t->MergeInsert({"id"})
+               .WhenMatchedUpdateAll()
+               .WhenNotMatchedInsertAll()
+               .Timeout(std::chrono::milliseconds(0))
+               .Execute(&s);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("merge insert timed out"), std::string::npos);
+  EXPECT_EQ(*t->version(), 1u);
+  EXPECT_EQ(Contents(t).size(), 3u);
+  s = Stream(Rows({2, 9}, 50.0));
+  r = t->MergeInsert({"id"})
+          .WhenMatchedUpdateAll()
+          .WhenNotMatchedInsertAll()
+          .Timeout(std::chrono::seconds(60))
+          .Execute(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 2u);
+}
+
 }  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb
