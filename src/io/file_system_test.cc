@@ -165,7 +165,13 @@ TEST(ResolveUri, MapsSchemes) {
   EXPECT_EQ(path, "/tmp/db");
   ASSERT_TRUE(ResolveUri("file:///tmp/x", &fs, &path).ok());
   EXPECT_EQ(path, "/tmp/x");
-  EXPECT_TRUE(ResolveUri("s3://bucket/db", &fs, &path).IsNotSupported());
+  ASSERT_TRUE(ResolveUri("s3://bucket/db/",
+                         {{"aws_access_key_id", "k"}, {"aws_secret_access_key", "s"}}, &fs, &path)
+                  .ok());
+  EXPECT_EQ(path, "s3://bucket/db");
+  EXPECT_TRUE(
+      ResolveUri("s3://bucket/db", {{"no_such_option", "1"}}, &fs, &path).IsInvalidArgument());
+  EXPECT_TRUE(ResolveUri("gs://bucket/db", &fs, &path).IsNotSupported());
   EXPECT_TRUE(ResolveUri("", &fs, &path).IsInvalidArgument());
 }
 
