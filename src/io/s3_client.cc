@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <random>
 #include <thread>
 
@@ -58,6 +59,17 @@ size_t OnRead(char* buffer, size_t size, size_t n, void* user) {
   std::copy_n(src->data.data() + src->offset, count, buffer);
   src->offset += count;
   return count;
+}
+
+// libcurl rewinds the body to resend it on a new connection (a kept-alive one the server had
+// closed, a redirect).
+int OnSeek(void* user, curl_off_t offset, int origin) {
+  auto* src = static_cast<UploadSource*>(user);
+  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > src->data.size()) {
+    return CURL_SEEKFUNC_CANTSEEK;
+  }
+  src->offset = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
 }
 
 double Uniform01() {
@@ -205,6 +217,8 @@ Result<S3Response> S3Client::SendOnce(const S3Request& request, int* transport_c
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
     curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
+    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
+    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &upload);
     curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   } else if (request.method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);

@@ -120,18 +120,17 @@ class S3Fs : public FileSystem, public S3Objects {
       if (head.status != 404) return client().ErrorOf("HEAD", key, head);
       return PutObject(key, data);
     }
-    S3SendInfo info;
-    LANCEDB_ASSIGN_OR_RETURN(S3Response r, ConditionalPut(key, data, &info));
+    LANCEDB_ASSIGN_OR_RETURN(S3Response r, ConditionalPut(key, data, nullptr));
     if (r.ok()) return Status::OK();
     if (r.status != 412 && r.status != 409) return client().ErrorOf("PUT", key, r);
-    // 412: the object exists. After an attempt whose fate is unknown, it may be ours: the
-    // bytes decide (a manifest names its writer's transaction, so two never match).
-    if (info.ambiguous) {
-      auto current = ReadFile(path);
-      if (current.ok() && (*current)->span().size() == data.size() &&
-          std::equal(data.begin(), data.end(), (*current)->data())) {
-        return Status::OK();
-      }
+    // 412: the object exists. It may be ours: after an attempt whose reply was lost (a retry
+    // of ours, or libcurl's own resend of a request on a kept-alive connection the server had
+    // closed, which this code cannot see) the store may have applied the first send. The bytes
+    // decide: a manifest names its writer's transaction file, so two writers' never match.
+    auto current = ReadFile(path);
+    if (current.ok() && (*current)->span().size() == data.size() &&
+        std::equal(data.begin(), data.end(), (*current)->data())) {
+      return Status::OK();
     }
     return exists();
   }
@@ -255,6 +254,10 @@ class S3Fs : public FileSystem, public S3Objects {
     const std::string_view bytes = "conditional put probe";
     LANCEDB_ASSIGN_OR_RETURN(S3Response first, ConditionalPut(key, AsBytes(bytes), nullptr));
     if (first.status == 501 || first.error.code == "NotImplemented") return false;
+    if (first.status == 412) {  // a resend of ours found the object: the header is honoured
+      (void)DeleteObject(key);
+      return true;
+    }
     if (!first.ok()) return client().ErrorOf("PUT", key, first);
     auto second = ConditionalPut(key, AsBytes(bytes), nullptr);
     (void)DeleteObject(key);

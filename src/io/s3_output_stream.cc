@@ -111,16 +111,16 @@ class S3OutputStream : public OutputStream {
     req.query = {{"uploadId", upload_id_}};
     req.headers.push_back("Content-Type: application/xml");
     req.body = {reinterpret_cast<const uint8_t*>(body.data()), body.size()};
-    S3SendInfo info;
-    LANCEDB_ASSIGN_OR_RETURN(S3Response r, objects_->client().Send(req, &info));
+    LANCEDB_ASSIGN_OR_RETURN(S3Response r, objects_->client().Send(req));
     // A 200 may still carry an <Error> (the store failed while streaming the reply).
     if (r.ok()) r.error = ParseS3Error(r.body);
     if (r.ok() && r.error.code.empty()) {
       upload_id_.clear();
       return Status::OK();
     }
-    if (info.ambiguous && r.error.code == "NoSuchUpload") {
-      // An earlier attempt completed it: the object is there with every byte.
+    if (r.error.code == "NoSuchUpload") {
+      // An earlier send (a retry of ours, or libcurl's resend on a new connection) completed
+      // it: then the object is there with every byte.
       LANCEDB_ASSIGN_OR_RETURN(S3Response head, objects_->Head(key_));
       auto len = head.headers.find("content-length");
       if (head.ok() && len != head.headers.end() && std::stoll(len->second) == written_) {
