@@ -102,10 +102,6 @@ bool IsRetryableTransportError(int curl_code) {
   }
 }
 
-bool IsAmbiguousTransportError(int curl_code) {
-  return IsRetryableTransportError(curl_code) && curl_code != CURLE_COULDNT_CONNECT;
-}
-
 S3Client::S3Client(std::string bucket, S3Options options)
     : bucket_(std::move(bucket)), options_(std::move(options)) {}
 
@@ -244,14 +240,12 @@ Result<S3Response> S3Client::SendOnce(const S3Request& request, int* transport_c
   return response;
 }
 
-Result<S3Response> S3Client::Send(const S3Request& request, S3SendInfo* info) {
-  S3SendInfo local;
-  S3SendInfo& out = info ? *info : local;
-  out = S3SendInfo();
+Result<S3Response> S3Client::Send(const S3Request& request) {
+  int attempts = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int retry = 0;; ++retry) {
     int transport = CURLE_OK;
-    ++out.attempts;
+    ++attempts;
     auto response = SendOnce(request, &transport);
     bool again;
     if (!response.ok()) {
@@ -262,17 +256,13 @@ Result<S3Response> S3Client::Send(const S3Request& request, S3SendInfo* info) {
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
     if (!again || !MayRetry(options_.retry, retry, elapsed)) {
-      if (!response.ok() && out.attempts > 1) {
-        return Status::IOError(response.status().message() + " (after " +
-                               std::to_string(out.attempts) + " attempts in " +
-                               std::to_string(elapsed.count()) +
+      if (!response.ok() && attempts > 1) {
+        return Status::IOError(response.status().message() + " (after " + std::to_string(attempts) +
+                               " attempts in " + std::to_string(elapsed.count()) +
                                " ms; storage options client_max_retries, client_retry_timeout, "
                                "timeout and connect_timeout bound them)");
       }
       return response;
-    }
-    if (!response.ok() ? IsAmbiguousTransportError(transport) : response->status >= 500) {
-      out.ambiguous = true;
     }
     auto delay = BackoffDelay(options_.retry, retry, Uniform01());
     delay = std::min(delay, options_.retry.retry_timeout - elapsed);

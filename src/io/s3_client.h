@@ -44,14 +44,6 @@ struct S3Response {
   bool ok() const { return status >= 200 && status < 300; }
 };
 
-/// What happened to the attempts behind one S3Client::Send.
-struct S3SendInfo {
-  int attempts = 0;
-  /// An attempt before the last failed in a way that leaves unknown whether the store applied
-  /// it (a timeout or dropped connection after sending, or a 5xx).
-  bool ambiguous = false;
-};
-
 class S3Client {
  public:
   static Result<std::unique_ptr<S3Client>> Make(std::string bucket, S3Options options);
@@ -61,8 +53,10 @@ class S3Client {
 
   /// Send `request`, retrying transport errors and retryable statuses (RetryPolicy). A
   /// response of any status is a value; IOError only when no response came back (naming the
-  /// endpoint and the curl error).
-  Result<S3Response> Send(const S3Request& request, S3SendInfo* info = nullptr);
+  /// endpoint, the curl error and the attempts made). A request may reach the store more than
+  /// once (a retry, or libcurl's own resend on a fresh connection): callers of non-idempotent
+  /// requests check the outcome (S3 file system: PutIfAbsent, multipart completion).
+  Result<S3Response> Send(const S3Request& request);
 
   /// "s3://<bucket>/<key>", for messages.
   std::string UriOf(const std::string& key) const;
@@ -96,7 +90,5 @@ class S3Client {
 
 /// Whether a curl error code is worth another attempt (connection refused, reset, timeout).
 bool IsRetryableTransportError(int curl_code);
-/// Whether a curl error leaves unknown whether the server received the request.
-bool IsAmbiguousTransportError(int curl_code);
 
 }  // namespace lancedb::io

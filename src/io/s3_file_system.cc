@@ -120,7 +120,7 @@ class S3Fs : public FileSystem, public S3Objects {
       if (head.status != 404) return client().ErrorOf("HEAD", key, head);
       return PutObject(key, data);
     }
-    LANCEDB_ASSIGN_OR_RETURN(S3Response r, ConditionalPut(key, data, nullptr));
+    LANCEDB_ASSIGN_OR_RETURN(S3Response r, ConditionalPut(key, data));
     if (r.ok()) return Status::OK();
     if (r.status != 412 && r.status != 409) return client().ErrorOf("PUT", key, r);
     // 412: the object exists. It may be ours: after an attempt whose reply was lost (a retry
@@ -218,14 +218,13 @@ class S3Fs : public FileSystem, public S3Objects {
 
   static std::string DirPrefix(const std::string& key) { return key.empty() ? key : key + "/"; }
 
-  Result<S3Response> ConditionalPut(const std::string& key, std::span<const uint8_t> data,
-                                    S3SendInfo* info) {
+  Result<S3Response> ConditionalPut(const std::string& key, std::span<const uint8_t> data) {
     S3Request req;
     req.method = "PUT";
     req.key = key;
     req.headers.push_back("If-None-Match: *");
     req.body = data;
-    return client().Send(req, info);
+    return client().Send(req);
   }
 
   /// Whether the store honours If-None-Match (probed once); NotSupported when it does not and
@@ -252,14 +251,14 @@ class S3Fs : public FileSystem, public S3Objects {
     const std::string key =
         (root_key_.empty() ? "" : root_key_ + "/") + ".lancedb-cpp-put-probe-" + RandomHex(16);
     const std::string_view bytes = "conditional put probe";
-    LANCEDB_ASSIGN_OR_RETURN(S3Response first, ConditionalPut(key, AsBytes(bytes), nullptr));
+    LANCEDB_ASSIGN_OR_RETURN(S3Response first, ConditionalPut(key, AsBytes(bytes)));
     if (first.status == 501 || first.error.code == "NotImplemented") return false;
     if (first.status == 412) {  // a resend of ours found the object: the header is honoured
       (void)DeleteObject(key);
       return true;
     }
     if (!first.ok()) return client().ErrorOf("PUT", key, first);
-    auto second = ConditionalPut(key, AsBytes(bytes), nullptr);
+    auto second = ConditionalPut(key, AsBytes(bytes));
     (void)DeleteObject(key);
     if (!second.ok()) return second.status();
     if (second->status == 412) return true;

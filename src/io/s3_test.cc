@@ -282,11 +282,9 @@ TEST(RetryPolicy, BoundedInCountAndTime) {
 }
 
 TEST(RetryPolicy, TransportErrors) {
-  EXPECT_TRUE(IsRetryableTransportError(7));   // CURLE_COULDNT_CONNECT
-  EXPECT_FALSE(IsAmbiguousTransportError(7));  // nothing was sent
-  EXPECT_TRUE(IsRetryableTransportError(28));  // CURLE_OPERATION_TIMEDOUT
-  EXPECT_TRUE(IsAmbiguousTransportError(28));
-  EXPECT_TRUE(IsAmbiguousTransportError(52));   // CURLE_GOT_NOTHING
+  EXPECT_TRUE(IsRetryableTransportError(7));    // CURLE_COULDNT_CONNECT
+  EXPECT_TRUE(IsRetryableTransportError(28));   // CURLE_OPERATION_TIMEDOUT
+  EXPECT_TRUE(IsRetryableTransportError(52));   // CURLE_GOT_NOTHING
   EXPECT_FALSE(IsRetryableTransportError(6));   // CURLE_COULDNT_RESOLVE_HOST
   EXPECT_FALSE(IsRetryableTransportError(60));  // CURLE_PEER_FAILED_VERIFICATION
 }
