@@ -2,22 +2,26 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """A small HTTP proxy in front of the test S3 server that misbehaves on purpose: it can strip
 ``If-None-Match`` (a store that ignores conditional puts), answer every n-th request with 503,
-or forward every n-th conditional put and then drop the connection before the reply (the
-client cannot know whether its commit landed). Runs in a thread of the test process."""
+or forward every n-th conditional put and then drop the connection before the reply or delay
+the reply past the client's timeout (the client cannot know whether its commit landed). Runs in a thread of the test process."""
 
 import http.client
 import http.server
 import threading
+import time
 import urllib.parse
 
 
 class FaultProxy:
     def __init__(self, upstream: str, *, strip_if_none_match=False, fail_every=0,
-                 drop_conditional_every=0):
+                 drop_conditional_every=0, delay_conditional_every=0, delay_seconds=0.0):
         self.upstream = urllib.parse.urlparse(upstream)
         self.strip_if_none_match = strip_if_none_match
         self.fail_every = fail_every
         self.drop_conditional_every = drop_conditional_every
+        self.delay_conditional_every = delay_conditional_every
+        self.delay_seconds = delay_seconds
+        self.delayed = 0
         self.requests = 0
         self.conditional_puts = 0
         self.failed = 0
@@ -38,13 +42,18 @@ class FaultProxy:
                 with proxy._lock:
                     proxy.requests += 1
                     fail = proxy.fail_every and proxy.requests % proxy.fail_every == 0
-                    drop = False
+                    drop = delay = False
                     if conditional:
                         proxy.conditional_puts += 1
                         drop = (
                             proxy.drop_conditional_every
                             and proxy.conditional_puts % proxy.drop_conditional_every == 0
                         )
+                        delay = (
+                            proxy.delay_conditional_every
+                            and proxy.conditional_puts % proxy.delay_conditional_every == 0
+                        )
+                        proxy.delayed += bool(delay)
                     proxy.failed += bool(fail)
                     proxy.dropped += bool(drop)
                 if fail:
@@ -64,6 +73,8 @@ class FaultProxy:
                 reply = conn.getresponse()
                 data = reply.read()
                 conn.close()
+                if delay:  # the store applied it; the reply comes after the client gave up
+                    time.sleep(proxy.delay_seconds)
                 if drop:  # the store applied it; the client never hears back
                     self.close_connection = True
                     return

@@ -148,3 +148,17 @@ def test_commit_whose_reply_was_lost_is_kept_once(s3):
     reread = lancedb_cpp.connect(s3.uri(), storage_options=s3.options).open_table("t")
     assert [v["version"] for v in reread.list_versions()] == [1, 2, 3, 4, 5]
     assert reread.count_rows() == 15
+
+
+def test_commit_whose_reply_came_too_late_is_kept_once(s3):
+    # Every third conditional put is applied but answered after the client's 1 s timeout.
+    with FaultProxy(s3.server.endpoint, delay_conditional_every=3, delay_seconds=2) as proxy:
+        options = dict(s3.options, aws_endpoint=proxy.endpoint, timeout="1s")
+        t = lancedb_cpp.connect(s3.uri(), storage_options=options).create_table("t", ROWS)
+        for _ in range(3):
+            t.add(ROWS)
+        t.delete("id = 1")
+        assert proxy.delayed >= 1
+    reread = lancedb_cpp.connect(s3.uri(), storage_options=s3.options).open_table("t")
+    assert [v["version"] for v in reread.list_versions()] == [1, 2, 3, 4, 5]
+    assert reread.count_rows() == 8

@@ -284,6 +284,12 @@ Status S3Client::ErrorOf(const std::string& method, const std::string& key,
   if (response.status == 404 && (code.empty() || code == "NoSuchKey")) {
     return Status::NotFound("Object '" + UriOf(key) + "' not found");
   }
+  auto region = response.headers.find("x-amz-bucket-region");
+  if (region != response.headers.end() && region->second != options_.region) {
+    return Status::IOError(what + " failed (" + detail + "): bucket '" + bucket_ +
+                           "' is in region '" + region->second + "', not '" + options_.region +
+                           "'; set storage option aws_region");
+  }
   if (response.status == 401 || response.status == 403) {
     return Status::IOError(
         what + " was refused (" + detail + "); check the credentials (from " +
