@@ -11,6 +11,7 @@
 
 #include "io/s3_client.h"
 #include "io/s3_file_system_internal.h"
+#include "io/s3_read_cache.h"
 
 namespace lancedb::io {
 namespace {
@@ -34,11 +35,22 @@ class S3Fs : public FileSystem, public S3Objects {
 
   Result<BufferPtr> ReadFile(const std::string& path) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    const bool immutable = IsImmutableTableFile(key);
+    if (immutable) {
+      if (auto size = cache_.GetSize(key)) {
+        if (BufferPtr hit = cache_.Get(key, 0, *size)) return hit;
+      }
+    }
     S3Request req;
     req.key = key;
     LANCEDB_ASSIGN_OR_RETURN(S3Response r, client().Send(req));
     if (!r.ok()) return client().ErrorOf("GET", key, r);
-    return Buffer::Copy(r.body);
+    BufferPtr data = Buffer::Copy(r.body);
+    if (immutable) {
+      cache_.PutSize(key, data->size());
+      cache_.Put(key, 0, data);
+    }
+    return data;
   }
 
   Result<BufferPtr> ReadRange(const std::string& path, int64_t offset, int64_t length) override {
@@ -57,31 +69,49 @@ class S3Fs : public FileSystem, public S3Objects {
       if (offset > size) return past_end();
       return Buffer::Allocate(0);
     }
+    const bool immutable = IsImmutableTableFile(key);
+    if (immutable) {
+      if (BufferPtr hit = cache_.Get(key, offset, length)) return hit;
+    }
+    // A small read of an immutable file fetches the window around it: a Lance file's footer,
+    // metadata and neighbouring pages are read one after another, and a request costs the
+    // same for 40 bytes as for 128 KiB.
+    int64_t start = offset;
+    int64_t end = offset + length;
+    if (immutable && length < kReadWindow) {
+      // Starting at a multiple of 64 keeps each slice aligned as its bytes are in the file
+      // (as a slice of a memory-mapped file would be).
+      start = std::max<int64_t>(0, end - kReadWindow) & ~int64_t{kBufferAlignment - 1};
+      end = offset + kReadWindow;
+    }
     S3Request req;
     req.key = key;
-    req.headers.push_back("Range: bytes=" + std::to_string(offset) + "-" +
-                          std::to_string(offset + length - 1));
+    req.headers.push_back("Range: bytes=" + std::to_string(start) + "-" + std::to_string(end - 1));
     LANCEDB_ASSIGN_OR_RETURN(S3Response r, client().Send(req));
     if (r.status == 416) return past_end();
     if (!r.ok()) return client().ErrorOf("GET", key, r);
-    std::string_view body = r.body;
-    if (r.status == 200) {  // the store ignored the Range header: the whole object came back
-      if (static_cast<int64_t>(body.size()) < offset) return past_end();
-      body = body.substr(static_cast<size_t>(offset));
-    }
-    if (static_cast<int64_t>(body.size()) < length) return past_end();
-    return Buffer::Copy(body.data(), length);
+    if (r.status == 200) start = 0;  // the store ignored the Range header: the whole object
+    BufferPtr fetched = Buffer::Copy(r.body);
+    if (immutable) cache_.Put(key, start, fetched);
+    if (start + fetched->size() < offset + length) return past_end();
+    return Buffer::Slice(fetched, offset - start, length);
   }
 
   Result<int64_t> GetSize(const std::string& path) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    const bool immutable = IsImmutableTableFile(key);
+    if (immutable) {
+      if (auto size = cache_.GetSize(key)) return *size;
+    }
     LANCEDB_ASSIGN_OR_RETURN(S3Response r, Head(key));
     if (!r.ok()) return client().ErrorOf("HEAD", key, r);
     auto it = r.headers.find("content-length");
     if (it == r.headers.end()) {
       return Status::IOError("HEAD " + client().UriOf(key) + " returned no Content-Length");
     }
-    return static_cast<int64_t>(std::strtoll(it->second.c_str(), nullptr, 10));
+    const auto size = static_cast<int64_t>(std::strtoll(it->second.c_str(), nullptr, 10));
+    if (immutable) cache_.PutSize(key, size);
+    return size;
   }
 
   Result<bool> Exists(const std::string& path) override {
@@ -98,6 +128,7 @@ class S3Fs : public FileSystem, public S3Objects {
 
   Status WriteFile(const std::string& path, std::span<const uint8_t> data) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    cache_.Invalidate(key, /*prefix=*/false);
     if (static_cast<int64_t>(data.size()) > client().options().multipart_part_size) {
       auto out = NewS3OutputStream(this, key);
       Status st = out->Write(data.data(), static_cast<int64_t>(data.size()));
@@ -110,6 +141,7 @@ class S3Fs : public FileSystem, public S3Objects {
 
   Status PutIfAbsent(const std::string& path, std::span<const uint8_t> data) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    cache_.Invalidate(key, /*prefix=*/false);
     LANCEDB_ASSIGN_OR_RETURN(bool honoured, ConditionalPutHonoured());
     auto exists = [&] {
       return Status::AlreadyExists("File '" + client().UriOf(key) + "' exists");
@@ -171,6 +203,7 @@ class S3Fs : public FileSystem, public S3Objects {
 
   Status DeleteFile(const std::string& path) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    cache_.Invalidate(key, /*prefix=*/false);
     LANCEDB_ASSIGN_OR_RETURN(S3Response head, Head(key));
     if (!head.ok()) return client().ErrorOf("HEAD", key, head);
     return DeleteObject(key);
@@ -179,6 +212,7 @@ class S3Fs : public FileSystem, public S3Objects {
   Status DeleteDirRecursive(const std::string& dir) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(dir));
     const std::string prefix = DirPrefix(key);
+    cache_.Invalidate(prefix, /*prefix=*/true);
     // List everything first: deleting while paginating could skip keys.
     std::vector<std::string> keys;
     std::string token;
@@ -194,6 +228,7 @@ class S3Fs : public FileSystem, public S3Objects {
 
   Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path) override {
     LANCEDB_ASSIGN_OR_RETURN(std::string key, Key(path));
+    cache_.Invalidate(key, /*prefix=*/false);
     return NewS3OutputStream(this, key);
   }
 
@@ -268,7 +303,11 @@ class S3Fs : public FileSystem, public S3Objects {
     return client().ErrorOf("PUT", key, *second);
   }
 
+  static constexpr int64_t kReadWindow = 64 << 10;
+  static constexpr int64_t kCacheBytes = 64 << 20;
+
   const std::string root_key_;
+  S3ReadCache cache_{kCacheBytes};
   std::mutex probe_mu_;
   std::optional<bool> honoured_;  // guarded by probe_mu_
 };

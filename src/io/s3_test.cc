@@ -15,6 +15,7 @@
 #include "io/s3_client.h"
 #include "io/s3_file_system.h"
 #include "io/s3_options.h"
+#include "io/s3_read_cache.h"
 #include "io/s3_xml.h"
 
 namespace lancedb::io {
@@ -287,6 +288,51 @@ TEST(RetryPolicy, TransportErrors) {
   EXPECT_TRUE(IsRetryableTransportError(52));   // CURLE_GOT_NOTHING
   EXPECT_FALSE(IsRetryableTransportError(6));   // CURLE_COULDNT_RESOLVE_HOST
   EXPECT_FALSE(IsRetryableTransportError(60));  // CURLE_PEER_FAILED_VERIFICATION
+}
+
+TEST(S3ReadCache, OnlyImmutableTableFiles) {
+  EXPECT_TRUE(IsImmutableTableFile("db/t.lance/data/0a1b-uuid.lance"));
+  EXPECT_TRUE(IsImmutableTableFile("t.lance/_deletions/0-3-123.arrow"));
+  EXPECT_TRUE(IsImmutableTableFile("db/t.lance/_indices/uuid/index.idx"));
+  EXPECT_TRUE(IsImmutableTableFile("db/t.lance/tree/b/data/x.lance"));
+  EXPECT_FALSE(IsImmutableTableFile("db/t.lance/_versions/1.manifest"));
+  EXPECT_FALSE(IsImmutableTableFile("db/t.lance/_versions/latest_version_hint.json"));
+  EXPECT_FALSE(IsImmutableTableFile("db/t.lance/_refs/tags/v1.json"));
+  EXPECT_FALSE(IsImmutableTableFile("data/db/t.lance/_versions/1.manifest"));
+  EXPECT_FALSE(IsImmutableTableFile("data/x.lance"));
+  EXPECT_FALSE(IsImmutableTableFile("db/t.lance/data/"));
+}
+
+TEST(S3ReadCache, ServesSlicesOfCachedRanges) {
+  S3ReadCache cache(1 << 20);
+  cache.Put("k", 100, Buffer::Copy(std::string_view("0123456789")));
+  EXPECT_EQ(cache.Get("k", 100, 10)->view(), "0123456789");
+  EXPECT_EQ(cache.Get("k", 103, 4)->view(), "3456");
+  EXPECT_EQ(cache.Get("k", 99, 2), nullptr);
+  EXPECT_EQ(cache.Get("k", 105, 6), nullptr);
+  EXPECT_EQ(cache.Get("other", 100, 1), nullptr);
+  cache.PutSize("k", 4096);
+  EXPECT_EQ(cache.GetSize("k"), 4096);
+  cache.Invalidate("k", false);
+  EXPECT_EQ(cache.Get("k", 100, 1), nullptr);
+  EXPECT_FALSE(cache.GetSize("k"));
+  EXPECT_EQ(cache.cached_bytes(), 0);
+}
+
+TEST(S3ReadCache, EvictsLeastRecentlyUsedAndInvalidatesPrefixes) {
+  S3ReadCache cache(8 * 1024);  // ranges up to 1 KiB are kept
+  const std::string kb(1024, 'x');
+  for (int i = 0; i < 8; ++i) cache.Put("d/" + std::to_string(i), 0, Buffer::Copy(kb));
+  EXPECT_EQ(cache.cached_bytes(), 8 * 1024);
+  ASSERT_NE(cache.Get("d/0", 0, 1), nullptr);  // now the most recent
+  cache.Put("d/8", 0, Buffer::Copy(kb));
+  EXPECT_EQ(cache.cached_bytes(), 8 * 1024);
+  EXPECT_NE(cache.Get("d/0", 0, 1), nullptr);
+  EXPECT_EQ(cache.Get("d/1", 0, 1), nullptr);  // the least recently used went
+  cache.Put("big", 0, Buffer::Copy(std::string(2048, 'y')));
+  EXPECT_EQ(cache.Get("big", 0, 1), nullptr);  // over an eighth of the capacity
+  cache.Invalidate("d/", true);
+  EXPECT_EQ(cache.cached_bytes(), 0);
 }
 
 }  // namespace LANCEDB_TEST_FILE_NS
