@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -26,6 +27,30 @@ std::string RandomHex(int n) {
 
 std::span<const uint8_t> AsBytes(std::string_view s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+/// What the conditional-put probe found, by store. Internally synchronized.
+class ProbeResults {
+ public:
+  std::optional<bool> Find(const std::string& store) {
+    std::lock_guard lock(mu_);
+    auto it = results_.find(store);
+    if (it == results_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Add(const std::string& store, bool honoured) {
+    std::lock_guard lock(mu_);
+    results_[store] = honoured;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, bool> results_;  // guarded by mu_
+};
+
+ProbeResults& KnownStores() {
+  static ProbeResults* results = new ProbeResults();  // never destroyed: used until exit
+  return *results;
 }
 
 class S3Fs : public FileSystem, public S3Objects {
@@ -267,8 +292,14 @@ class S3Fs : public FileSystem, public S3Objects {
   Result<bool> ConditionalPutHonoured() {
     std::lock_guard lock(probe_mu_);
     if (!honoured_) {
-      LANCEDB_ASSIGN_OR_RETURN(bool honoured, Probe());
-      honoured_ = honoured;
+      // Once per bucket and endpoint in the process: every connection would find the same.
+      const std::string store = client().options().EffectiveEndpoint() + " " + client().bucket();
+      honoured_ = KnownStores().Find(store);
+      if (!honoured_) {
+        LANCEDB_ASSIGN_OR_RETURN(bool honoured, Probe());
+        honoured_ = honoured;
+        KnownStores().Add(store, honoured);
+      }
     }
     if (!*honoured_ && !client().options().allow_unsafe_commit) {
       return Status::NotSupported(
