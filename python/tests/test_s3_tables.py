@@ -13,6 +13,8 @@ import pytest
 import lancedb_cpp
 from s3_server import s3, s3_server  # noqa: F401 (fixtures)
 
+pytestmark = pytest.mark.filterwarnings("ignore:table_names:DeprecationWarning")
+
 DIM = 8
 
 
