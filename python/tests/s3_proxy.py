@@ -14,7 +14,8 @@ import urllib.parse
 
 class FaultProxy:
     def __init__(self, upstream: str, *, strip_if_none_match=False, fail_every=0,
-                 drop_conditional_every=0, delay_conditional_every=0, delay_seconds=0.0):
+                 drop_conditional_every=0, delay_conditional_every=0, delay_seconds=0.0,
+                 record=False):
         self.upstream = urllib.parse.urlparse(upstream)
         self.strip_if_none_match = strip_if_none_match
         self.fail_every = fail_every
@@ -22,6 +23,8 @@ class FaultProxy:
         self.delay_conditional_every = delay_conditional_every
         self.delay_seconds = delay_seconds
         self.delayed = 0
+        # With `record`: (method, path, headers) of every request, as the client sent them.
+        self.recorded = [] if record else None
         self.requests = 0
         self.conditional_puts = 0
         self.failed = 0
@@ -41,6 +44,8 @@ class FaultProxy:
                 conditional = self.command == "PUT" and "If-None-Match" in self.headers
                 with proxy._lock:
                     proxy.requests += 1
+                    if proxy.recorded is not None:
+                        proxy.recorded.append((self.command, self.path, dict(self.headers)))
                     fail = proxy.fail_every and proxy.requests % proxy.fail_every == 0
                     drop = delay = False
                     if conditional:

@@ -185,7 +185,6 @@ Result<S3Response> S3Client::SendOnce(const S3Request& request, int* transport_c
   HeaderList headers;
   // S3 needs the payload hash header; libcurl signs with the value given here.
   headers.Add("x-amz-content-sha256: UNSIGNED-PAYLOAD");
-  headers.Add("Expect:");  // no 100-continue round trip before large bodies
   if (!options_.skip_signature && !options_.credentials.session_token.empty()) {
     headers.Add("x-amz-security-token: " + options_.credentials.session_token);
   }
@@ -195,6 +194,10 @@ Result<S3Response> S3Client::SendOnce(const S3Request& request, int* transport_c
 
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  // No wait for "100 Continue" before a large body. (Not by removing the header with
+  // "Expect:": libcurl would sign that empty header without sending it, and S3 would refuse
+  // the signature.)
+  curl_easy_setopt(curl, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout.count()));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
