@@ -66,9 +66,11 @@ class S3Bucket:
         return keys
 
 
-def start_server() -> S3Server:
+def start_server(**env_vars: str) -> S3Server:
+    """Start moto's server; `env_vars` configure it (INITIAL_NO_AUTH_ACTION_COUNT="0" makes it
+    check access keys)."""
     port = free_port()
-    env = dict(os.environ, MOTO_ALLOW_NONEXISTENT_REGION="true")
+    env = dict(os.environ, MOTO_ALLOW_NONEXISTENT_REGION="true", **env_vars)
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,

@@ -56,6 +56,22 @@ def test_missing_credentials(s3, no_aws_env):
         lancedb_cpp.connect(s3.uri(), storage_options=options)
 
 
+def test_refused_credentials_are_named():
+    from s3_server import start_server
+
+    server = start_server(INITIAL_NO_AUTH_ACTION_COUNT="0")  # checks every access key
+    try:
+        options = {"aws_access_key_id": "AKIANOSUCHKEY", "aws_secret_access_key": "x",
+                   "aws_endpoint": server.endpoint, "allow_http": "true"}
+        db = lancedb_cpp.connect("s3://some-bucket/db", storage_options=options)
+        with pytest.raises(OSError, match="refused .*InvalidAccessKeyId.*check the credentials "
+                                          r"\(from storage options\)"):
+            db.create_table("t", ROWS)
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=10)
+
+
 def test_unknown_option_and_bad_values(s3):
     with pytest.raises(ValueError, match="Unknown storage option 'aws_endpoitn'"):
         lancedb_cpp.connect(s3.uri(), storage_options=dict(s3.options, aws_endpoitn="x"))

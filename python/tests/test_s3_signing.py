@@ -2,8 +2,10 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """Every request lancedb-cpp sends to S3 carries an AWS Signature Version 4 that botocore (the
 AWS SDK for Python) computes the same from the request as sent: the test server does not check
-signatures, so the check is here. libcurl signs (CURLOPT_AWS_SIGV4); the proxy records the
-requests (method, path with query, headers)."""
+signatures, so the check is here (its optional check, INITIAL_NO_AUTH_ACTION_COUNT, refuses
+boto3's own listings as well: it decodes the %2F of `delimiter=/` before checking). libcurl
+signs (CURLOPT_AWS_SIGV4); the proxy records the requests (method, path with query,
+headers)."""
 
 import re
 
