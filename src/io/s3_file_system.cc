@@ -99,15 +99,15 @@ class S3Fs : public FileSystem, public S3Objects {
       if (BufferPtr hit = cache_.Get(key, offset, length)) return hit;
     }
     // A small read of an immutable file fetches the window around it: a Lance file's footer,
-    // metadata and neighbouring pages are read one after another, and a request costs the
-    // same for 40 bytes as for 128 KiB.
+    // metadata and neighbouring pages are read one after another, and a request costs about
+    // the same for 40 bytes as for 128 KiB. Reads that keep going forward fetch further ahead.
     int64_t start = offset;
     int64_t end = offset + length;
     if (immutable && length < kReadWindow) {
       // Starting at a multiple of 64 keeps each slice aligned as its bytes are in the file
       // (as a slice of a memory-mapped file would be).
       start = std::max<int64_t>(0, end - kReadWindow) & ~int64_t{kBufferAlignment - 1};
-      end = offset + kReadWindow;
+      end = offset + cache_.ReadAhead(key, offset, kReadWindow, kMaxReadAhead);
     }
     S3Request req;
     req.key = key;
@@ -117,7 +117,10 @@ class S3Fs : public FileSystem, public S3Objects {
     if (!r.ok()) return client().ErrorOf("GET", key, r);
     if (r.status == 200) start = 0;  // the store ignored the Range header: the whole object
     BufferPtr fetched = Buffer::Copy(r.body);
-    if (immutable) cache_.Put(key, start, fetched);
+    if (immutable) {
+      cache_.Put(key, start, fetched);
+      cache_.Fetched(key, start + fetched->size());
+    }
     if (start + fetched->size() < offset + length) return past_end();
     return Buffer::Slice(fetched, offset - start, length);
   }
@@ -335,6 +338,7 @@ class S3Fs : public FileSystem, public S3Objects {
   }
 
   static constexpr int64_t kReadWindow = 64 << 10;
+  static constexpr int64_t kMaxReadAhead = 4 << 20;  // a fetch stays cacheable (kCacheBytes / 8)
   static constexpr int64_t kCacheBytes = 64 << 20;
 
   const std::string root_key_;

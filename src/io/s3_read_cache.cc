@@ -3,6 +3,7 @@
 
 #include "io/s3_read_cache.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace lancedb::io {
@@ -71,6 +72,22 @@ std::optional<int64_t> S3ReadCache::GetSize(const std::string& key) {
 void S3ReadCache::PutSize(const std::string& key, int64_t size) {
   std::lock_guard lock(mu_);
   entries_[key].size = size;
+}
+
+int64_t S3ReadCache::ReadAhead(const std::string& key, int64_t offset, int64_t initial,
+                               int64_t max) {
+  std::lock_guard lock(mu_);
+  Entry& e = entries_[key];
+  const int64_t current = std::max(e.read_ahead, initial);
+  const bool forward =
+      e.fetched_end >= 0 && offset >= e.fetched_end && offset - e.fetched_end <= 2 * current;
+  e.read_ahead = forward ? std::min(max, 2 * current) : initial;
+  return e.read_ahead;
+}
+
+void S3ReadCache::Fetched(const std::string& key, int64_t end) {
+  std::lock_guard lock(mu_);
+  entries_[key].fetched_end = end;
 }
 
 void S3ReadCache::Invalidate(const std::string& key, bool prefix) {

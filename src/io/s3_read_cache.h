@@ -39,6 +39,12 @@ class S3ReadCache {
   void Put(const std::string& key, int64_t offset, BufferPtr data);
   std::optional<int64_t> GetSize(const std::string& key);
   void PutSize(const std::string& key, int64_t size);
+  /// The read-ahead for a read of `key` at `offset` that missed the cache: it doubles, up to
+  /// `max`, while reads keep going forward just past the previous fetch (a take of sorted row
+  /// ids, a scan in small pages), and starts again at `initial` otherwise.
+  int64_t ReadAhead(const std::string& key, int64_t offset, int64_t initial, int64_t max);
+  /// Record that a fetch of `key` ended at `end`.
+  void Fetched(const std::string& key, int64_t end);
   /// Forget everything about `key` and, when `prefix`, every key starting with it.
   void Invalidate(const std::string& key, bool prefix);
 
@@ -53,6 +59,8 @@ class S3ReadCache {
   struct Entry {
     std::map<int64_t, Range> ranges;  // by offset
     std::optional<int64_t> size;
+    int64_t fetched_end = -1;  // where the last fetch ended (ReadAhead)
+    int64_t read_ahead = 0;
   };
 
   void EraseRangeLocked(std::map<std::string, Entry>::iterator entry,

@@ -335,5 +335,25 @@ TEST(S3ReadCache, EvictsLeastRecentlyUsedAndInvalidatesPrefixes) {
   EXPECT_EQ(cache.cached_bytes(), 0);
 }
 
+TEST(S3ReadCache, ReadAheadGrowsWhileReadsGoForward) {
+  S3ReadCache cache(64 << 20);
+  const int64_t kb = 1024;
+  EXPECT_EQ(cache.ReadAhead("f", 1000, 64 * kb, 1024 * kb), 64 * kb);  // nothing fetched yet
+  cache.Fetched("f", 1000 + 64 * kb);
+  EXPECT_EQ(cache.ReadAhead("f", 1000 + 100 * kb, 64 * kb, 1024 * kb), 128 * kb);
+  cache.Fetched("f", 1000 + 228 * kb);
+  EXPECT_EQ(cache.ReadAhead("f", 1000 + 300 * kb, 64 * kb, 1024 * kb), 256 * kb);
+  cache.Fetched("f", 1000 + 556 * kb);
+  for (int i = 0; i < 4; ++i) {
+    cache.ReadAhead("f", 1000 + 600 * kb, 64 * kb, 1024 * kb);
+    cache.Fetched("f", 1000 + 600 * kb);
+  }
+  EXPECT_EQ(cache.ReadAhead("f", 1000 + 600 * kb, 64 * kb, 1024 * kb), 1024 * kb);  // capped
+  // A read behind the last fetch, or far ahead of it, starts again.
+  EXPECT_EQ(cache.ReadAhead("f", 0, 64 * kb, 1024 * kb), 64 * kb);
+  cache.Fetched("f", 64 * kb);
+  EXPECT_EQ(cache.ReadAhead("f", 10000 * kb, 64 * kb, 1024 * kb), 64 * kb);
+}
+
 }  // namespace LANCEDB_TEST_FILE_NS
 }  // namespace lancedb::io
