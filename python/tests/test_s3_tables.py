@@ -193,3 +193,22 @@ def test_async_connection(s3):
         return await t.count_rows(), await db.table_names()
 
     assert asyncio.run(run()) == (10, ["t"])
+
+
+def test_branches_and_deep_clone(s3):
+    db = lancedb_cpp.connect(s3.uri(), storage_options=s3.options)
+    t = db.create_table("t", rows(0, 10))
+    exp = t.branches.create("exp")
+    exp.add(rows(10, 5))
+    exp.delete("id = 0")
+    assert ids(db.open_table("t", branch="exp")) == list(range(1, 15))
+    assert ids(db.open_table("t")) == list(range(10))
+    assert sorted(db.open_table("t").branches.list()) == ["exp"]
+    assert any(k.startswith("db/t.lance/tree/exp/_versions/") for k in s3.keys("db/t.lance/"))
+    with pytest.raises(NotImplementedError, match="deep clone"):  # not on s3:// yet
+        db.clone_table("shallow", s3.uri() + "/t.lance")
+    clone = db.clone_table("c", s3.uri() + "/t.lance", is_shallow=False)
+    assert ids(clone) == list(range(10))
+    clone.add(rows(20, 2))
+    assert ids(db.open_table("t")) == list(range(10))
+    assert clone.count_rows() == 12
