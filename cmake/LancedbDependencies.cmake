@@ -13,3 +13,6 @@ find_package(roaring REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_program(FLATC flatc REQUIRED)
 find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED)
+# The S3 object store (src/io): libcurl signs and sends the requests, expat parses the XML.
+find_package(CURL 7.75 REQUIRED)
+find_package(EXPAT REQUIRED)

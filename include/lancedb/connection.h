@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: The lancedb-cpp Authors
 //
-// Connection: a database — a directory (local path or memory://) holding one Lance dataset per
-// table, named `<table>.lance`. Mirrors LanceDB's `lancedb::connect(uri)` and `Connection`.
+// Connection: a database — a directory (local path, memory:// or s3://) holding one Lance dataset
+// per table, named `<table>.lance`. Mirrors LanceDB's `lancedb::connect(uri)` and `Connection`.
 // Thread-safety: internally synchronized; share one Connection between threads freely.
 
 #pragma once
@@ -25,7 +25,9 @@ struct ConnectOptions {
   /// How often a table handle checks for versions written by others: unset = never (until
   /// CheckoutLatest), zero = before every read, otherwise at most that often.
   std::optional<std::chrono::milliseconds> read_consistency_interval;
-  /// Storage options (object-store keys and LanceDB's `new_table_*` keys).
+  /// Storage options: LanceDB's `new_table_*` keys, and for s3:// URIs the object-store keys
+  /// (aws_access_key_id, aws_region, aws_endpoint, allow_http, ...; docs/object-storage.md).
+  /// Connect fails with InvalidArgument on an unknown object-store key.
   std::map<std::string, std::string> storage_options;
 };
 

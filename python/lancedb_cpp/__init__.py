@@ -174,15 +174,19 @@ def connect(
     Parameters
     ----------
     uri: str or Path
-        A local directory (created on first write) or ``memory://name``.
+        A local directory (created on first write), ``memory://name``, or
+        ``s3://bucket/prefix`` (AWS S3 or an S3-compatible store; docs/object-storage.md).
     read_consistency_interval: timedelta, optional
         None (default): a table handle sees other writers' versions only after
         ``checkout_latest()``; ``timedelta(0)``: before every read; otherwise at most that
         often.
     storage_options: dict, optional
         LanceDB's ``new_table_*`` keys (``new_table_enable_stable_row_ids``,
-        ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``); other
-        keys raise NotImplementedError.
+        ``new_table_data_storage_version``, ``new_table_enable_v2_manifest_paths``); for an
+        ``s3://`` URI also LanceDB's object-store keys (``aws_access_key_id``,
+        ``aws_secret_access_key``, ``aws_session_token``, ``aws_region``, ``aws_endpoint``,
+        ``allow_http``, ``timeout``, ...; an unknown one raises ValueError). Other keys raise
+        NotImplementedError.
 
     The other parameters of ``lancedb.connect`` (LanceDB Cloud, sessions, namespaces) are not
     supported: anything but their defaults raises NotImplementedError. Unknown keyword

@@ -42,7 +42,9 @@ from .util import get_uri_scheme, validate_table_name  # noqa: F401 (as LanceDB)
 # Sessions (caches shared between connections) are not built yet: constructing one raises.
 Session = nyi.unsupported_class("Session", nyi.SESSIONS, __name__)
 
-# The storage options the engine honours; local and memory:// storage take no others.
+# The storage options the engine honours for a table; local and memory:// storage take no
+# others. An s3:// connection also takes the object-store keys (docs/object-storage.md), which
+# the engine validates at connect.
 _STORAGE_OPTIONS = (
     "new_table_enable_stable_row_ids",
     "new_table_data_storage_version",
@@ -65,15 +67,31 @@ def _check_namespace(namespace_path: Optional[List[str]], what: str = "this oper
         )
 
 
-def _storage_options(options: Optional[Dict[str, Any]]) -> Dict[str, str]:
-    """The options as strings; NotImplementedError for a key the engine does not honour."""
-    for key in options or {}:
+def _storage_options(
+    options: Optional[Dict[str, Any]], uri: Optional[str] = None
+) -> Dict[str, str]:
+    """The options as strings; NotImplementedError for a key the engine does not honour.
+    With the ``uri`` of an s3:// connection every key goes to the engine, which rejects
+    unknown ones (ValueError)."""
+    strings = {str(k): _option_string(v) for k, v in (options or {}).items()}
+    if uri is not None and str(uri).startswith("s3://"):
+        return strings
+    for key in strings:
         if key not in _STORAGE_OPTIONS:
-            raise NotImplementedError(
-                f"storage option {key!r} is not supported by lancedb_cpp (local and memory:// "
-                f"storage take only {', '.join(_STORAGE_OPTIONS)})"
+            where = (
+                "a table takes only the new_table_* keys; give object-store options to connect()"
+                if uri is None
+                else "local and memory:// storage take only " + ", ".join(_STORAGE_OPTIONS)
             )
-    return {str(k): str(v) for k, v in (options or {}).items()}
+            raise NotImplementedError(
+                f"storage option {key!r} is not supported by lancedb_cpp ({where})"
+            )
+    return strings
+
+
+def _option_string(value: Any) -> str:
+    # LanceDB users write allow_http=True as often as "true".
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 class DBConnection:
@@ -111,7 +129,7 @@ class DBConnection:
             if read_consistency_interval is None
             else read_consistency_interval.total_seconds()
         )
-        options = _storage_options(storage_options)
+        options = _storage_options(storage_options, str(uri))
         self._inner = _native.connect(uri, seconds, options) if _inner is None else _inner
         self._uri = uri
         self._read_consistency_interval = read_consistency_interval

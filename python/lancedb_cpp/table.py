@@ -362,6 +362,14 @@ class Table(IndexMixin):
         if str(self.uri).startswith("memory://"):
             raise NotImplementedError("to_lance() of a memory:// table: pylance cannot open it")
         kwargs.setdefault("version", self.version)
+        if str(self.uri).startswith("s3://"):  # the connection's endpoint and credentials
+            options = {
+                k: v
+                for k, v in (getattr(self._conn, "storage_options", None) or {}).items()
+                if not str(k).startswith("new_table_")
+            }
+            if options:
+                kwargs.setdefault("storage_options", options)
         branch = self.current_branch()
         if branch is not None:  # as LanceDB: the dataset of the branch, at this version
             version = kwargs.pop("version")

@@ -212,7 +212,8 @@ class LocalConnection : public Connection {
     }
     io::FileSystemPtr source_fs;
     std::string source_path;
-    LANCEDB_RETURN_NOT_OK(io::ResolveUri(source_uri, &source_fs, &source_path));
+    LANCEDB_RETURN_NOT_OK(
+        io::ResolveUri(source_uri, options_.storage_options, &source_fs, &source_path));
     // A memory:// source is a table of this connection's own store (another memory://
     // connection's tables are out of reach, as in LanceDB).
     if (source_uri.starts_with("memory://") && uri_.starts_with("memory://")) source_fs = fs_;
@@ -337,7 +338,7 @@ Status Connection::DropTableAt(const std::string&) {
 Result<std::shared_ptr<Connection>> Connect(const std::string& uri, ConnectOptions options) {
   io::FileSystemPtr fs;
   std::string root;
-  LANCEDB_RETURN_NOT_OK(io::ResolveUri(uri, &fs, &root));
+  LANCEDB_RETURN_NOT_OK(io::ResolveUri(uri, options.storage_options, &fs, &root));
   // Every memory:// connection is its own empty database, as in LanceDB: two connections to
   // the same memory:// URI do not see each other's tables.
   if (uri.starts_with("memory://")) fs = io::NewMemoryFileSystem();

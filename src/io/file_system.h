@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -87,8 +88,14 @@ FileSystemPtr MemoryFileSystem();
 /// A new, empty in-memory store of its own (each memory:// connection has one, as in LanceDB).
 FileSystemPtr NewMemoryFileSystem();
 
-/// Resolve a URI ("/abs/dir", "rel/dir", "file:///abs", "memory://name", or a scheme given to
-/// RegisterFileSystem) to a file system and a path within it. NotSupported for other schemes.
+/// Resolve a URI ("/abs/dir", "rel/dir", "file:///abs", "memory://name", "s3://bucket/prefix",
+/// or a scheme given to RegisterFileSystem) to a file system and a path within it.
+/// NotSupported for other schemes. For s3:// the path is the URI itself (trailing '/'
+/// removed) and `storage_options` configure the store (io/s3_options.h; InvalidArgument for an
+/// unknown key, a bad value or missing credentials); other file systems ignore them.
+Status ResolveUri(const std::string& uri, const std::map<std::string, std::string>& storage_options,
+                  FileSystemPtr* fs, std::string* path);
+/// ResolveUri without storage options (s3:// then takes its settings from the environment).
 Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path);
 
 /// Serve URIs "{scheme}://{path}" from `fs`, at path "/{path}" (an application's own storage,

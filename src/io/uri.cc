@@ -5,6 +5,8 @@
 #include <mutex>
 
 #include "io/file_system.h"
+#include "io/s3_file_system.h"
+#include "io/s3_options.h"
 
 namespace lancedb::io {
 
@@ -18,6 +20,18 @@ struct Registry {
 Registry& GetRegistry() {
   static Registry* registry = new Registry();  // never destroyed: used until exit
   return *registry;
+}
+
+Status ResolveS3(const std::string& uri, const std::map<std::string, std::string>& storage_options,
+                 FileSystemPtr* fs, std::string* path) {
+  std::string bucket;
+  std::string key;
+  LANCEDB_RETURN_NOT_OK(ParseS3Uri(uri, &bucket, &key));
+  auto options = ParseS3Options(storage_options, ProcessEnv());
+  if (!options.ok()) return options.status().WithContext("Cannot open '" + uri + "'");
+  LANCEDB_ASSIGN_OR_RETURN(*fs, MakeS3FileSystem(bucket, key, std::move(*options)));
+  *path = "s3://" + bucket + (key.empty() ? "" : "/" + key);
+  return Status::OK();
 }
 
 }  // namespace
@@ -37,6 +51,11 @@ Status RegisterFileSystem(const std::string& scheme, FileSystemPtr fs) {
 }
 
 Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) {
+  return ResolveUri(uri, {}, fs, path);
+}
+
+Status ResolveUri(const std::string& uri, const std::map<std::string, std::string>& storage_options,
+                  FileSystemPtr* fs, std::string* path) {
   if (uri.empty()) return Status::InvalidArgument("URI must not be empty");
   auto starts_with = [&](std::string_view prefix) { return uri.rfind(prefix, 0) == 0; };
   if (starts_with("memory://")) {
@@ -63,8 +82,9 @@ Status ResolveUri(const std::string& uri, FileSystemPtr* fs, std::string* path) 
       while (path->size() > 1 && path->back() == '/') path->pop_back();
       return Status::OK();
     }
+    if (starts_with("s3://")) return ResolveS3(uri, storage_options, fs, path);
     return Status::NotSupported("URI scheme '" + uri.substr(0, scheme) + "' of '" + uri +
-                                "' is not supported yet; use a local path or memory://");
+                                "' is not supported yet; use a local path, memory:// or s3://");
   }
   *fs = LocalFileSystem();
   *path = uri;
