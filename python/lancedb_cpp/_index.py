@@ -158,11 +158,14 @@ def _is_legacy_call(
 
 @contextlib.contextmanager
 def _as_lance_index_error():
-    """An index name that exists (replace=False) raises LanceDB's RuntimeError."""
+    """Lance's index errors that LanceDB raises as RuntimeError: an index name that exists
+    (replace=False), an odd num_sub_vectors for 4-bit PQ."""
     try:
         yield
     except ValueError as err:
-        if "already exists, please specify a different name" not in str(err):
+        lance_errors = ("already exists, please specify a different name",
+                        "PQ: num_sub_vectors must be divisible by 2")  # fmt: skip
+        if not any(text in str(err) for text in lance_errors):
             raise
         raise RuntimeError(f"lance error: LanceError(Index): {err}") from None
 

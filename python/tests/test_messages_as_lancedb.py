@@ -177,3 +177,33 @@ def test_existing_index_name_without_replace_as_lancedb(tmp_path, kind):
     got, want = run(lancedb_cpp), run(lancedb)
     assert got == want
     assert want[0][0] == "RuntimeError" and want[1] == 0
+
+
+@pytest.mark.parametrize("dim, num_sub_vectors", [(8, None), (16, None), (24, None), (4, None),
+                                                  (40, None), (24, 3), (8, 1), (8, 4)])  # fmt: skip
+def test_four_bit_pq_sub_vectors_as_lancedb(tmp_path, dim, num_sub_vectors):
+    """4-bit PQ codes go two to a byte: an odd default number of sub-vectors is rounded up, an
+    odd choice refused (LanceDB's RuntimeError); the index LanceDB would build otherwise."""
+    import lance
+
+    def run(mod):
+        rng = np.random.default_rng(dim)
+        vectors = pa.FixedSizeListArray.from_arrays(
+            pa.array(rng.random(dim * 300, dtype=np.float32)), dim
+        )
+        path = tmp_path / mod.__name__
+        t = mod.connect(path).create_table("t", pa.table({"id": range(300), "vector": vectors}))
+        config = mod.index.IvfPq(num_bits=4, num_sub_vectors=num_sub_vectors, num_partitions=2)
+        try:
+            t.create_index("vector", config=config)
+        except Exception as e:  # noqa: BLE001
+            return (type(e).__name__, str(e).split(", /")[0]), t.version
+        stats = lance.dataset(str(path / "t.lance")).stats.index_stats("vector_idx")
+        return ("ok", stats["indices"][0]["sub_index"]["num_sub_vectors"]), t.version
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    if want[0][0] == "ValueError":  # the dimension check: the same error, worded by us
+        assert got[0][0] == "ValueError" and got[1] == want[1]
+    else:
+        assert got == want
+    assert (want[0][0] == "ok") == (dim != 40 and num_sub_vectors in (None, 4))

@@ -339,17 +339,27 @@ Result<vector::IvfBuildParams> ResolveVectorIndexParams(const VectorIndexConfig&
     if (c.num_sub_vectors && *c.num_sub_vectors <= 0) {
       return Status::InvalidArgument("num_sub_vectors must be positive");
     }
-    p.num_sub_vectors = c.num_sub_vectors ? static_cast<size_t>(*c.num_sub_vectors)
-                                          : vector::DefaultNumSubVectors(dim);
-    if (dim % p.num_sub_vectors != 0) {
-      return Status::InvalidArgument("num_sub_vectors (" + std::to_string(p.num_sub_vectors) +
-                                     ") must divide the vector dimension (" + std::to_string(dim) +
-                                     ")");
-    }
     p.num_bits = c.num_bits.value_or(8);
     if (p.num_bits != 4 && p.num_bits != 8) {
       return Status::InvalidArgument("num_bits must be 4 or 8 for PQ, got " +
                                      std::to_string(p.num_bits));
+    }
+    p.num_sub_vectors = c.num_sub_vectors ? static_cast<size_t>(*c.num_sub_vectors)
+                                          : vector::DefaultNumSubVectors(dim);
+    // 4-bit codes are stored two to a byte: Lance rounds an odd default up and refuses an odd
+    // choice.
+    if (p.num_bits == 4 && p.num_sub_vectors % 2 != 0) {
+      if (c.num_sub_vectors) {
+        return Status::InvalidArgument(
+            "PQ: num_sub_vectors must be divisible by 2 for num_bits=4, but got " +
+            std::to_string(p.num_sub_vectors));
+      }
+      ++p.num_sub_vectors;
+    }
+    if (dim % p.num_sub_vectors != 0) {
+      return Status::InvalidArgument("num_sub_vectors (" + std::to_string(p.num_sub_vectors) +
+                                     ") must divide the vector dimension (" + std::to_string(dim) +
+                                     ")");
     }
     if (num_rows < (int64_t{1} << p.num_bits)) {
       return Status::InvalidArgument("PQ training needs at least " +
