@@ -197,8 +197,12 @@ def connect(
     DBConnection
     """
     uri = os.fspath(uri)
-    if uri.startswith("db://"):
-        raise NotImplementedError("LanceDB Cloud (db://) connections are not supported")
+    if uri.startswith("db://"):  # a remote database: lancedb_cpp/remote/db.py
+        from .remote.db import connect_remote
+
+        return connect_remote(uri, api_key, region, host_override, sql_host_override,
+                              read_consistency_interval, request_thread_pool, client_config,
+                              storage_options, **kwargs)  # fmt: skip
     reject_unsupported(
         "connect",
         api_key=(api_key, None),

@@ -1,0 +1,544 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""``lancedb.remote.db``: a connection to a remote LanceDB database (``db://name``), speaking
+LanceDB's REST protocol (docs/remote.md). ``lancedb_cpp.connect("db://...")`` returns one;
+``connect_async`` wraps one in an AsyncConnection.
+
+Thread-safety: a connection may be shared between threads (its table cache is locked, and its
+HTTP client gives each thread its own session).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import warnings
+from datetime import timedelta
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+import pyarrow as pa
+
+from ..db import DBConnection, ListTablesResponse
+from . import ClientConfig, RetryConfig, TimeoutConfig, TlsConfig
+from .client import ARROW_STREAM_CONTENT_TYPE, RestClient, http_error
+
+__all__ = ["RemoteDBConnection"]
+
+# LanceDB keeps listed/opened tables for 5 minutes (an open_table hit sends no describe).
+_TABLE_CACHE_TTL = 300.0
+
+
+def parse_server_version(response: Any) -> Tuple[int, int, int]:
+    """The ``phalanx-version`` of a response (missing: 0.1.0)."""
+    text = response.headers.get("phalanx-version")
+    if not text:
+        return (0, 1, 0)
+    core = text.strip().split("-", 1)[0].split("+", 1)[0]
+    try:
+        parts = [int(p) for p in core.split(".")]
+    except ValueError:
+        raise ValueError(f"Invalid input, unexpected character in server version {text!r}")
+    return tuple((parts + [0, 0, 0])[:3])  # type: ignore[return-value]
+
+
+def _seconds(value: Optional[timedelta]) -> Optional[float]:
+    return None if value is None else value.total_seconds()
+
+
+def _client_config_to_dict(config: ClientConfig) -> Dict[str, Any]:
+    if config.header_provider is not None:
+        raise ValueError(
+            "Cannot serialize a remote connection with a header_provider. Use static "
+            "api_key/extra_headers or provide a worker-side connection factory instead."
+        )
+    retry: RetryConfig = config.retry_config
+    timeouts: Optional[TimeoutConfig] = config.timeout_config
+    tls: Optional[TlsConfig] = config.tls_config
+    return {
+        "user_agent": config.user_agent,
+        "retry_config": {
+            "retries": retry.retries,
+            "connect_retries": retry.connect_retries,
+            "read_retries": retry.read_retries,
+            "backoff_factor": retry.backoff_factor,
+            "backoff_jitter": retry.backoff_jitter,
+            "statuses": retry.statuses,
+        },
+        "timeout_config": None
+        if timeouts is None
+        else {
+            "timeout": _seconds(timeouts.timeout),
+            "connect_timeout": _seconds(timeouts.connect_timeout),
+            "read_timeout": _seconds(timeouts.read_timeout),
+            "pool_idle_timeout": _seconds(timeouts.pool_idle_timeout),
+        },
+        "extra_headers": config.extra_headers,
+        "id_delimiter": config.id_delimiter,
+        "tls_config": None
+        if tls is None
+        else {
+            "cert_file": tls.cert_file,
+            "key_file": tls.key_file,
+            "ssl_ca_cert": tls.ssl_ca_cert,
+            "assert_hostname": tls.assert_hostname,
+        },
+        "header_provider": None,
+        "user_id": config.user_id,
+    }
+
+
+class _NotLocal:
+    """The engine handle of a local connection, which a remote one lacks: every use raises."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotImplementedError(
+            f"{name} is not supported on remote connections by lancedb_cpp yet"
+        )
+
+
+class RemoteDBConnection(DBConnection):
+    """A connection to a remote LanceDB database."""
+
+    def __init__(
+        self,
+        db_url: str,
+        api_key: str,
+        region: str,
+        host_override: Optional[str] = None,
+        request_thread_pool: Any = None,
+        client_config: Union[ClientConfig, Dict[str, Any], None] = None,
+        connection_timeout: Optional[float] = None,
+        read_timeout: Optional[float] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        read_consistency_interval: Optional[timedelta] = None,
+        sql_host_override: Optional[str] = None,
+    ):
+        if isinstance(client_config, dict):
+            client_config = ClientConfig(**client_config)
+        elif client_config is None:
+            client_config = ClientConfig()
+        if request_thread_pool is not None:
+            warnings.warn(
+                "request_thread_pool is no longer used and will be removed in a future release.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        if connection_timeout is not None:
+            warnings.warn(
+                "connection_timeout is deprecated and will be removed in a future release. "
+                "Please use client_config.timeout_config.connect_timeout instead.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            client_config.timeout_config.connect_timeout = timedelta(seconds=connection_timeout)
+        if read_timeout is not None:
+            warnings.warn(
+                "read_timeout is deprecated and will be removed in a future release. "
+                "Please use client_config.timeout_config.read_timeout instead.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            client_config.timeout_config.read_timeout = timedelta(seconds=read_timeout)
+        self._client = RestClient(
+            db_url, api_key, region, host_override, client_config, storage_options
+        )
+        self.db_url = db_url
+        self.api_key = api_key
+        self.region = region
+        self.host_override = host_override
+        self.sql_host_override = sql_host_override
+        self.storage_options = storage_options
+        self.db_name = self._client.db_name
+        self.client_config = client_config
+        self._uri = db_url
+        self._read_consistency_interval = read_consistency_interval
+        self._inner = _NotLocal()
+        self._cache: Dict[Tuple[Tuple[str, ...], str], Tuple[float, Tuple[int, int, int]]] = {}
+        self._cache_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"RemoteConnect(name={self.db_name})"
+
+    def serialize(self) -> str:
+        """The connection's settings as JSON, in LanceDB's format (``deserialize_conn``)."""
+        return json.dumps(
+            {
+                "connection_type": "remote",
+                "db_url": self.db_url,
+                "api_key": self.api_key,
+                "region": self.region,
+                "host_override": self.host_override,
+                "sql_host_override": self.sql_host_override,
+                "client_config": _client_config_to_dict(self.client_config),
+                "storage_options": self.storage_options,
+            }
+        )
+
+    # Helpers --------------------------------------------------------------------------------
+
+    def _identifier(self, name: str, namespace_path: Optional[List[str]]) -> str:
+        parts = list(namespace_path or []) + [name]
+        return self._client.id_delimiter.join(parts)
+
+    def _namespace_identifier(self, namespace_path: Optional[List[str]]) -> str:
+        path = list(namespace_path or [])
+        return self._client.id_delimiter.join(path) if path else self._client.id_delimiter
+
+    def _remember(self, namespace_path, name: str, version: Tuple[int, int, int]) -> None:
+        with self._cache_lock:
+            self._cache[(tuple(namespace_path or []), name)] = (time.monotonic(), version)
+
+    def _cached(self, namespace_path, name: str) -> Optional[Tuple[int, int, int]]:
+        key = (tuple(namespace_path or []), name)
+        with self._cache_lock:
+            hit = self._cache.get(key)
+            if hit is None:
+                return None
+            if time.monotonic() - hit[0] > _TABLE_CACHE_TTL:
+                del self._cache[key]
+                return None
+            return hit[1]
+
+    def _forget(self, namespace_path, name: str) -> None:
+        with self._cache_lock:
+            self._cache.pop((tuple(namespace_path or []), name), None)
+
+    def _table(self, name: str, namespace_path, server_version, schema_json=None):
+        from .table import RemoteTable
+
+        return RemoteTable(
+            self, name, list(namespace_path or []), server_version, describe=schema_json
+        )
+
+    def _list_page(self, path: str, namespace_path, page_token, limit) -> Dict[str, Any]:
+        params: List[Tuple[str, Any]] = []
+        if limit is not None:
+            params.append(("limit", limit))
+        if page_token is not None:
+            params.append(("page_token", page_token))
+        request_id, response = self._client.send("GET", path, params=params)
+        response = self._client.check(request_id, response)
+        version = parse_server_version(response)
+        body = _json(request_id, response, "table list")
+        for table in body.get("tables", []):
+            self._remember(namespace_path, table, version)
+        return body
+
+    # Tables ---------------------------------------------------------------------------------
+
+    def table_names(
+        self,
+        page_token: Optional[str] = None,
+        limit: int = 10,
+        *,
+        namespace_path: Optional[List[str]] = None,
+    ) -> Iterable[str]:
+        """Table names after `page_token`, at most `limit` (deprecated: use list_tables)."""
+        warnings.warn(
+            "table_names() is deprecated, use list_tables() instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._table_names(namespace_path, page_token, limit)
+
+    def _table_names(self, namespace_path, start_after, limit) -> List[str]:
+        if namespace_path:
+            path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/table/list"
+        else:
+            path = "/v1/table/"
+        return list(self._list_page(path, namespace_path, start_after, limit).get("tables", []))
+
+    def list_tables(
+        self,
+        namespace_path: Optional[List[str]] = None,
+        page_token: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> ListTablesResponse:
+        """One page of table names, with the token of the next page."""
+        path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/table/list"
+        body = self._list_page(path, namespace_path, page_token, limit)
+        return ListTablesResponse(tables=list(body.get("tables", [])),
+                                  page_token=body.get("page_token"))
+
+    def open_table(
+        self,
+        name: str,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        index_cache_size: Optional[int] = None,
+        branch: Optional[str] = None,
+        version: Optional[int] = None,
+    ):
+        """Open table `name` (its describe confirms it exists, unless it was listed or opened
+        in the last five minutes); `branch` / `version` scope the handle."""
+        if storage_options is not None:
+            logging.info(
+                "storage_options is ignored in LanceDb Cloud"
+                " (storage is managed; set storage_options on connect() instead)"
+            )
+        if index_cache_size is not None:
+            logging.info(
+                "index_cache_size is ignored in LanceDb Cloud"
+                " (there is no local cache to configure)"
+            )
+        server_version = self._cached(namespace_path, name)
+        describe = None
+        if server_version is None:
+            client = self._client
+            path = client.table_path(self._identifier(name, namespace_path), "describe/")
+            request_id, response = client.send("POST", path)
+            check_table_response(name, request_id, response, client)
+            server_version = parse_server_version(response)
+            try:
+                describe = response.json()
+            except ValueError:
+                describe = None
+            self._remember(namespace_path, name, server_version)
+        table = self._table(name, namespace_path, server_version, describe)
+        if branch is not None:
+            table = table.branches.checkout(branch, version)
+        elif version is not None:
+            table.checkout(version)
+        return table
+
+    def create_table(
+        self,
+        name: str,
+        data: Any = None,
+        schema: Any = None,
+        on_bad_vectors: str = "error",
+        fill_value: float = 0.0,
+        mode: Optional[str] = None,
+        exist_ok: bool = False,
+        embedding_functions: Any = None,
+        *,
+        namespace_path: Optional[List[str]] = None,
+        storage_options: Optional[Dict[str, str]] = None,
+        **_ignored: Any,
+    ):
+        """Create a table from `data` and/or `schema` (sent as an Arrow IPC stream);
+        `mode` "create" (default), "overwrite" or "exist_ok"."""
+        from .. import _data
+        from ..util import validate_table_name
+
+        if exist_ok and (mode == "create" or not mode):
+            mode = "exist_ok"
+        mode = mode or "create"
+        if mode not in ("create", "overwrite", "exist_ok"):
+            raise ValueError(f"Invalid input, mode must be create, overwrite or exist_ok: {mode}")
+        validate_table_name(name)
+        if data is None and schema is None:
+            raise ValueError("Either data or schema must be provided")
+        metadata = None
+        target = None if schema is None else _data.to_schema(schema)
+        if embedding_functions:
+            from ..embeddings import EmbeddingFunctionRegistry
+
+            metadata = EmbeddingFunctionRegistry.get_instance().get_table_metadata(
+                embedding_functions
+            )
+            if target is not None:
+                merged = dict(target.metadata or {})
+                merged.update({k.encode(): v for k, v in metadata.items()})
+                target = target.with_metadata(merged)
+        if data is not None:
+            reader = _data.sanitize(data, target, on_bad_vectors, fill_value, metadata=metadata)
+            table = reader.read_all()
+        else:
+            table = target.empty_table()
+        body = ipc_stream(table)
+        client = self._client
+        path = client.table_path(self._identifier(name, namespace_path), "create/")
+        request_id, response = client.send(
+            "POST",
+            path,
+            params=[("mode", mode)],
+            headers={"Content-Type": ARROW_STREAM_CONTENT_TYPE},
+            body=body,
+            retry=False,
+        )
+        if response.status_code == 400:
+            text = response.text
+            if "already exists" in text:
+                if mode == "create":
+                    raise ValueError(f"Table '{name}' already exists")
+                if mode == "exist_ok":
+                    return self.open_table(name, namespace_path=namespace_path)
+                raise http_error(
+                    request_id,
+                    f"unexpected response from server for create mode overwrite: {text}",
+                    400,
+                )
+            raise ValueError(f"Invalid input, {text}")
+        client.check(request_id, response)
+        version = parse_server_version(response)
+        self._remember(namespace_path, name, version)
+        return self._table(name, namespace_path, version)
+
+    def drop_table(self, name: str, namespace_path: Optional[List[str]] = None,
+                   ignore_missing: bool = False):
+        """Drop table `name`."""
+        client = self._client
+        path = client.table_path(self._identifier(name, namespace_path), "drop/")
+        request_id, response = client.send("POST", path, retry=False)
+        if ignore_missing and response.status_code == 404:
+            return
+        client.check(request_id, response)
+        self._forget(namespace_path, name)
+
+    def rename_table(
+        self,
+        cur_name: str,
+        new_name: str,
+        cur_namespace_path: Optional[List[str]] = None,
+        new_namespace_path: Optional[List[str]] = None,
+    ):
+        """Rename table `cur_name` to `new_name` (optionally into another namespace)."""
+        body: Dict[str, Any] = {"new_table_name": new_name}
+        if new_namespace_path:
+            body["new_namespace"] = list(new_namespace_path)
+        client = self._client
+        path = client.table_path(self._identifier(cur_name, cur_namespace_path), "rename/")
+        request_id, response = client.send("POST", path, json=body, retry=False)
+        client.check(request_id, response)
+        with self._cache_lock:
+            hit = self._cache.pop((tuple(cur_namespace_path or []), cur_name), None)
+            if hit is not None:
+                self._cache[(tuple(new_namespace_path or []), new_name)] = hit
+
+    def drop_all_tables(self, namespace_path: Optional[List[str]] = None):
+        raise NotImplementedError(
+            "LanceDBError: not supported: Dropping all tables is not currently supported in "
+            "the remote API"
+        )
+
+    def drop_database(self):
+        raise NotImplementedError(
+            "LanceDBError: not supported: Dropping databases is not supported in the remote API"
+        )
+
+    # Namespaces -----------------------------------------------------------------------------
+
+    def list_namespaces(self, namespace_path: Optional[List[str]] = None,
+                        page_token: Optional[str] = None, limit: Optional[int] = None):
+        """Child namespaces of `namespace_path` (LanceDB's ListNamespacesResponse)."""
+        from lance_namespace import ListNamespacesResponse
+
+        params: List[Tuple[str, Any]] = []
+        if limit is not None:
+            params.append(("limit", limit))
+        if page_token is not None:
+            params.append(("page_token", page_token))
+        path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/list"
+        request_id, response = self._client.send("GET", path, params=params, retry=False)
+        body = _json(request_id, self._client.check(request_id, response), "namespace list")
+        return ListNamespacesResponse(namespaces=set(body.get("namespaces", [])),
+                                      page_token=body.get("page_token"))
+
+    def create_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
+                         properties: Optional[Dict[str, str]] = None):
+        """Create a namespace."""
+        from lance_namespace import CreateNamespaceResponse
+
+        body: Dict[str, Any] = {}
+        if mode is not None:
+            body["mode"] = mode
+        if properties is not None:
+            body["properties"] = properties
+        path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/create"
+        request_id, response = self._client.send("POST", path, json=body, retry=False)
+        body = _json(request_id, self._client.check(request_id, response), "namespace create")
+        return CreateNamespaceResponse(properties=body.get("properties"))
+
+    def drop_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
+                       behavior: Optional[str] = None):
+        """Drop a namespace."""
+        from lance_namespace import DropNamespaceResponse
+
+        body: Dict[str, Any] = {}
+        if mode is not None:
+            body["mode"] = mode
+        if behavior is not None:
+            body["behavior"] = behavior
+        path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/drop"
+        request_id, response = self._client.send("POST", path, json=body, retry=False)
+        body = _json(request_id, self._client.check(request_id, response), "namespace drop")
+        return DropNamespaceResponse(properties=body.get("properties"),
+                                     transaction_id=body.get("transaction_id"))
+
+    def describe_namespace(self, namespace_path: List[str]):
+        """The properties of a namespace."""
+        from lance_namespace import DescribeNamespaceResponse
+
+        path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/describe"
+        request_id, response = self._client.send("POST", path, json={}, retry=False)
+        body = _json(request_id, self._client.check(request_id, response), "namespace describe")
+        return DescribeNamespaceResponse(properties=body.get("properties"))
+
+    async def close(self):
+        """Close the connection (its HTTP sessions are released when it is collected)."""
+
+
+def ipc_stream(table: pa.Table) -> bytes:
+    """`table` as an Arrow IPC stream with LZ4 frame compression, as LanceDB sends data."""
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression="lz4")
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _json(request_id: str, response: Any, what: str) -> Any:
+    text = response.text
+    try:
+        return json.loads(text) if text.strip() else {}
+    except ValueError as e:
+        raise http_error(request_id, f"Failed to parse {what} response: {e}") from None
+
+
+def check_table_response(name: str, request_id: str, response: Any, client: RestClient) -> Any:
+    """`response` when it succeeded; 404: ValueError "Table '<name>' was not found" (LanceDB's
+    TableNotFound, its HttpError as the cause); other errors: HttpError."""
+    if response.status_code == 404:
+        from ..exceptions import TableNotFoundError
+
+        cause = http_error(request_id, response.text, 404)
+        raise TableNotFoundError(f"Table '{name}' was not found") from cause
+    return client.check(request_id, response)
+
+
+def connect_remote(
+    uri: str,
+    api_key: Optional[str],
+    region: str,
+    host_override: Optional[str],
+    sql_host_override: Optional[str],
+    read_consistency_interval: Optional[timedelta],
+    request_thread_pool: Any,
+    client_config: Any,
+    storage_options: Optional[Dict[str, str]],
+    **kwargs: Any,
+) -> RemoteDBConnection:
+    """``lancedb_cpp.connect("db://...")``: the API key from `api_key` or LANCEDB_API_KEY;
+    `kwargs` are LanceDB's deprecated ``connection_timeout`` / ``read_timeout``."""
+    import os
+
+    if api_key is None:
+        api_key = os.environ.get("LANCEDB_API_KEY")
+    if api_key is None:
+        raise ValueError(f"api_key is required to connect to LanceDB cloud: {uri}")
+    return RemoteDBConnection(
+        uri,
+        api_key,
+        region,
+        host_override,
+        sql_host_override=sql_host_override,
+        request_thread_pool=request_thread_pool,
+        client_config=client_config,
+        storage_options=storage_options,
+        read_consistency_interval=read_consistency_interval,
+        **kwargs,
+    )
