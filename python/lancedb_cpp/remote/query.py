@@ -90,6 +90,24 @@ class _RemoteMixin:
         deadline.check()
         return _reader(tables, batch_size)
 
+    def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
+        """Run the query on the server. When the results hold blob v2 columns and row ids were
+        not asked for, they are asked for and kept in the descriptors' ``_lance_row_id`` (for
+        ``fetch_blobs``), as LanceDB does."""
+        blob_columns = []
+        if self._with_row_id_arg is None and not self._with_row_id:
+            blob_columns = self._table._selected_blob_columns(self._columns)
+        if not blob_columns:
+            return self.to_batches(timeout=timeout).read_all()
+        from .._blob import stash_row_ids
+
+        self._with_row_id = True
+        try:
+            results = self.to_batches(timeout=timeout).read_all()
+        finally:
+            self._with_row_id = False
+        return stash_row_ids(results, blob_columns)
+
     def explain_plan(self, verbose: Optional[bool] = False) -> str:
         """The server's plan of the query."""
         return self._table._explain_remote(self._bodies()[0], bool(verbose))
@@ -176,6 +194,16 @@ class RemoteVectorQueryBuilder(_RemoteMixin, LanceVectorQueryBuilder):
             body["vector"] = vectors
             return [body]
         return [dict(body, vector=v) for v in vectors]
+
+    def to_arrow(self, *, timeout: Optional[timedelta] = None) -> pa.Table:
+        """Run the query on the server (reranked when asked)."""
+        results = _RemoteMixin.to_arrow(self, timeout=timeout)
+        rerank = getattr(self, "_rerank", None)
+        if rerank is not None:
+            from .. import _hybrid
+
+            results = _hybrid.rerank_vector_results(rerank[0], rerank[1], results)
+        return results
 
     def to_batches(
         self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None

@@ -640,6 +640,41 @@ class RemoteTable(Table):
         wait_for_index,
     )
 
+    # Blob columns (remote/_blob.py) -----------------------------------------------------------
+
+    def fetch_blobs(self, column: str, row_ids: Union[List[int], pa.Table]) -> pa.Array:
+        """The payloads of blob v2 column `column` at `row_ids` (a list, or a query result
+        carrying its row ids), as a LargeBinaryArray in that order."""
+        from .. import _blob as local_blob
+        from . import _blob
+
+        _blob.require_blob_server(self, "fetch_blobs")
+        return _blob.fetch_blobs(self, column, local_blob.row_ids_of(row_ids, column))
+
+    def fetch_blob_files(self, column: str, row_ids: Union[List[int], pa.Table]) -> List[Any]:
+        """Lazy, seekable file handles on the blobs of `column` at `row_ids` (None for a null
+        blob); their bytes are read with HTTP range requests."""
+        from .. import _blob as local_blob
+        from . import _blob
+
+        _blob.require_blob_server(self, "fetch_blob_files")
+        return _blob.fetch_blob_files(self, column, local_blob.row_ids_of(row_ids, column))
+
+    def _selected_blob_columns(self, columns: Any) -> List[str]:
+        """The top-level blob v2 columns a query selecting `columns` returns."""
+        from ..schema import row_addressable_blob_v2_paths
+
+        blobs = [p for p in row_addressable_blob_v2_paths(self.schema) if "." not in p]
+        if columns is None:
+            return blobs
+        names = list(columns.keys()) if isinstance(columns, dict) else list(columns)
+        return [b for b in blobs if b in names]
+
+    def fetch_blob_ranges(self, column: str, requests: Any) -> pa.Array:
+        raise NotImplementedError(
+            "LanceDBError: not supported: fetch_blob_ranges is not supported on remote tables"
+        )
+
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
         """Ask the server to load these columns (all when None) into its page cache."""
         self._post("page_cache/prewarm/", json_body={"columns": list(columns or [])})
