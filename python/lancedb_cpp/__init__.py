@@ -233,4 +233,8 @@ def __getattr__(name: str):
         from .schema import resolve_blob_type
 
         return resolve_blob_type()
+    if name == "deserialize_conn":  # lancedb.deserialize_conn (remote/db.py)
+        from .remote.db import deserialize_conn
+
+        return deserialize_conn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

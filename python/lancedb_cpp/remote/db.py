@@ -542,3 +542,43 @@ def connect_remote(
         read_consistency_interval=read_consistency_interval,
         **kwargs,
     )
+
+
+def deserialize_conn(data: str, *, for_worker: bool = False) -> DBConnection:
+    """``lancedb.deserialize_conn``: the connection ``DBConnection.serialize()`` described
+    (remote, local, or a directory namespace)."""
+    parsed = json.loads(data)
+    kind = parsed.get("connection_type")
+    seconds = parsed.get("read_consistency_interval_seconds")
+    interval = None if seconds is None else timedelta(seconds=seconds)
+    if kind == "remote":
+        return RemoteDBConnection(
+            parsed["db_url"],
+            parsed["api_key"],
+            parsed.get("region", "us-east-1"),
+            host_override=parsed.get("host_override"),
+            sql_host_override=parsed.get("sql_host_override"),
+            client_config=parsed.get("client_config"),
+            storage_options=parsed.get("storage_options"),
+        )
+    if kind == "local":
+        return DBConnection(
+            parsed["uri"],
+            read_consistency_interval=interval,
+            storage_options=parsed.get("storage_options"),
+        )
+    if kind == "namespace":
+        from ..namespace import connect_namespace
+
+        properties = dict(parsed.get("namespace_client_properties") or {})
+        if for_worker:
+            prefix = "_lancedb_worker_"
+            for key in [k for k in properties if k.startswith(prefix)]:
+                properties[key[len(prefix):]] = properties.pop(key)
+        return connect_namespace(
+            namespace_client_impl=parsed["namespace_client_impl"],
+            namespace_client_properties=properties,
+            read_consistency_interval=interval,
+            storage_options=parsed.get("storage_options"),
+        )
+    raise ValueError(f"Unknown connection_type: {kind}")
