@@ -1,0 +1,540 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: The lancedb-cpp Authors
+"""The remote client (lancedb_cpp/remote/): requests it sends for each operation (paths,
+query strings, headers, JSON and Arrow bodies) and how it reads answers, retries and reports
+errors, against a small HTTP server of this file on 127.0.0.1 (a port of its own per test)."""
+
+import asyncio
+import http.server
+import json
+import pickle
+import threading
+import uuid
+from datetime import timedelta
+from urllib.parse import parse_qsl, urlsplit
+
+import pyarrow as pa
+import pytest
+
+import lancedb_cpp
+from lancedb_cpp.remote import ClientConfig
+from lancedb_cpp.remote.errors import HttpError, RetryError
+
+pytest.importorskip("requests")
+
+ID_SCHEMA = {"fields": [{"name": "id", "type": {"type": "int64"}, "nullable": False}]}
+VECTOR_SCHEMA = {
+    "fields": [
+        {"name": "id", "type": {"type": "int64"}, "nullable": False},
+        {"name": "text", "type": {"type": "string"}, "nullable": True},
+        {
+            "name": "vector",
+            "type": {
+                "type": "fixed_size_list",
+                "fields": [{"name": "item", "type": {"type": "float"}, "nullable": True}],
+                "length": 2,
+            },
+            "nullable": True,
+        },
+    ]
+}
+
+
+class Request:
+    """One request the server received."""
+
+    def __init__(self, handler):
+        parts = urlsplit(handler.path)
+        self.method = handler.command
+        self.path = parts.path
+        self.query = parse_qsl(parts.query)
+        self.headers = {k.lower(): v for k, v in handler.headers.items()}
+        length = int(handler.headers.get("Content-Length") or 0)
+        self.body = handler.rfile.read(length) if length else b""
+
+    def json(self):
+        return json.loads(self.body)
+
+    def arrow(self):
+        return pa.ipc.open_stream(pa.py_buffer(self.body)).read_all()
+
+
+def arrow_file(table):
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+class MockServer:
+    """Answers each request with the first route whose (method, path) matches: a function of
+    the Request giving (status, headers dict, body bytes or JSON-able value)."""
+
+    def __init__(self):
+        self.requests = []
+        self.routes = {}
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                request = Request(self)
+                server.requests.append(request)
+                route = server.routes.get((request.method, request.path))
+                if route is None:
+                    status, headers, body = 404, {}, b"no route"
+                else:
+                    status, headers, body = route(request)
+                if not isinstance(body, bytes):
+                    body = json.dumps(body).encode()
+                    headers = {"Content-Type": "application/json", **headers}
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = handle_one
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    def route(self, method, path, answer):
+        """`answer`: a function of the request, or a fixed (status, headers, body)."""
+        self.routes[(method, path)] = answer if callable(answer) else (lambda _r: answer)
+
+    def describe(self, name="t", schema=ID_SCHEMA, version=1, headers=None):
+        body = {"version": version, "schema": schema}
+        self.route("POST", f"/v1/table/{name}/describe/", (200, headers or {}, body))
+
+    def answer_query(self, table, name="t"):
+        self.route(
+            "POST",
+            f"/v1/table/{name}/query/",
+            (200, {"Content-Type": "application/vnd.apache.arrow.file"}, arrow_file(table)),
+        )
+
+    def sent(self, path):
+        return [r for r in self.requests if r.path == path]
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = MockServer()
+    yield s
+    s.close()
+
+
+def connect(server, **config):
+    config.setdefault("retry_config", {"retries": 2, "backoff_factor": 0, "backoff_jitter": 0})
+    config.setdefault("timeout_config", {"connect_timeout": 2, "read_timeout": 5})
+    return lancedb_cpp.connect(
+        "db://mydb", api_key="secret", host_override=server.url, client_config=config
+    )
+
+
+def open_t(server, db=None, schema=ID_SCHEMA, headers=None):
+    server.describe(schema=schema, headers=headers)
+    return (db if db is not None else connect(server)).open_table("t")
+
+
+# Connection -----------------------------------------------------------------------------------
+
+
+def test_table_names_sends_lancedb_headers(server):
+    server.route("GET", "/v1/table/", (200, {}, {"tables": ["a", "b"]}))
+    db = connect(server)
+    assert repr(db) == "RemoteConnect(name=mydb)"
+    with pytest.warns(DeprecationWarning):
+        assert db.table_names(limit=5) == ["a", "b"]
+    (request,) = server.requests
+    assert request.query == [("limit", "5")]
+    assert request.headers["x-api-key"] == "secret"
+    assert request.headers["x-lancedb-database"] == "mydb"
+    assert request.headers["user-agent"] == f"LanceDB-Python-Client/{lancedb_cpp.__version__}"
+    assert uuid.UUID(request.headers["x-request-id"]).version == 4
+
+
+def test_list_tables_pages_through_the_namespace_route(server):
+    server.route("GET", "/v1/namespace/$/table/list",
+                 lambda r: (200, {}, {"tables": ["a"], "page_token": "a"}))  # fmt: skip
+    page = connect(server).list_tables(page_token="x", limit=1)
+    assert page.tables == ["a"] and page.page_token == "a"
+    assert server.requests[0].query == [("limit", "1"), ("page_token", "x")]
+
+
+def test_extra_headers_header_provider_and_delimiter(server):
+    from lancedb_cpp.remote.header import StaticHeaderProvider
+
+    server.route("GET", "/v1/table/", (200, {}, {"tables": []}))
+    db = connect(
+        server,
+        extra_headers={"x-one": "1", "x-two": "static"},
+        header_provider=StaticHeaderProvider({"x-two": "dynamic"}),
+        id_delimiter=".",
+        user_id="u-7",
+    )
+    with pytest.warns(DeprecationWarning):
+        db.table_names()
+    headers = server.requests[0].headers
+    assert headers["x-one"] == "1" and headers["x-two"] == "dynamic"
+    assert headers["x-lancedb-user-id"] == "u-7"
+    assert ("delimiter", ".") in server.requests[0].query
+
+
+def test_client_config_coercion():
+    db = lancedb_cpp.connect("db://mydb", api_key="k", client_config={
+        "retry_config": {"retries": 7}, "timeout_config": {"read_timeout": 3}})  # fmt: skip
+    assert isinstance(db.client_config, ClientConfig)
+    assert db.client_config.retry_config.retries == 7
+    assert db.client_config.timeout_config.read_timeout == timedelta(seconds=3)
+    assert json.loads(db.serialize())["client_config"]["timeout_config"]["read_timeout"] == 3
+
+
+def test_cloud_host_and_missing_api_key(monkeypatch):
+    monkeypatch.delenv("LANCEDB_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="api_key is required"):
+        lancedb_cpp.connect("db://mydb")
+    with pytest.raises(ValueError, match="DNS labels"):
+        lancedb_cpp.connect("db://" + "x" * 70, api_key="k")
+    db = lancedb_cpp.connect("db://mydb", api_key="k", region="eu-west-1")
+    assert db._client.host == "https://mydb.eu-west-1.api.lancedb.com"
+
+
+# Tables ---------------------------------------------------------------------------------------
+
+
+def test_create_table_sends_an_arrow_stream(server):
+    server.route("POST", "/v1/table/t/create/", (200, {}, {}))
+    table = connect(server).create_table("t", [{"id": 1}, {"id": 2}])
+    (request,) = server.requests
+    assert request.query == [("mode", "create")]
+    assert request.headers["content-type"] == "application/vnd.apache.arrow.stream"
+    assert request.arrow().column("id").to_pylist() == [1, 2]
+    assert repr(table) == "RemoteTable(mydb.t)"
+
+
+def test_create_table_modes_and_already_exists(server):
+    server.route("POST", "/v1/table/t/create/", (400, {}, b"Table t already exists"))
+    db = connect(server)
+    with pytest.raises(ValueError, match="already exists"):
+        db.create_table("t", schema=pa.schema([pa.field("id", pa.int64())]))
+    server.describe()
+    table = db.create_table("t", [{"id": 1}], exist_ok=True)
+    assert table.name == "t"
+    assert server.sent("/v1/table/t/create/")[-1].query == [("mode", "exist_ok")]
+    assert server.sent("/v1/table/t/describe/")
+
+
+def test_open_table_describes_once_and_reports_missing_tables(server):
+    db = connect(server)
+    table = open_t(server, db)
+    assert table.schema == pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    assert len(server.sent("/v1/table/t/describe/")) == 1  # the open seeded the schema
+    db.open_table("t")  # a cached table: no describe
+    assert len(server.sent("/v1/table/t/describe/")) == 1
+    with pytest.raises(ValueError, match="Table 'missing' was not found") as info:
+        db.open_table("missing")
+    assert isinstance(info.value.__cause__, HttpError)
+    assert info.value.__cause__.status_code == 404
+
+
+def test_drop_and_rename(server):
+    server.route("POST", "/v1/table/t/drop/", (200, {}, b""))
+    server.route("POST", "/v1/table/t/rename/", (200, {}, b""))
+    db = connect(server)
+    db.rename_table("t", "u", new_namespace_path=["ns"])
+    assert server.requests[-1].json() == {"new_table_name": "u", "new_namespace": ["ns"]}
+    db.drop_table("t")
+    assert server.requests[-1].path == "/v1/table/t/drop/"
+
+
+# Reads ----------------------------------------------------------------------------------------
+
+
+def test_count_rows(server):
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 42))
+    table = open_t(server)
+    assert table.count_rows() == 42
+    assert table.count_rows("id > 1") == 42
+    bodies = [r.json() for r in server.sent("/v1/table/t/count_rows/")]
+    assert bodies == [{"version": None}, {"predicate": "id > 1", "version": None}]
+
+
+def test_plain_query_body_and_results(server):
+    table = open_t(server)
+    server.answer_query(pa.table({"id": [1, 2]}))
+    rows = table.search().where("id > 0").select(["id"]).limit(2).offset(1).to_list()
+    assert rows == [{"id": 1}, {"id": 2}]
+    assert server.sent("/v1/table/t/query/")[0].json() == {
+        "version": None, "prefilter": True, "offset": 1, "k": 2, "filter": "id > 0",
+        "columns": ["id"], "vector": [],
+    }  # fmt: skip
+    table.head(3)
+    assert server.sent("/v1/table/t/query/")[1].json() == {
+        "version": None, "prefilter": True, "k": 3, "vector": []}  # fmt: skip
+
+
+def test_vector_query_body(server):
+    table = open_t(server, schema=VECTOR_SCHEMA)
+    server.answer_query(pa.table({"id": [1], "_distance": pa.array([0.5], pa.float32())}))
+    result = (
+        table.search([1, 2], vector_column_name="vector")
+        .distance_type("cosine")
+        .limit(3)
+        .nprobes(7)
+        .refine_factor(2)
+        .where("id > 0", prefilter=False)
+        .with_row_id(True)
+        .to_arrow()
+    )
+    assert result.column("id").to_pylist() == [1]
+    assert server.sent("/v1/table/t/query/")[0].json() == {
+        "version": None, "prefilter": False, "k": 3, "filter": "id > 0", "with_row_id": True,
+        "distance_type": "cosine", "nprobes": 7, "minimum_nprobes": 7, "maximum_nprobes": 7,
+        "lower_bound": None, "upper_bound": None, "ef": None, "refine_factor": 2,
+        "vector_column": "vector", "vector": [1.0, 2.0],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("server_version", [None, "0.2.0"])
+def test_several_query_vectors(server, server_version):
+    headers = {"phalanx-version": server_version} if server_version else {}
+    table = open_t(server, schema=VECTOR_SCHEMA, headers=headers)
+
+    def answer(request):
+        vectors = request.json()["vector"]
+        if server_version:  # one request carries both vectors; the server numbers them
+            data = pa.table({"id": [1, 2], "query_index": pa.array([0, 1], pa.int32())})
+        else:
+            assert len(vectors) == 2 and not isinstance(vectors[0], list)
+            data = pa.table({"id": [int(vectors[0])]})
+        return 200, {"Content-Type": "application/vnd.apache.arrow.file"}, arrow_file(data)
+
+    server.route("POST", "/v1/table/t/query/", answer)
+    result = table.search([[1, 2], [3, 4]]).limit(1).to_arrow()
+    assert sorted(result.column("query_index").to_pylist()) == [0, 1]
+    assert len(server.sent("/v1/table/t/query/")) == (1 if server_version else 2)
+
+
+def test_full_text_query_body(server):
+    table = open_t(server, schema=VECTOR_SCHEMA)
+    server.answer_query(pa.table({"id": [1], "_score": pa.array([1.5], pa.float32())}))
+    table.search("hello", query_type="fts", fts_columns="text").limit(4).to_arrow()
+    assert server.sent("/v1/table/t/query/")[0].json() == {
+        "version": None, "prefilter": True, "k": 4,
+        "full_text_query": {"columns": ["text"], "query": "hello"}, "vector": [],
+    }  # fmt: skip
+
+
+def test_query_accepts_stream_framing_and_rejects_other_types(server):
+    table = open_t(server)
+    sink = pa.BufferOutputStream()
+    data = pa.table({"id": [5]})
+    with pa.ipc.new_stream(sink, data.schema) as writer:
+        writer.write_table(data)
+    stream = {"Content-Type": "application/vnd.apache.arrow.stream"}
+    server.route("POST", "/v1/table/t/query/", (200, stream, sink.getvalue().to_pybytes()))
+    assert table.query().to_list() == [{"id": 5}]
+    server.route("POST", "/v1/table/t/query/", (200, {"Content-Type": "text/csv"}, b"id\n5"))
+    with pytest.raises(HttpError, match="Content-Type"):
+        table.query().to_list()
+
+
+# Writes ---------------------------------------------------------------------------------------
+
+
+def test_add_sends_rows_of_the_table_schema(server):
+    server.route("POST", "/v1/table/t/insert/", (200, {}, {"version": 3}))
+    table = open_t(server)
+    result = table.add([{"id": 7}])
+    assert result.version == 3
+    (request,) = server.sent("/v1/table/t/insert/")
+    assert request.query == []
+    assert request.arrow().schema == pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    table.add([{"id": 8}], mode="overwrite")
+    assert server.sent("/v1/table/t/insert/")[1].query == [("mode", "overwrite")]
+    # Reads after a write ask for at least the version it made.
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 1))
+    table.count_rows()
+    assert server.sent("/v1/table/t/count_rows/")[0].headers["x-lancedb-min-version"] == "3"
+
+
+def test_delete_and_update(server):
+    server.route("POST", "/v1/table/t/delete/", (200, {}, {"num_deleted_rows": 2, "version": 4}))
+    server.route("POST", "/v1/table/t/update/", (200, {}, b""))
+    table = open_t(server)
+    deleted = table.delete("id < 3")
+    assert (deleted.num_deleted_rows, deleted.version) == (2, 4)
+    assert server.sent("/v1/table/t/delete/")[0].json() == {"predicate": "id < 3"}
+    updated = table.update(where="id = 1", values={"id": 10})
+    assert (updated.rows_updated, updated.version) == (0, 0)  # an empty answer (old servers)
+    assert server.sent("/v1/table/t/update/")[0].json() == {
+        "updates": [["id", "10"]], "predicate": "id = 1"}  # fmt: skip
+    table.update(values_sql={"id": "id + 1"})
+    assert server.sent("/v1/table/t/update/")[1].json() == {
+        "updates": [["id", "id + 1"]], "predicate": None}  # fmt: skip
+
+
+def test_merge_insert_query_string_and_body(server):
+    server.route("POST", "/v1/table/t/merge_insert/", (200, {}, {
+        "version": 5, "num_inserted_rows": 1, "num_updated_rows": 2}))  # fmt: skip
+    table = open_t(server)
+    result = (
+        table.merge_insert("id")
+        .when_matched_update_all(where="target.id > 0")
+        .when_not_matched_insert_all()
+        .use_index(False)
+        .execute([{"id": 1}, {"id": 2}, {"id": 3}], timeout=timedelta(seconds=2))
+    )
+    assert (result.version, result.num_inserted_rows, result.num_updated_rows) == (5, 1, 2)
+    (request,) = server.sent("/v1/table/t/merge_insert/")
+    assert request.query == [
+        ("on", "id"), ("when_matched_update_all", "true"),
+        ("when_matched_update_all_filt", "target.id > 0"),
+        ("when_not_matched_insert_all", "true"), ("when_not_matched_by_source_delete", "false"),
+        ("use_index", "false"),
+    ]  # fmt: skip
+    assert request.headers["x-request-timeout-ms"] == "2000"
+    assert request.arrow().column("id").to_pylist() == [1, 2, 3]
+
+
+def test_checkout_pins_reads_and_refuses_writes(server):
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 5))
+    table = open_t(server)
+    table.checkout(1)
+    assert server.sent("/v1/table/t/describe/")[-1].json() == {"version": 1}
+    table.count_rows()
+    assert server.sent("/v1/table/t/count_rows/")[-1].json() == {"version": 1}
+    with pytest.raises(NotImplementedError, match="fixed at version 1"):
+        table.delete("true")
+    table.checkout_latest()
+    table.count_rows()
+    assert server.sent("/v1/table/t/count_rows/")[-1].json() == {"version": None}
+
+
+# Retries and errors -----------------------------------------------------------------------------
+
+
+def test_retry_after_503_keeps_the_request_id(server):
+    answers = iter([(503, {}, b"busy"), (200, {}, {"tables": ["t"]})])
+    server.route("GET", "/v1/table/", lambda r: next(answers))
+    with pytest.warns(DeprecationWarning):
+        assert connect(server).table_names() == ["t"]
+    first, second = server.requests
+    assert first.headers["x-request-id"] == second.headers["x-request-id"]
+
+
+def test_retry_error_after_the_retries(server):
+    server.route("GET", "/v1/table/", (503, {}, b"still busy"))
+    with pytest.raises(RetryError) as info, pytest.warns(DeprecationWarning):
+        connect(server).table_names()
+    error = info.value
+    assert len(server.requests) == 2  # retries=2: the second failure spends the budget
+    assert (error.request_failures, error.max_request_failures) == (2, 2)
+    assert error.status_code == 503
+    assert error.request_id == server.requests[0].headers["x-request-id"]
+    assert str(error).startswith(f"Hit retry limit for request_id={error.request_id}")
+    assert isinstance(error.__cause__, HttpError)
+    assert "503 Service Unavailable: still busy" in str(error.__cause__)
+
+
+def test_http_error_is_not_retried(server):
+    server.route("POST", "/v1/table/t/count_rows/", (400, {}, b"bad predicate"))
+    table = open_t(server)
+    with pytest.raises(HttpError) as info:
+        table.count_rows("nonsense")
+    assert info.value.status_code == 400
+    assert str(info.value) == (
+        f"Http error: (request_id={info.value.request_id}) 400 Bad Request: bad predicate"
+    )
+    assert len(server.sent("/v1/table/t/count_rows/")) == 1
+
+
+def test_writes_are_sent_again_on_retry_statuses(server):
+    answers = iter([(429, {}, b"slow down"), (200, {}, {"version": 2})])
+    server.route("POST", "/v1/table/t/insert/", lambda r: next(answers))
+    table = open_t(server)
+    assert table.add([{"id": 1}]).version == 2
+    first, second = server.sent("/v1/table/t/insert/")
+    assert first.body == second.body
+
+
+def test_connection_refused_is_a_retry_error():
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = lancedb_cpp.connect("db://mydb", api_key="k", host_override=f"http://127.0.0.1:{port}",
+                             client_config={"retry_config": {"connect_retries": 1,
+                                                             "backoff_factor": 0}})  # fmt: skip
+    with pytest.raises(RetryError) as info, pytest.warns(DeprecationWarning):
+        db.table_names()
+    assert (info.value.connect_failures, info.value.max_connect_failures) == (1, 1)
+
+
+# Indices, pickling, async -----------------------------------------------------------------------
+
+
+def test_index_requests(server):
+    from lancedb_cpp.index import FTS, BTree, IvfPq
+
+    server.route("POST", "/v1/table/t/create_index/", (200, {}, b""))
+    listed = {"index_name": "id_idx", "columns": ["id"], "index_type": "BTREE"}
+    server.route("POST", "/v1/table/t/index/list/", (200, {}, {"indexes": [listed]}))
+    server.route("POST", "/v1/table/t/index/id_idx/stats/", (200, {}, {
+        "num_indexed_rows": 3, "num_unindexed_rows": 0, "index_type": "BTREE"}))  # fmt: skip
+    table = open_t(server, schema=VECTOR_SCHEMA)
+    table.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=4))
+    table.create_index("id", config=BTree(), name="id_idx")
+    table.create_index("text", config=FTS(block_size=64))
+    bodies = [r.json() for r in server.sent("/v1/table/t/create_index/")]
+    assert bodies[0] == {
+        "column": "vector", "index_type": "IVF_PQ", "metric_type": "cosine", "num_partitions": 4,
+        "sample_rate": 256, "max_iterations": 50, "num_bits": 8,
+    }  # fmt: skip
+    assert bodies[1] == {"column": "id", "name": "id_idx", "index_type": "BTREE"}
+    assert bodies[2]["index_type"] == "FTS" and bodies[2]["block_size"] == 64
+    assert [i.name for i in table.list_indices()] == ["id_idx"]
+    assert table.index_stats("id_idx").num_indexed_rows == 3
+    assert table.index_stats("other") is None  # a 404
+    table.wait_for_index(["id_idx"], timedelta(seconds=5))
+    with pytest.raises(RuntimeError, match=r'timed out waiting for indices: \["nope"\] after 1s'):
+        table.wait_for_index(["nope"], timedelta(seconds=1))
+
+
+def test_remote_table_pickles_with_its_connection(server):
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 9))
+    table = open_t(server)
+    restored = pickle.loads(pickle.dumps(table))
+    assert restored.count_rows() == 9
+    assert restored.name == "t"
+
+
+def test_async_connection(server):
+    server.route("GET", "/v1/namespace/$/table/list", (200, {}, {"tables": ["t"]}))
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 11))
+    server.describe()
+
+    async def run():
+        db = await lancedb_cpp.connect_async(
+            "db://mydb", api_key="secret", host_override=server.url,
+            client_config={"retry_config": {"retries": 0}},
+        )  # fmt: skip
+        assert await db.table_names() == ["t"]
+        table = await db.open_table("t")
+        return await table.count_rows()
+
+    assert asyncio.run(run()) == 11
