@@ -79,7 +79,8 @@ async def connect_async(
         manifest_enabled=manifest_enabled,
         namespace_client_properties=namespace_client_properties,
     )
-    return AsyncConnection(conn)
+    # A remote connection has an async class of its own (lancedb_cpp/remote/db.py).
+    return getattr(conn, "_async_class", AsyncConnection)(conn)
 
 
 class _Closable:

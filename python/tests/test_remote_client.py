@@ -524,7 +524,7 @@ def test_remote_table_pickles_with_its_connection(server):
 
 
 def test_async_connection(server):
-    server.route("GET", "/v1/namespace/$/table/list", (200, {}, {"tables": ["t"]}))
+    server.route("GET", "/v1/table/", (200, {}, {"tables": ["t"]}))
     server.route("POST", "/v1/table/t/count_rows/", (200, {}, 11))
     server.describe()
 
@@ -538,3 +538,28 @@ def test_async_connection(server):
         return await table.count_rows()
 
     assert asyncio.run(run()) == 11
+
+
+def test_async_queries_run_on_the_server(server):
+    server.route("GET", "/v1/table/", (200, {}, {"tables": ["t"]}))
+    server.describe(schema=VECTOR_SCHEMA)
+    server.answer_query(pa.table({"id": [3]}))
+
+    async def run():
+        db = await lancedb_cpp.connect_async(
+            "db://mydb", api_key="secret", host_override=server.url
+        )
+        assert repr(db) == f"RemoteDatabase(host={server.url})"
+        assert await db.table_names(limit=3) == ["t"]
+        table = await db.open_table("t")
+        assert repr(table) == "RemoteTable(t)"
+        plain = await table.query().where("id = 3").limit(1).to_arrow()
+        vector = await table.query().nearest_to([1.0, 2.0]).limit(2).to_arrow()
+        return plain, vector
+
+    plain, vector = asyncio.run(run())
+    assert plain.column("id").to_pylist() == vector.column("id").to_pylist() == [3]
+    assert server.sent("/v1/table/")[0].query == [("limit", "3")]
+    bodies = [r.json() for r in server.sent("/v1/table/t/query/")]
+    assert bodies[0]["filter"] == "id = 3" and bodies[0]["vector"] == []
+    assert bodies[1]["vector"] == [1.0, 2.0] and bodies[1]["k"] == 2

@@ -161,6 +161,11 @@ class RemoteDBConnection(DBConnection):
     def __repr__(self) -> str:
         return f"RemoteConnect(name={self.db_name})"
 
+    @property
+    def _async_class(self) -> type:
+        """The class ``connect_async`` wraps this connection in."""
+        return _async_classes()[0]
+
     def serialize(self) -> str:
         """The connection's settings as JSON, in LanceDB's format (``deserialize_conn``)."""
         return json.dumps(
@@ -582,3 +587,55 @@ def deserialize_conn(data: str, *, for_worker: bool = False) -> DBConnection:
             storage_options=parsed.get("storage_options"),
         )
     raise ValueError(f"Unknown connection_type: {kind}")
+
+
+def _async_classes():
+    """The async connection and table classes of remote databases (made on first use:
+    lancedb_cpp._async imports the table code)."""
+    global _ASYNC
+    if _ASYNC is not None:
+        return _ASYNC
+    from .._async import AsyncConnection, AsyncTable, _to_thread
+
+    class AsyncRemoteTable(AsyncTable):
+        """An AsyncTable over a RemoteTable."""
+
+        def __repr__(self) -> str:
+            if not self._open:
+                return f"ClosedTable({self._inner.name})"
+            return f"RemoteTable({self._inner.name})"
+
+    class AsyncRemoteConnection(AsyncConnection):
+        """``connect_async("db://...")``: an AsyncConnection over a RemoteDBConnection."""
+
+        def __repr__(self) -> str:
+            if not self._open:
+                return "ClosedConnection"
+            return f"RemoteDatabase(host={self._inner._client.host})"
+
+        async def table_names(
+            self,
+            *,
+            namespace_path: Optional[List[str]] = None,
+            start_after: Optional[str] = None,
+            limit: Optional[int] = None,
+        ) -> Iterable[str]:
+            """Table names after `start_after`, at most `limit` (``GET /v1/table/``)."""
+            conn = self._conn()
+            return await _to_thread(conn._table_names, namespace_path, start_after, limit)
+
+        async def create_table(self, *args: Any, **kwargs: Any):
+            table = await super().create_table(*args, **kwargs)
+            table.__class__ = AsyncRemoteTable
+            return table
+
+        async def open_table(self, *args: Any, **kwargs: Any):
+            table = await super().open_table(*args, **kwargs)
+            table.__class__ = AsyncRemoteTable
+            return table
+
+    _ASYNC = (AsyncRemoteConnection, AsyncRemoteTable)
+    return _ASYNC
+
+
+_ASYNC = None

@@ -397,6 +397,12 @@ class RemoteTable(Table):
 
         return as_remote(super().take_row_ids(row_ids, with_row_id=with_row_id))
 
+    def _remote_builder(self, builder: Any) -> Any:
+        """`builder` (one of lancedb_cpp's, made for this table) run on the server."""
+        from .query import as_remote
+
+        return as_remote(builder)
+
     def _run_query(self, body: Dict[str, Any], timeout: Optional[timedelta]) -> pa.Table:
         """POST a query body; its Arrow IPC answer (file framing, or stream by Content-Type)."""
         headers = {}
