@@ -563,3 +563,18 @@ def test_async_queries_run_on_the_server(server):
     bodies = [r.json() for r in server.sent("/v1/table/t/query/")]
     assert bodies[0]["filter"] == "id = 3" and bodies[0]["vector"] == []
     assert bodies[1]["vector"] == [1.0, 2.0] and bodies[1]["k"] == 2
+
+
+def test_read_freshness_headers(server):
+    server.route("POST", "/v1/table/t/count_rows/", (200, {"x-lancedb-version": "6"}, 1))
+    table = open_t(server)
+    assert table.count_rows() == 1
+    table.count_rows()
+    headers = server.sent("/v1/table/t/count_rows/")[1].headers
+    assert headers["x-lancedb-min-read-version"] == "6"
+    assert "x-lancedb-min-timestamp" not in headers
+    table.checkout_latest()
+    table.count_rows()
+    headers = server.sent("/v1/table/t/count_rows/")[2].headers
+    assert "x-lancedb-min-read-version" not in headers
+    assert headers["x-lancedb-min-timestamp"].endswith("+00:00")

@@ -65,6 +65,8 @@ class RemoteTable(Table):
         self._schema_cache: Optional[Tuple[float, pa.Schema, Optional[str]]] = None
         self._lock = threading.Lock()
         self._min_version: Optional[int] = None
+        self._min_read_version: Optional[int] = None
+        self._checkout_baseline: Any = None
         self._embedding_functions_override: Any = None
         self.db_name = conn.db_name
         if describe is not None:
@@ -151,14 +153,43 @@ class RemoteTable(Table):
         return [] if self._branch is None else [("branch", self._branch)]
 
     def _read_headers(self) -> Dict[str, str]:
-        if self._min_version is None:
-            return {}
-        return {"x-lancedb-min-version": str(self._min_version)}
+        """LanceDB's read-freshness headers: at least the version of this handle's last write
+        (``x-lancedb-min-version``) and of its last read (``x-lancedb-min-read-version``), and
+        a snapshot no older than the read consistency interval or the last
+        ``checkout_latest()`` (``x-lancedb-min-timestamp``)."""
+        import datetime
+
+        headers = {}
+        with self._lock:
+            min_version, min_read = self._min_version, self._min_read_version
+            baseline = self._checkout_baseline
+        if min_version is not None:
+            headers["x-lancedb-min-version"] = str(min_version)
+        interval = getattr(self._conn, "_read_consistency_interval", None)
+        stamps = [] if baseline is None else [baseline]
+        if interval is not None:
+            now = datetime.datetime.now(datetime.timezone.utc)
+            stamps.append(now - interval if interval.total_seconds() > 0 else now)
+        if stamps:
+            headers["x-lancedb-min-timestamp"] = max(stamps).isoformat()
+        if min_read is not None:
+            headers["x-lancedb-min-read-version"] = str(min_read)
+        return headers
 
     def _track_write(self, version: int) -> None:
         if version:
             with self._lock:
                 self._min_version = max(self._min_version or 0, version)
+
+    def _track_read(self, response: Any) -> None:
+        """Fold the ``x-lancedb-version`` a read reflects into the read watermark."""
+        try:
+            version = int(response.headers.get("x-lancedb-version") or 0)
+        except ValueError:
+            return
+        if version:
+            with self._lock:
+                self._min_read_version = max(self._min_read_version or 0, version)
 
     def _post(
         self,
@@ -269,14 +300,18 @@ class RemoteTable(Table):
         self._describe(int(version), fresh=False)
         with self._lock:
             self._version_pin = int(version)
-            self._min_version = None
+            self._min_version = self._min_read_version = self._checkout_baseline = None
             self._schema_cache = None
 
     def checkout_latest(self) -> None:
-        """Follow the latest version again."""
+        """Follow the latest version again; later reads see at least the latest version at
+        the time of this call."""
+        import datetime
+
         with self._lock:
             self._version_pin = None
-            self._min_version = None
+            self._min_version = self._min_read_version = None
+            self._checkout_baseline = datetime.datetime.now(datetime.timezone.utc)
             self._schema_cache = None
 
     def restore(self, version: Optional[Union[int, str]] = None) -> None:
@@ -335,6 +370,7 @@ class RemoteTable(Table):
         body = {"predicate": filter} if filter is not None else {}
         body = self._version_body(**body)
         request_id, response = self._post("count_rows/", json_body=body, read=True)
+        self._track_read(response)
         try:
             return int(json.loads(response.text))
         except (ValueError, TypeError) as e:
@@ -409,6 +445,7 @@ class RemoteTable(Table):
         if timeout is not None:
             headers[REQUEST_TIMEOUT_HEADER] = str(int(timeout.total_seconds() * 1000))
         request_id, response = self._post("query/", json_body=body, read=True, headers=headers)
+        self._track_read(response)
         return read_arrow(request_id, response)
 
     def _explain_remote(self, body: Dict[str, Any], verbose: bool) -> str:
