@@ -389,6 +389,24 @@ class RestClient:
         except requests.exceptions.RequestException as e:
             raise _TransportError("other", http_error(request_id, _transport_text(e))) from e
 
+    @staticmethod
+    def new_request_id() -> str:
+        return str(uuid.uuid4())
+
+    def send_once(
+        self,
+        method: str,
+        path: str,
+        request_id: str,
+        *,
+        params: Optional[List[Tuple[str, Any]]] = None,
+        headers: Optional[Dict[str, str]] = None,
+        body: Any = None,
+    ) -> Any:
+        """One attempt without retries; a transport failure raises ``_TransportError``
+        (its ``kind`` "connect", "read" or "other", its ``error`` the HttpError)."""
+        return self._send_once(method, path, request_id, params, headers, body, _NO_BODY)
+
     def send(
         self,
         method: str,

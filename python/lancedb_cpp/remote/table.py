@@ -513,27 +513,29 @@ class RemoteTable(Table):
     ) -> Any:
         """Send an Arrow write; the whole request is sent again (same retry budget) on a
         retry status or a failed connection, as LanceDB does for re-scannable input."""
-        import uuid
-
         from .client import RetryCounter, _TransportError
-        from .errors import HttpError
 
         client = self._client
-        counter = RetryCounter(client.retry_config, str(uuid.uuid4()))
+        # As LanceDB: the operation's retry budget has an id of its own; each attempt is a
+        # request with a new id.
+        counter = RetryCounter(client.retry_config, client.new_request_id())
         all_headers = {"Content-Type": ARROW_STREAM_CONTENT_TYPE}
         all_headers.update(headers)
         while True:
+            request_id = client.new_request_id()
             try:
-                request_id, response = client.send(
-                    "POST", self._path(action), params=params, headers=all_headers, body=body,
-                    retry=False,
+                response = client.send_once(
+                    "POST", self._path(action), request_id, params=params, headers=all_headers,
+                    body=body,
                 )  # fmt: skip
-            except HttpError as e:
-                if isinstance(e.__cause__, _TransportError) or _is_connect_error(e):
-                    counter.connect_failed(e)
-                    time.sleep(counter.sleep_time())
-                    continue
-                raise
+            except _TransportError as e:
+                # A connection that failed before the request was sent is safe to retry; a
+                # failure while reading the answer is not (the write may have committed).
+                if e.kind != "connect":
+                    raise e.error from e.__cause__
+                counter.connect_failed(e.error)
+                time.sleep(counter.sleep_time())
+                continue
             if response.status_code in client.retry_config.statuses:
                 counter.request_failed(_response_error(request_id, response))
                 time.sleep(counter.sleep_time())
@@ -737,10 +739,6 @@ def _lsm_done(stats: Optional[dict], shard: str, generation: int) -> bool:
         if bucket.get("shard_id") == shard:
             return all(g["generation"] > generation for g in bucket.get("generations") or [])
     return True
-
-
-def _is_connect_error(error: Any) -> bool:
-    return error.status_code is None and "error sending request" in str(error)
 
 
 def _response_error(request_id: str, response: Any):
