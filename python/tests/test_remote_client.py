@@ -578,3 +578,57 @@ def test_read_freshness_headers(server):
     headers = server.sent("/v1/table/t/count_rows/")[2].headers
     assert "x-lancedb-min-read-version" not in headers
     assert headers["x-lancedb-min-timestamp"].endswith("+00:00")
+
+
+def test_server_jobs(server):
+    pages = {None: {"jobs": [{"job_id": "j1", "table": "t", "job_type": "create_index",
+                              "state": "in_progress", "created_at_millis": 5}],
+                    "page_token": "p2"},
+             "p2": {"jobs": [{"job_id": "j2", "table": "t", "job_type": "drop_table",
+                              "state": "succeeded", "created_at_millis": 6}]}}  # fmt: skip
+    server.route("POST", "/v1/jobs/list", lambda r: (200, {}, pages[r.json().get("page_token")]))
+    states = iter(["IN_PROGRESS", "FAILED"])
+
+    def describe(request):
+        if request.json()["job_id"] != "j1":
+            return 404, {}, b""
+        failure = {"phase": "build", "message": "out of memory"}
+        return 200, {}, {"job_id": "j1", "job_state": next(states), "failure": failure}
+
+    server.route("POST", "/v1/jobs/describe", describe)
+    known = lambda r: (200, {}, {}) if r.json()["job_id"] == "j1" else (404, {}, b"")  # noqa
+    server.route("POST", "/v1/jobs/cancel", known)
+    db = connect(server)
+    assert [(j.job_id, j.state) for j in db.list_jobs()] == [("j1", "running"), ("j2", "finished")]
+    assert db.get_job("j1").state == "running"
+    assert db.get_job("nope") is None
+    assert db.cancel_job("j1") is True and db.cancel_job("nope") is False
+    with pytest.raises(lancedb_cpp.exceptions.JobFailedError,
+                       match=r"Job j1 failed: out of memory \(in build\)"):  # fmt: skip
+        db.open_job("j1").wait(timeout=timedelta(seconds=5))
+
+
+def test_create_index_async_and_drop_table_async(server):
+    from lancedb_cpp.index import BTree
+
+    server.route("POST", "/v1/table/t/create_index/", (200, {}, {"job_id": "j9"}))
+    server.route("POST", "/v1/jobs/describe", (200, {}, {"job_state": "DONE"}))
+    server.route("POST", "/v1/table/t/drop/", (202, {}, {"job_id": "j10"}))
+    table = open_t(server)
+    job = table.create_index_async("id", config=BTree())
+    assert job.id == "j9" and job.status() == "finished"
+    job.wait()
+    drop = table._conn.drop_table_async("t")
+    assert drop.id == "j10"
+
+
+def test_clone_table(server):
+    server.route("POST", "/v1/table/copy/clone", (200, {"phalanx-version": "0.3.0"}, {}))
+    table = connect(server).clone_table("copy", "s3://bucket/t.lance", source_version=4)
+    assert table.name == "copy" and table._server_version == (0, 3, 0)
+    assert server.requests[0].json() == {
+        "source_location": "s3://bucket/t.lance", "source_version": 4, "is_shallow": True
+    }
+    server.route("POST", "/v1/table/copy/clone", (201, {}, b"odd"))
+    with pytest.raises(HttpError, match="Failed to clone table: odd"):
+        connect(server).clone_table("copy", "s3://bucket/t.lance")

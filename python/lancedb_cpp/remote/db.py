@@ -425,6 +425,150 @@ class RemoteDBConnection(DBConnection):
             "LanceDBError: not supported: Dropping databases is not supported in the remote API"
         )
 
+    def clone_table(
+        self,
+        target_table_name: str,
+        source_uri: str,
+        *,
+        target_namespace_path: Optional[List[str]] = None,
+        source_version: Optional[int] = None,
+        source_tag: Optional[str] = None,
+        is_shallow: bool = True,
+    ):
+        """Clone the table at `source_uri` (a version or a tag of it) as `target_table_name`."""
+        body: Dict[str, Any] = {"source_location": source_uri}
+        if source_version is not None:
+            body["source_version"] = int(source_version)
+        if source_tag is not None:
+            body["source_tag"] = source_tag
+        body["is_shallow"] = bool(is_shallow)
+        client = self._client
+        identifier = self._identifier(target_table_name, target_namespace_path)
+        path = f"/v1/table/{identifier}/clone"
+        request_id, response = client.send("POST", path, json=body, retry=False)
+        if response.status_code != 200:
+            raise http_error(
+                request_id, f"Failed to clone table: {response.text}", response.status_code
+            )
+        version = parse_server_version(response)
+        self._remember(target_namespace_path, target_table_name, version)
+        return self._table(target_table_name, target_namespace_path, version)
+
+    # Jobs -----------------------------------------------------------------------------------
+
+    def drop_table_async(self, name: str, namespace_path: Optional[List[str]] = None):
+        """Drop table `name`; the server's cleanup job (done at once when it names none)."""
+        from .job import RemoteJob
+
+        client = self._client
+        path = client.table_path(self._identifier(name, namespace_path), "drop/")
+        request_id, response = client.send("POST", path, retry=False)
+        client.check(request_id, response)
+        self._forget(namespace_path, name)
+        body = _json(request_id, response, "drop table")
+        job_id = body.get("job_id") if isinstance(body, dict) else None
+        if job_id is None and response.status_code == 202:
+            raise http_error(
+                request_id,
+                "asynchronous drop-table response did not contain a valid job_id",
+                202,
+            )
+        return RemoteJob(self, job_id)
+
+    def _jobs_post(self, path: str, body: Dict[str, Any]) -> Tuple[str, Any]:
+        return self._client.send("POST", path, json=body, retry=False)
+
+    def list_jobs(self) -> List[Any]:
+        """The server's jobs across the database's tables (``JobInfo``)."""
+        from ..job import JobInfo
+        from .job import job_state
+
+        jobs: List[Any] = []
+        token = None
+        for _ in range(100):
+            request_id, response = self._jobs_post(
+                "/v1/jobs/list", {} if token is None else {"page_token": token}
+            )
+            body = _json(request_id, self._client.check(request_id, response), "jobs list")
+            for job in body.get("jobs", []):
+                jobs.append(
+                    JobInfo(
+                        job_id=job["job_id"],
+                        table=job.get("table", ""),
+                        job_type=job.get("job_type", ""),
+                        state=job_state(job.get("state")),
+                        created_at_millis=int(job.get("created_at_millis") or 0),
+                    )
+                )
+            token = body.get("page_token")
+            if not token:
+                break
+        return jobs
+
+    def get_job(self, job_id: str) -> Optional[Any]:
+        """The server's record of job `job_id` (``JobDescription``), None when unknown."""
+        from ..job import JobDescription, JobFailureInfo
+        from .job import job_state
+
+        request_id, response = self._jobs_post("/v1/jobs/describe", {"job_id": job_id})
+        if response.status_code == 404:
+            return None
+        body = _json(request_id, self._client.check(request_id, response), "job describe")
+        failure = body.get("failure")
+        return JobDescription(
+            job_id=body.get("job_id", job_id),
+            job_type=body.get("job_type", ""),
+            state=job_state(body.get("job_state")),
+            creation_ms=int(body.get("creation_ms") or 0),
+            _spec_json=None if body.get("spec") is None else json.dumps(body["spec"]),
+            _result_json=None if body.get("result") is None else json.dumps(body["result"]),
+            failure=None
+            if failure is None
+            else JobFailureInfo(
+                phase=failure.get("phase"),
+                message=failure.get("message"),
+                retryable=failure.get("retryable"),
+            ),
+        )
+
+    def cancel_job(self, job_id: str) -> bool:
+        """Ask the server to stop job `job_id`: False when it knows no such job."""
+        request_id, response = self._jobs_post("/v1/jobs/cancel", {"job_id": job_id})
+        if response.status_code == 404:
+            return False
+        self._client.check(request_id, response)
+        return True
+
+    def job_history(self, job_id: Optional[str] = None) -> List[pa.RecordBatch]:
+        """The events the server recorded for job `job_id` (every job when None)."""
+        body = {} if job_id is None else {"job_id": job_id}
+        request_id, response = self._jobs_post("/v1/jobs/query_events", body)
+        self._client.check(request_id, response)
+        if not response.content:
+            return []
+        return pa.ipc.open_stream(pa.py_buffer(response.content)).read_all().to_batches()
+
+    def open_job(self, job_id: str):
+        """A handle on the server's job `job_id`."""
+        from .job import RemoteJob
+
+        return RemoteJob(self, job_id)
+
+    job = open_job
+
+    # Local-only features ----------------------------------------------------------------------
+
+    def create_materialized_view(self, *args: Any, **kwargs: Any):
+        raise NotImplementedError("materialized views are supported only on local databases")
+
+    open_materialized_view = list_materialized_views = create_materialized_view
+
+    def namespace_client(self):
+        raise NotImplementedError(
+            "namespace_client() (a Lance REST namespace) is not supported by lancedb_cpp's "
+            "remote connections yet"
+        )
+
     # Namespaces -----------------------------------------------------------------------------
 
     def list_namespaces(self, namespace_path: Optional[List[str]] = None,

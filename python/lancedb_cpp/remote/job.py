@@ -71,8 +71,13 @@ class RemoteJob:
                 return description.get("result")
             if state == "failed":
                 failure = description.get("failure") or {}
-                message = failure.get("message")
-                suffix = f": {message}" if message else ""
+                message, phase = failure.get("message"), failure.get("phase")
+                if message and phase:
+                    suffix = f": {message} (in {phase})"
+                elif message:
+                    suffix = f": {message}"
+                else:
+                    suffix = f" in {phase}" if phase else ""
                 raise JobFailedError(f"Job {self._id} failed{suffix}")
             if state == "cancelled":
                 raise JobCancelledError(f"Job {self._id} was cancelled")
