@@ -632,3 +632,38 @@ def test_clone_table(server):
     server.route("POST", "/v1/table/copy/clone", (201, {}, b"odd"))
     with pytest.raises(HttpError, match="Failed to clone table: odd"):
         connect(server).clone_table("copy", "s3://bucket/t.lance")
+
+
+def test_schema_evolution(server):
+    for action in ("add_columns", "alter_columns", "drop_columns", "update_field_metadata"):
+        server.route("POST", f"/v1/table/t/{action}/", (200, {}, {"version": 8}))
+    table = open_t(server)
+    assert table.add_columns({"double": "id * 2"}).version == 8
+    table.add_columns(computed={"triple": "id * 3"})
+    table.alter_columns({"path": "id", "rename": "key", "data_type": pa.int32(),
+                         "nullable": True})  # fmt: skip
+    table.drop_columns(["double"])
+    table.update_field_metadata({"path": "id", "metadata": {"k": "v"}})
+    bodies = {r.path.split("/")[4]: r.json() for r in server.requests if "describe" not in r.path}
+    assert bodies["add_columns"] == {"new_columns": [{"name": "triple", "computed": "id * 3"}]}
+    altered = {"path": "id", "rename": "key", "data_type": {"type": "int32"}, "nullable": True}
+    assert bodies["alter_columns"] == {"alterations": [altered]}
+    assert bodies["drop_columns"] == {"columns": ["double"]}
+    assert bodies["update_field_metadata"] == {
+        "updates": [{"path": "id", "metadata": {"k": "v"}, "replace": False}]}  # fmt: skip
+    with pytest.raises(NotImplementedError, match="Only SQL expressions"):
+        table.add_columns(pa.field("x", pa.int64()))
+
+
+def test_json_schema_round_trip():
+    from lancedb_cpp.remote._schema_json import field_to_json, schema_from_json
+
+    schema = pa.schema([
+        pa.field("v", pa.list_(pa.field("item", pa.float16()), 4)),
+        pa.field("s", pa.struct([pa.field("a", pa.large_string()), pa.field("b", pa.date32())])),
+        pa.field("t", pa.timestamp("us", "UTC"), nullable=False),
+        pa.field("d", pa.dictionary(pa.int32(), pa.string())),
+        pa.field("n", pa.decimal128(10, 2), metadata={"k": "v"}),
+        pa.field("l", pa.large_list(pa.int8())),
+    ])  # fmt: skip
+    assert schema_from_json({"fields": [field_to_json(f) for f in schema]}) == schema

@@ -86,3 +86,48 @@ def schema_from_json(spec: Dict[str, Any]) -> pa.Schema:
     """The Arrow schema of a JSON schema."""
     fields = [field_from_json(f) for f in spec.get("fields") or []]
     return pa.schema(fields, metadata=spec.get("metadata") or None)
+
+
+
+
+def data_type_to_json(dtype: pa.DataType) -> Dict[str, Any]:
+    """The JSON data type of an Arrow type (alter_columns' ``data_type``)."""
+    if isinstance(dtype, pa.ExtensionType):
+        dtype = dtype.storage_type
+    for name, simple in _SIMPLE.items():
+        if dtype == simple:
+            return {"type": name}
+    if pa.types.is_fixed_size_list(dtype):
+        return {"type": "fixed_size_list", "fields": [field_to_json(dtype.value_field)],
+                "length": dtype.list_size}  # fmt: skip
+    if pa.types.is_large_list(dtype):
+        return {"type": "large_list", "fields": [field_to_json(dtype.value_field)]}
+    if pa.types.is_list(dtype):
+        return {"type": "list", "fields": [field_to_json(dtype.value_field)]}
+    if pa.types.is_fixed_size_binary(dtype):
+        return {"type": "fixed_size_binary", "length": dtype.byte_width}
+    if pa.types.is_struct(dtype):
+        return {"type": "struct", "fields": [field_to_json(f) for f in dtype]}
+    if pa.types.is_timestamp(dtype):
+        return {"type": f"timestamp:{dtype.unit}:{dtype.tz or '-'}"}
+    if pa.types.is_time32(dtype) or pa.types.is_time64(dtype):
+        return {"type": f"{'time32' if pa.types.is_time32(dtype) else 'time64'}:{dtype.unit}"}
+    if pa.types.is_duration(dtype):
+        return {"type": f"duration:{dtype.unit}"}
+    if pa.types.is_decimal(dtype):
+        bits = 256 if pa.types.is_decimal256(dtype) else 128
+        return {"type": f"decimal:{bits}:{dtype.precision}:{dtype.scale}"}
+    if pa.types.is_dictionary(dtype):
+        value = data_type_to_json(dtype.value_type)["type"]
+        key = data_type_to_json(dtype.index_type)["type"]
+        return {"type": f"dict:{value}:{key}:{'true' if dtype.ordered else 'false'}"}
+    raise ValueError(f"Invalid input, no JSON encoding of the data type {dtype}")
+
+
+def field_to_json(field: pa.Field) -> Dict[str, Any]:
+    out: Dict[str, Any] = {
+        "name": field.name, "type": data_type_to_json(field.type), "nullable": field.nullable
+    }  # fmt: skip
+    if field.metadata:
+        out["metadata"] = {k.decode(): v.decode() for k, v in field.metadata.items()}
+    return out

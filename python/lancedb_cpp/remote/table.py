@@ -599,6 +599,77 @@ class RemoteTable(Table):
 
         return RemoteMergeInsertBuilder(self, on)
 
+    # Schema evolution -----------------------------------------------------------------------
+
+    def _evolve(self, action: str, body: Dict[str, Any]) -> int:
+        self._check_mutable()
+        data = self._post_json(action, json_body=self._with_branch(body)) or {}
+        self._schema_cache = None
+        version = int(data.get("version", 0))
+        self._track_write(version)
+        return version
+
+    def add_columns(
+        self,
+        transforms: Any = None,
+        read_columns: Optional[List[str]] = None,
+        *,
+        batch_size: Optional[int] = None,
+        computed: Optional[Dict[str, str]] = None,
+    ):
+        """Add columns from SQL expressions (``{"name": "expression"}``), or computed columns
+        (`computed`, evaluated by the server)."""
+        from .._evolution import AddColumnsResult
+
+        if computed:
+            if transforms is not None:
+                raise ValueError("Invalid input, give transforms or computed columns, not both")
+            columns = [{"name": n, "computed": e} for n, e in computed.items()]
+        elif isinstance(transforms, dict):
+            columns = [{"name": n, "expression": e} for n, e in transforms.items()]
+        else:
+            raise NotImplementedError(
+                "LanceDBError: not supported: Only SQL expressions are supported for adding "
+                "columns"
+            )
+        return AddColumnsResult(version=self._evolve("add_columns/", {"new_columns": columns}))
+
+    def alter_columns(self, *alterations: Dict[str, Any]):
+        """Rename columns, change their types or nullability."""
+        from .._evolution import AlterColumnsResult
+        from ._schema_json import data_type_to_json
+
+        body = []
+        for alteration in alterations:
+            value: Dict[str, Any] = {"path": alteration["path"]}
+            if alteration.get("rename") is not None:
+                value["rename"] = alteration["rename"]
+            if alteration.get("data_type") is not None:
+                value["data_type"] = data_type_to_json(alteration["data_type"])
+            if alteration.get("nullable") is not None:
+                value["nullable"] = bool(alteration["nullable"])
+            body.append(value)
+        return AlterColumnsResult(version=self._evolve("alter_columns/", {"alterations": body}))
+
+    def drop_columns(self, columns: Iterable[str]):
+        """Drop columns (dot paths for struct members)."""
+        from .._evolution import DropColumnsResult
+
+        names = [columns] if isinstance(columns, str) else list(columns)
+        return DropColumnsResult(version=self._evolve("drop_columns/", {"columns": names}))
+
+    def update_field_metadata(self, *updates: Dict[str, Any]):
+        """Change field metadata: ``{"path", "metadata": {k: v or None}, "replace": False}``."""
+        from .._evolution import UpdateFieldMetadataResult
+
+        body = [
+            {"path": u["path"], "metadata": dict(u["metadata"]), "replace": bool(u.get("replace"))}
+            for u in updates
+        ]
+        return UpdateFieldMetadataResult(
+            version=self._evolve("update_field_metadata/", {"updates": body})
+        )
+
     # Maintenance LanceDB does not offer remotely ----------------------------------------------
 
     def optimize(self, *args: Any, **kwargs: Any):
