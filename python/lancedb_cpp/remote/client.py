@@ -118,23 +118,10 @@ def _env_seconds(value: Optional[timedelta], env: str, default: Optional[float])
     return default
 
 
-def _env_number(value: Any, env: str, default: Any, kind: type) -> Any:
-    if value is not None:
-        return kind(value)
-    text = os.environ.get(env)
-    if text is not None:
-        try:
-            return kind(text)
-        except ValueError:
-            raise ValueError(
-                f"Invalid input, Invalid value for {env} environment variable: '{text}'"
-            ) from None
-    return default
-
-
 @dataclass
 class ResolvedRetryConfig:
-    """A RetryConfig with LanceDB's defaults and environment overrides applied."""
+    """A RetryConfig with LanceDB's defaults applied. (LanceDB documents LANCE_CLIENT_*
+    environment variables for these, but its client does not read them; neither does this.)"""
 
     retries: int
     connect_retries: int
@@ -145,22 +132,16 @@ class ResolvedRetryConfig:
 
     @classmethod
     def resolve(cls, config: Any) -> "ResolvedRetryConfig":
-        statuses = config.statuses
-        if statuses is None and os.environ.get("LANCE_CLIENT_RETRY_STATUSES"):
-            statuses = [int(s) for s in os.environ["LANCE_CLIENT_RETRY_STATUSES"].split(",")]
+        def pick(value: Any, default: Any, kind: type) -> Any:
+            return default if value is None else kind(value)
+
         return cls(
-            retries=_env_number(config.retries, "LANCE_CLIENT_MAX_RETRIES", 3, int),
-            connect_retries=_env_number(
-                config.connect_retries, "LANCE_CLIENT_CONNECT_RETRIES", 3, int
-            ),
-            read_retries=_env_number(config.read_retries, "LANCE_CLIENT_READ_RETRIES", 3, int),
-            backoff_factor=_env_number(
-                config.backoff_factor, "LANCE_CLIENT_RETRY_BACKOFF_FACTOR", 0.25, float
-            ),
-            backoff_jitter=_env_number(
-                config.backoff_jitter, "LANCE_CLIENT_RETRY_BACKOFF_JITTER", 0.25, float
-            ),
-            statuses=list(_DEFAULT_STATUSES if statuses is None else statuses),
+            retries=pick(config.retries, 3, int),
+            connect_retries=pick(config.connect_retries, 3, int),
+            read_retries=pick(config.read_retries, 3, int),
+            backoff_factor=pick(config.backoff_factor, 0.25, float),
+            backoff_jitter=pick(config.backoff_jitter, 0.25, float),
+            statuses=list(_DEFAULT_STATUSES if config.statuses is None else config.statuses),
         )
 
 
@@ -318,6 +299,13 @@ class RestClient:
         segment would be (``$`` stays literal)."""
         return f"/v1/table/{quote(identifier, safe='$')}/{action}"
 
+    def _static_request_id(self) -> Optional[str]:
+        """An ``x-request-id`` of the extra headers names every request (as in LanceDB)."""
+        for key, value in self.headers.items():
+            if key.lower() == "x-request-id":
+                return value
+        return None
+
     def _headers(self, extra: Optional[Dict[str, str]], request_id: str) -> Dict[str, str]:
         headers = dict(self.headers)
         if extra:
@@ -424,7 +412,7 @@ class RestClient:
         is spent); without, only transport failures raise. The response may still carry an
         error status: see ``check``."""
         json_body = _NO_BODY if json is None else json
-        request_id = request_id or str(uuid.uuid4())
+        request_id = request_id or self._static_request_id() or str(uuid.uuid4())
         if not retry:
             try:
                 return request_id, self._send_once(
