@@ -499,14 +499,14 @@ def test_index_requests(server):
     table = open_t(server, schema=VECTOR_SCHEMA)
     table.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=4))
     table.create_index("id", config=BTree(), name="id_idx")
-    table.create_index("text", config=FTS(block_size=64))
+    table.create_index("text", config=FTS(block_size=256))
     bodies = [r.json() for r in server.sent("/v1/table/t/create_index/")]
     assert bodies[0] == {
         "column": "vector", "index_type": "IVF_PQ", "metric_type": "cosine", "num_partitions": 4,
         "sample_rate": 256, "max_iterations": 50, "num_bits": 8,
     }  # fmt: skip
     assert bodies[1] == {"column": "id", "name": "id_idx", "index_type": "BTREE"}
-    assert bodies[2]["index_type"] == "FTS" and bodies[2]["block_size"] == 64
+    assert bodies[2]["index_type"] == "FTS" and bodies[2]["block_size"] == 256
     assert [i.name for i in table.list_indices()] == ["id_idx"]
     assert table.index_stats("id_idx").num_indexed_rows == 3
     assert table.index_stats("other") is None  # a 404
@@ -667,3 +667,75 @@ def test_json_schema_round_trip():
         pa.field("l", pa.large_list(pa.int8())),
     ])  # fmt: skip
     assert schema_from_json({"fields": [field_to_json(f) for f in schema]}) == schema
+
+
+def _scenario(lib):
+    """The requests one library sends for a run of table operations."""
+    server = MockServer()
+    try:
+        server.describe(schema=VECTOR_SCHEMA, headers={"phalanx-version": "0.3.0"})
+        for action, answer in [
+            ("count_rows", 3), ("insert", {"version": 2}), ("update", {"version": 4}),
+            ("delete", {"num_deleted_rows": 1, "version": 3}), ("merge_insert", {"version": 5}),
+            ("create_index", {}), ("index/list", {"indexes": []}), ("restore", {}),
+            ("add_columns", {"version": 6}), ("explain_plan", "plan"),
+        ]:  # fmt: skip
+            server.route("POST", f"/v1/table/t/{action}/", (200, {}, answer))
+        result = pa.table({"id": [1], "_rowoffset": pa.array([1], pa.uint64())})
+        server.answer_query(result)
+        db = lib.connect("db://dev", api_key="k", host_override=server.url,
+                         client_config={"retry_config": {"retries": 0}})  # fmt: skip
+        t = db.open_table("t")
+        row = {"id": 1, "text": "x", "vector": [1.0, 2.0]}
+        t.count_rows("id > 1")
+        t.add([row])
+        t.delete("id = 1")
+        t.update(where="id = 2", values={"text": "y"})
+        t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
+            [row], timeout=timedelta(seconds=3)
+        )
+        t.search().where("id > 1").select(["id"]).limit(4).offset(1).to_arrow()
+        t.search([1, 2], vector_column_name="vector").distance_type("dot").distance_range(
+            0.1, 0.9
+        ).ef(30).nprobes(3).refine_factor(2).where("id > 0", prefilter=False).to_arrow()
+        t.search([1, 2]).minimum_nprobes(4).maximum_nprobes(0).bypass_vector_index().to_arrow()
+        t.search("hello world", query_type="fts", fts_columns="text").limit(3).to_arrow()
+        t.search(lib.query.MatchQuery("a", "text", fuzziness=1), query_type="fts").to_arrow()
+        t.take_offsets([2, 1]).select(["id"]).to_arrow()
+        t.take_row_ids([5, 6]).to_arrow()
+        t.search([1, 2]).explain_plan(True)
+        t.create_index("vector", config=lib.index.IvfPq(num_partitions=2, num_sub_vectors=1))
+        t.create_index("vector", config=lib.index.HnswSq(distance_type="cosine"))
+        t.create_index("text", config=lib.index.FTS(with_position=True, block_size=256))
+        t.create_index("id", config=lib.index.Bitmap(), name="by_id")
+        t.list_indices()
+        t.add_columns({"z": "id + 1"})
+        t.checkout_latest()
+        t.delete("id = 2")
+        t.restore()
+    finally:
+        server.close()
+    sent = []
+    for r in server.requests:
+        if r.path.endswith("/describe/"):
+            continue
+        headers = {k: v for k, v in r.headers.items()
+                   if k in ("content-type", "x-lancedb-min-version", "x-lancedb-min-read-version",
+                            "x-request-timeout-ms", "x-api-key", "x-lancedb-database")}  # fmt: skip
+        headers["x-lancedb-min-timestamp"] = "x-lancedb-min-timestamp" in r.headers
+        body = r.json() if headers.get("content-type") == "application/json" else None
+        sent.append((r.method, r.path, r.query, headers, body))
+    return sent
+
+
+def test_requests_match_lancedb():
+    lancedb = pytest.importorskip("lancedb")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _scenario(lancedb)
+        ours = _scenario(lancedb_cpp)
+    assert len(ours) == len(theirs)
+    for mine, real in zip(ours, theirs):
+        assert mine == real

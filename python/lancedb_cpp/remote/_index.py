@@ -40,6 +40,11 @@ def _deprecated(name: str, details: str) -> None:
 
 
 def _fts_params(config: Any) -> Dict[str, Any]:
+    if int(config.block_size) not in (128, 256):
+        raise ValueError(
+            "Invalid user input: FTS inverted index block_size must be one of 128 or 256, got "
+            f"{config.block_size}"
+        )
     granularity = getattr(config, "document_granularity", "row")
     params = {
         "lance_tokenizer": None,
@@ -58,6 +63,12 @@ def _fts_params(config: Any) -> Dict[str, Any]:
         "max_ngram_length": int(config.ngram_max_length),
         "prefix_only": bool(config.prefix_only),
         "block_size": int(config.block_size),
+        # Tokenizer options of LanceDB 0.39's InvertedIndexParams that its FTS config does
+        # not expose: always their defaults.
+        "split_identifiers": False,
+        "split_on_numerics": False,
+        "preserve_original": False,
+        "index_operators": False,
     }
     text = str(getattr(granularity, "value", granularity)).lower()
     if text != "row":
@@ -374,6 +385,7 @@ def drop_index(self, name: str) -> None:
         "POST",
         self._path(f"index/{quote(name, safe='')}/drop/"),
         params=self._branch_params() or None,
+        headers=self._read_headers() or None,
     )
     if response.status_code == 404:
         raise ValueError(f"Index '{name}' was not found")
@@ -383,7 +395,8 @@ def drop_index(self, name: str) -> None:
 def prewarm_index(self, name: str) -> None:
     """Ask the server to load index `name` into its caches."""
     request_id, response = self._client.send(
-        "POST", self._path(f"index/{quote(name, safe='')}/prewarm/")
+        "POST", self._path(f"index/{quote(name, safe='')}/prewarm/"),
+        headers=self._read_headers() or None,
     )
     if response.status_code == 404:
         raise ValueError(f"Index '{name}' was not found")

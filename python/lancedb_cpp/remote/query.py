@@ -117,10 +117,8 @@ class _RemoteMixin:
         return self._table._analyze_remote(self._bodies()[0], distributed_metrics)
 
     def output_schema(self) -> pa.Schema:
-        """The schema of the results (the server runs the query with limit 0)."""
-        body = self._bodies()[0]
-        body["k"] = 0
-        return self._table._run_query(body, None).schema
+        """The schema of the results (the server runs the query, as in LanceDB)."""
+        return self.to_batches().schema
 
 
 class RemoteEmptyQueryBuilder(_RemoteMixin, LanceEmptyQueryBuilder):
@@ -137,24 +135,51 @@ class RemoteEmptyQueryBuilder(_RemoteMixin, LanceEmptyQueryBuilder):
 
 
 class RemoteTakeQueryBuilder(_RemoteMixin, LanceTakeQueryBuilder):
-    """Rows by offset or row id, as a filter on ``_rowoffset`` / ``_rowid`` (LanceDB's)."""
+    """Rows by offset or row id, as a filter on ``_rowoffset`` / ``_rowid`` (LanceDB's). A
+    take by offset selects ``_rowoffset`` too (every column of the table when none were
+    chosen), as LanceDB does, and drops it from the results."""
 
     def _bodies(self) -> List[Dict[str, Any]]:
         request = self._request(None)
         offsets, row_ids = request.get("take_offsets"), request.get("take_row_ids")
         column, values = ("_rowoffset", offsets) if offsets is not None else ("_rowid", row_ids)
-        saved = self._where
+        saved_where, saved_columns = self._where, self._columns
         self._where = f"{column} IN ({', '.join(str(int(v)) for v in values)})"
+        if offsets is not None:
+            if isinstance(saved_columns, dict):
+                self._columns = dict(saved_columns, _rowoffset="_rowoffset")
+            else:
+                names = self._table.schema.names if saved_columns is None else saved_columns
+                self._columns = list(names) + ["_rowoffset"]
         try:
             body = _base_body(self, True, self._limit)
         finally:
-            self._where = saved
+            self._where, self._columns = saved_where, saved_columns
         body["vector"] = []
         return [body]
 
+    def to_batches(
+        self, /, batch_size: Optional[int] = None, *, timeout: Optional[timedelta] = None
+    ) -> pa.RecordBatchReader:
+        reader = _RemoteMixin.to_batches(self, batch_size, timeout=timeout)
+        if self._offsets is None:
+            return reader
+        table = reader.read_all()
+        if "_rowoffset" not in table.column_names:
+            raise ValueError(
+                "Schema Error: take query result did not include ordering column '_rowoffset'"
+            )
+        table = table.drop_columns(["_rowoffset"])
+        rows = _batch_length(batch_size)
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(rows))
+
+
+def _f32(value: Any) -> float:
+    return float(np.float32(value))
+
 
 def _vector_json(vector: Any) -> List[float]:
-    return [float(np.float32(x)) for x in vector]
+    return [_f32(x) for x in vector]
 
 
 class RemoteVectorQueryBuilder(_RemoteMixin, LanceVectorQueryBuilder):
@@ -175,8 +200,9 @@ class RemoteVectorQueryBuilder(_RemoteMixin, LanceVectorQueryBuilder):
         body["nprobes"] = minimum
         body["minimum_nprobes"] = minimum
         body["maximum_nprobes"] = maximum
-        body["lower_bound"] = self._lower_bound
-        body["upper_bound"] = self._upper_bound
+        # The bounds travel as float32 values, as LanceDB sends them.
+        body["lower_bound"] = None if self._lower_bound is None else _f32(self._lower_bound)
+        body["upper_bound"] = None if self._upper_bound is None else _f32(self._upper_bound)
         body["ef"] = self._ef
         body["refine_factor"] = self._refine_factor
         if self._vector_column is not None:

@@ -70,7 +70,7 @@ class RemoteTable(Table):
         self._embedding_functions_override: Any = None
         self.db_name = conn.db_name
         if describe is not None:
-            self._seed(describe)
+            self._seed(describe, track=True)
 
     # Identity and pickling ------------------------------------------------------------------
 
@@ -157,8 +157,6 @@ class RemoteTable(Table):
         (``x-lancedb-min-version``) and of its last read (``x-lancedb-min-read-version``), and
         a snapshot no older than the read consistency interval or the last
         ``checkout_latest()`` (``x-lancedb-min-timestamp``)."""
-        import datetime
-
         headers = {}
         with self._lock:
             min_version, min_read = self._min_version, self._min_read_version
@@ -168,10 +166,10 @@ class RemoteTable(Table):
         interval = getattr(self._conn, "_read_consistency_interval", None)
         stamps = [] if baseline is None else [baseline]
         if interval is not None:
-            now = datetime.datetime.now(datetime.timezone.utc)
-            stamps.append(now - interval if interval.total_seconds() > 0 else now)
+            now = time.time_ns()
+            stamps.append(max(0, now - int(interval.total_seconds() * 1e9)))
         if stamps:
-            headers["x-lancedb-min-timestamp"] = max(stamps).isoformat()
+            headers["x-lancedb-min-timestamp"] = _rfc3339(max(stamps))
         if min_read is not None:
             headers["x-lancedb-min-read-version"] = str(min_read)
         return headers
@@ -196,13 +194,15 @@ class RemoteTable(Table):
         action: str,
         *,
         json_body: Any = None,
-        read: bool = False,
+        read: bool = True,
         retry: bool = True,
         params: Optional[List[Tuple[str, Any]]] = None,
         headers: Optional[Dict[str, str]] = None,
         not_found: Optional[str] = None,
     ) -> Tuple[str, Any]:
-        """POST a table route and check the response (404: TableNotFound)."""
+        """POST a table route and check the response (404: TableNotFound). Unless `read` is
+        False, the request carries the handle's freshness headers (LanceDB 0.39 sends them
+        with every table request but the describe of ``checkout``)."""
         all_headers = dict(self._read_headers() if read else {})
         all_headers.update(headers or {})
         request_id, response = self._client.send(
@@ -235,7 +235,7 @@ class RemoteTable(Table):
 
     # Schema and versions --------------------------------------------------------------------
 
-    def _seed(self, describe: Dict[str, Any]) -> None:
+    def _seed(self, describe: Dict[str, Any], track: bool = False) -> None:
         from ._schema_json import schema_from_json
 
         try:
@@ -243,6 +243,9 @@ class RemoteTable(Table):
         except (KeyError, TypeError, ValueError):
             return
         self._schema_cache = (time.monotonic(), schema, describe.get("location"))
+        if track and describe.get("version"):  # the describe of open_table (as LanceDB)
+            with self._lock:
+                self._min_read_version = max(self._min_read_version or 0, int(describe["version"]))
 
     def _describe(self, version: Optional[int] = None, *, fresh: bool = True) -> Dict[str, Any]:
         body = self._with_branch({"version": version})
@@ -306,12 +309,10 @@ class RemoteTable(Table):
     def checkout_latest(self) -> None:
         """Follow the latest version again; later reads see at least the latest version at
         the time of this call."""
-        import datetime
-
         with self._lock:
             self._version_pin = None
             self._min_version = self._min_read_version = None
-            self._checkout_baseline = datetime.datetime.now(datetime.timezone.utc)
+            self._checkout_baseline = time.time_ns()
             self._schema_cache = None
 
     def restore(self, version: Optional[Union[int, str]] = None) -> None:
@@ -520,6 +521,7 @@ class RemoteTable(Table):
         # request with a new id.
         counter = RetryCounter(client.retry_config, client.new_request_id())
         all_headers = {"Content-Type": ARROW_STREAM_CONTENT_TYPE}
+        all_headers.update(self._read_headers())
         all_headers.update(headers)
         while True:
             request_id = client.new_request_id()
@@ -796,6 +798,26 @@ class RemoteTable(Table):
         self._post("page_cache/prewarm/", json_body={"columns": list(columns or [])})
 
 
+def _rfc3339(nanos: int) -> str:
+    """A UTC time (nanoseconds since the epoch) as chrono's ``to_rfc3339`` prints it (0, 3, 6
+    or 9 fractional digits, ``+00:00``)."""
+    import datetime
+
+    seconds, frac = divmod(nanos, 1_000_000_000)
+    text = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S"
+    )
+    if frac == 0:
+        digits = ""
+    elif frac % 1_000_000 == 0:
+        digits = f".{frac // 1_000_000:03d}"
+    elif frac % 1_000 == 0:
+        digits = f".{frac // 1_000:06d}"
+    else:
+        digits = f".{frac:09d}"
+    return f"{text}{digits}+00:00"
+
+
 def _lsm_targets(stats: Optional[dict]) -> Dict[str, int]:
     targets = {}
     for bucket in (stats or {}).get("buckets", []):
@@ -902,8 +924,9 @@ class RemoteBranches:
         if version is not None:
             body["from_version"] = int(version)
         request_id, response = table._client.send(
-            "POST", table._path("branches/create/"), json=body, retry=False
-        )
+            "POST", table._path("branches/create/"), json=body, retry=False,
+            headers=table._read_headers() or None,
+        )  # fmt: skip
         if response.status_code == 409:
             raise ValueError(f"Branch '{name}' already exists")
         check_table_response(table._name, request_id, response, table._client)
@@ -933,6 +956,7 @@ class RemoteBranches:
         request_id, response = table._client.send(
             "POST", table._path("branches/cherry_pick/"),
             json={"from_branch": from_branch, "dry_run": bool(dry_run)}, retry=False,
+            headers=table._read_headers() or None,
         )  # fmt: skip
         if response.status_code != 409:
             check_table_response(from_branch, request_id, response, table._client)
