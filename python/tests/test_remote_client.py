@@ -739,3 +739,60 @@ def test_requests_match_lancedb():
     assert len(ours) == len(theirs)
     for mine, real in zip(ours, theirs):
         assert mine == real
+
+
+def _errors(lib):
+    """What one library raises for a run of failing requests (ids and ports normalized)."""
+    import re
+
+    def norm(text):
+        text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", text)
+        return re.sub(r"127\.0\.0\.1:\d+", "HOST", text)
+
+    server = MockServer()
+    server.describe(schema=VECTOR_SCHEMA)
+    out = []
+    try:
+        db = lib.connect("db://dev", api_key="k", host_override=server.url, client_config={
+            "retry_config": {"retries": 2, "backoff_factor": 0, "backoff_jitter": 0}})  # fmt: skip
+        table = db.open_table("t")
+        row = {"id": 1, "text": "a", "vector": [1.0, 2.0]}
+        cases = [
+            ("count_rows", 404, b"nope", lambda: table.count_rows()),
+            ("count_rows", 400, b'{"error": "bad"}', lambda: table.count_rows()),
+            ("count_rows", 500, b"boom", lambda: table.count_rows()),
+            ("count_rows", 409, b"conflict", lambda: table.count_rows()),
+            ("insert", 503, b"busy", lambda: table.add([row])),
+            ("insert", 400, b"bad data", lambda: table.add([row])),
+            ("query", 500, b"qboom", lambda: table.search([1, 2]).to_arrow()),
+            ("index/x/drop", 404, b"", lambda: table.drop_index("x")),
+        ]
+        for action, status, body, call in cases:
+            server.route("POST", f"/v1/table/t/{action}/", (status, {}, body))
+            before = len(server.requests)
+            try:
+                call()
+                out.append((action, status, "no error"))
+                continue
+            except Exception as e:  # noqa: BLE001 - the error is what is compared
+                kind = "ValueError" if isinstance(e, ValueError) else type(e).__name__
+                cause = e.__cause__ if type(e).__name__ == "RetryError" else None
+                out.append((action, status, kind, norm(str(e)), getattr(e, "status_code", None),
+                            None if cause is None else norm(str(cause)),
+                            len(server.requests) - before))  # fmt: skip
+        server.route("POST", "/v1/table/n/create/", (400, {}, b"Table n already exists"))
+        with pytest.raises(ValueError) as info:
+            db.create_table("n", [{"id": 1}])
+        out.append(("create", str(info.value)))
+    finally:
+        server.close()
+    return out
+
+
+def test_errors_match_lancedb():
+    lancedb = pytest.importorskip("lancedb")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _errors(lancedb_cpp) == _errors(lancedb)

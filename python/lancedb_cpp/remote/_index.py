@@ -380,7 +380,8 @@ def list_indices(self) -> List[IndexConfig]:
 
 
 def drop_index(self, name: str) -> None:
-    """Drop index `name` (ValueError when the server has none of that name)."""
+    """Drop index `name` (RuntimeError, as LanceDB, when the server has none of that
+    name)."""
     request_id, response = self._client.send(
         "POST",
         self._path(f"index/{quote(name, safe='')}/drop/"),
@@ -388,7 +389,7 @@ def drop_index(self, name: str) -> None:
         headers=self._read_headers() or None,
     )
     if response.status_code == 404:
-        raise ValueError(f"Index '{name}' was not found")
+        raise RuntimeError(f"Index '{name}' was not found")
     self._client.check(request_id, response)
 
 

@@ -364,18 +364,18 @@ class RestClient:
                 **kwargs,
             )
         except requests.exceptions.ConnectionError as e:
-            kind = "read" if isinstance(e, requests.exceptions.ReadTimeout) else "connect"
+            kind = "connect"
             if not isinstance(e, requests.exceptions.ConnectTimeout) and _is_read_error(e):
                 kind = "read"
-            raise _TransportError(kind, http_error(request_id, _transport_text(e))) from e
+            raise _TransportError(kind, request_id, _transport_text(e)) from e
         except (
             requests.exceptions.Timeout,
             requests.exceptions.ChunkedEncodingError,
             requests.exceptions.ContentDecodingError,
         ) as e:
-            raise _TransportError("read", http_error(request_id, _transport_text(e))) from e
+            raise _TransportError("read", request_id, _transport_text(e)) from e
         except requests.exceptions.RequestException as e:
-            raise _TransportError("other", http_error(request_id, _transport_text(e))) from e
+            raise _TransportError("other", request_id, _transport_text(e)) from e
 
     @staticmethod
     def new_request_id() -> str:
@@ -429,9 +429,9 @@ class RestClient:
                 )
             except _TransportError as e:
                 if e.kind == "connect":
-                    counter.connect_failed(e.error)
+                    counter.connect_failed(e.source)
                 elif e.kind == "read":
-                    counter.read_failed(e.error)
+                    counter.read_failed(e.source)
                 else:
                     raise e.error from e.__cause__
             else:
@@ -455,10 +455,14 @@ _NO_BODY = _NoBody()
 
 
 class _TransportError(Exception):
-    def __init__(self, kind: str, error: HttpError):
-        super().__init__(str(error))
+    """A request that got no response. ``error`` is the HttpError a caller sees; ``source``
+    the bare transport error a RetryError names as its cause (LanceDB's reqwest error)."""
+
+    def __init__(self, kind: str, request_id: str, text: str):
+        super().__init__(text)
         self.kind = kind
-        self.error = error
+        self.error = http_error(request_id, text)
+        self.source = HttpError(text, request_id, None)
 
 
 def _is_read_error(e: BaseException) -> bool:
@@ -471,5 +475,7 @@ def _is_read_error(e: BaseException) -> bool:
     ) and "NewConnectionError" not in text and "Connection refused" not in text
 
 
-def _transport_text(e: BaseException) -> str:
-    return f"error sending request: {e}"
+def _transport_text(e: Any) -> str:
+    """reqwest's text of a failed request: ``error sending request for url (<url>)``."""
+    url = getattr(getattr(e, "request", None), "url", None)
+    return f"error sending request for url ({url})" if url else f"error sending request: {e}"

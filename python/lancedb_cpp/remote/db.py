@@ -333,7 +333,7 @@ class RemoteDBConnection(DBConnection):
             mode = "exist_ok"
         mode = mode or "create"
         if mode not in ("create", "overwrite", "exist_ok"):
-            raise ValueError(f"Invalid input, mode must be create, overwrite or exist_ok: {mode}")
+            raise ValueError(f"Invalid mode {mode}")
         validate_table_name(name)
         if data is None and schema is None:
             raise ValueError("Either data or schema must be provided")
@@ -415,10 +415,7 @@ class RemoteDBConnection(DBConnection):
                 self._cache[(tuple(new_namespace_path or []), new_name)] = hit
 
     def drop_all_tables(self, namespace_path: Optional[List[str]] = None):
-        raise NotImplementedError(
-            "LanceDBError: not supported: Dropping all tables is not currently supported in "
-            "the remote API"
-        )
+        raise NotImplementedError  # as LanceDB's RemoteDBConnection
 
     def drop_database(self):
         raise NotImplementedError(

@@ -65,10 +65,10 @@ class RemoteMergeInsertBuilder(LanceMergeInsertBuilder):
 
         table = self._table
         table._check_mutable()
-        params = self._params()
         reader = _data.sanitize(
             new_data, table.schema, on_bad_vectors, fill_value, blob_strings=False
         )
+        params = self._params()
         data = reader.read_all()
         headers = {}
         if timeout is not None:

@@ -305,6 +305,7 @@ class RemoteTable(Table):
             self._version_pin = int(version)
             self._min_version = self._min_read_version = self._checkout_baseline = None
             self._schema_cache = None
+        self._describe(self._version_pin)  # LanceDB reads the version back
 
     def checkout_latest(self) -> None:
         """Follow the latest version again; later reads see at least the latest version at
@@ -535,7 +536,7 @@ class RemoteTable(Table):
                 # failure while reading the answer is not (the write may have committed).
                 if e.kind != "connect":
                     raise e.error from e.__cause__
-                counter.connect_failed(e.error)
+                counter.connect_failed(e.source)
                 time.sleep(counter.sleep_time())
                 continue
             if response.status_code in client.retry_config.statuses:
@@ -674,22 +675,29 @@ class RemoteTable(Table):
 
     # Maintenance LanceDB does not offer remotely ----------------------------------------------
 
-    def optimize(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            "optimize() is not supported on the LanceDB cloud. Indices are optimized "
-            "automatically."
+    def optimize(self, *, cleanup_older_than: Optional[timedelta] = None,
+                 delete_unverified: bool = False) -> None:
+        """A no-op (with a warning), as on LanceDB Cloud: indices are optimized
+        automatically."""
+        warnings.warn(
+            "optimize() is a no-op on LanceDB Cloud. Indices are optimized automatically.",
+            stacklevel=2,
         )
 
-    def compact_files(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            "compact_files() is not supported on the LanceDB cloud. Please use optimize() "
-            "instead."
+    def compact_files(self, *args: Any, **kwargs: Any) -> None:
+        """A no-op (with a warning), as on LanceDB Cloud."""
+        warnings.warn(
+            "compact_files() is a no-op on LanceDB Cloud. Tables are automatically compacted "
+            "and optimized.",
+            stacklevel=2,
         )
 
-    def cleanup_old_versions(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            "cleanup_old_versions() is not supported on the LanceDB cloud. Please use "
-            "optimize() instead."
+    def cleanup_old_versions(self, *args: Any, **kwargs: Any) -> None:
+        """A no-op (with a warning), as on LanceDB Cloud."""
+        warnings.warn(
+            "cleanup_old_versions() is a no-op on LanceDB Cloud. Tables are automatically "
+            "cleaned up and optimized.",
+            stacklevel=2,
         )
 
     def set_unenforced_primary_key(self, columns: Union[str, Iterable[str]]) -> None:
@@ -789,9 +797,7 @@ class RemoteTable(Table):
         return [b for b in blobs if b in names]
 
     def fetch_blob_ranges(self, column: str, requests: Any) -> pa.Array:
-        raise NotImplementedError(
-            "LanceDBError: not supported: fetch_blob_ranges is not supported on remote tables"
-        )
+        raise NotImplementedError("fetch_blob_ranges() is not supported on LanceDB Cloud")
 
     def prewarm_data(self, columns: Optional[List[str]] = None) -> None:
         """Ask the server to load these columns (all when None) into its page cache."""
