@@ -337,20 +337,16 @@ class RemoteDBConnection(DBConnection):
         validate_table_name(name)
         if data is None and schema is None:
             raise ValueError("Either data or schema must be provided")
-        metadata = None
         target = None if schema is None else _data.to_schema(schema)
-        if embedding_functions:
-            from ..embeddings import EmbeddingFunctionRegistry
-
-            metadata = EmbeddingFunctionRegistry.get_instance().get_table_metadata(
-                embedding_functions
+        if embedding_functions is not None:
+            # As LanceDB: the configurations are not applied to remote tables (a LanceModel
+            # schema's embedding metadata is).
+            logging.warning(
+                "embedding_functions is not yet supported on LanceDB Cloud."
+                "Please vote https://github.com/lancedb/lancedb/issues/626 for this feature."
             )
-            if target is not None:
-                merged = dict(target.metadata or {})
-                merged.update({k.encode(): v for k, v in metadata.items()})
-                target = target.with_metadata(merged)
         if data is not None:
-            reader = _data.sanitize(data, target, on_bad_vectors, fill_value, metadata=metadata)
+            reader = _data.sanitize(data, target, on_bad_vectors, fill_value)
             table = reader.read_all()
         else:
             table = target.empty_table()
@@ -555,10 +551,22 @@ class RemoteDBConnection(DBConnection):
 
     # Local-only features ----------------------------------------------------------------------
 
-    def create_materialized_view(self, *args: Any, **kwargs: Any):
+    def create_materialized_view(
+        self,
+        name: str,
+        source: str,
+        *,
+        select: Any = None,
+        where: Optional[str] = None,
+        limit: Optional[int] = None,
+    ):
         raise NotImplementedError("materialized views are supported only on local databases")
 
-    open_materialized_view = list_materialized_views = create_materialized_view
+    def open_materialized_view(self, name: str):
+        raise NotImplementedError("materialized views are supported only on local databases")
+
+    def list_materialized_views(self) -> List[str]:
+        raise NotImplementedError("materialized views are supported only on local databases")
 
     def namespace_client(self):
         raise NotImplementedError(

@@ -404,17 +404,16 @@ class RemoteTable(Table):
         query: Any = None,
         vector_column_name: Optional[str] = None,
         query_type: str = "auto",
-        ordering_field_name: Optional[str] = None,
         fts_columns: Optional[Union[str, List[str]]] = None,
-        fast_search: Optional[bool] = None,
+        fast_search: bool = False,
     ):
-        """Start a query (see ``Table.search``); it runs on the server."""
+        """Start a query (see ``Table.search``; LanceDB's RemoteTable takes no
+        `ordering_field_name`); it runs on the server."""
         from .query import as_remote
 
         builder = as_remote(
-            super().search(query, vector_column_name, query_type, ordering_field_name,
-                           fts_columns)
-        )  # fmt: skip
+            super().search(query, vector_column_name, query_type, None, fts_columns)
+        )
         if fast_search and hasattr(builder, "fast_search"):
             builder.fast_search()
         return builder
