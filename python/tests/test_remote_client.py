@@ -796,3 +796,26 @@ def test_errors_match_lancedb():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _errors(lancedb_cpp) == _errors(lancedb)
+
+
+def test_tokenize_with_the_listed_index_options(server):
+    details = {"base_tokenizer": "simple", "language": "English", "stem": True,
+               "lower_case": True, "remove_stop_words": True}  # fmt: skip
+    listed = [
+        {"index_name": "text_idx", "columns": ["text"], "index_type": "FTS",
+         "index_details": json.dumps(details), "created_at": 1000},
+        {"index_name": "id_idx", "columns": ["id"], "index_type": "BTREE"},
+    ]  # fmt: skip
+    server.route("POST", "/v1/table/t/index/list/", (200, {}, {"indexes": listed}))
+    table = open_t(server, schema=VECTOR_SCHEMA)
+    indices = table.list_indices()
+    assert [i.index_type for i in indices] == ["FTS", "BTree"]
+    assert indices[0].index_details == details
+    assert indices[0].created_at.timestamp() == 1.0
+    tokens = table.tokenize("The Running dogs", column="text")
+    assert [(t.text, t.position) for t in tokens] == [("run", 0), ("dog", 1)]
+    assert table.tokenize("dogs", index_name="text_idx")[0].text == "dog"
+    with pytest.raises(ValueError, match="does not have a full text search index"):
+        table.tokenize("x", column="id")
+    with pytest.raises(ValueError, match="exactly one"):
+        table.tokenize("x")

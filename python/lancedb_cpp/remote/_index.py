@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import warnings
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, Iterable, List, Optional
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ from ..index import (
     IvfRq,
     IvfSq,
     LabelList,
+    listed_type_name,
 )
 
 _KNOWN_METRICS = ("l2", "cosine", "dot", "hamming")
@@ -362,21 +364,82 @@ def list_indices(self) -> List[IndexConfig]:
             if stats is None:
                 continue
             kind = stats.index_type
+        details = entry.get("index_details")
+        if isinstance(details, str):
+            details = json.loads(details)
         indices.append(
             IndexConfig(
                 name=name,
-                index_type=kind,
+                index_type=listed_type_name(kind),
                 columns=list(entry.get("columns") or []),
                 index_uuid=entry.get("index_uuid"),
                 type_url=entry.get("type_url"),
+                created_at=_created_at(entry.get("created_at")),
                 num_indexed_rows=entry.get("num_indexed_rows"),
                 num_unindexed_rows=entry.get("num_unindexed_rows"),
                 size_bytes=entry.get("size_bytes"),
                 num_segments=entry.get("num_segments"),
                 index_version=entry.get("index_version"),
+                index_details=details,
             )
         )
     return indices
+
+
+def _created_at(value: Any) -> Optional[datetime]:
+    """An index's creation time: RFC 3339 text or epoch milliseconds."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=value)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def tokenize(
+    self, query: str, *, column: Optional[str] = None, index_name: Optional[str] = None
+) -> List[Any]:
+    """Tokenize `query` as the FTS index on `column` (or named `index_name`) analyses text:
+    its analysis options come from the server's index list; the tokenizer runs here."""
+    from .. import FtsToken, _native
+    from .._index import analysis_kwargs
+
+    if not isinstance(query, str):
+        raise TypeError(
+            f"argument 'query': '{type(query).__name__}' object is not an instance of 'str'"
+        )
+    if (column is None) == (index_name is None):
+        raise ValueError("Specify exactly one of 'column' or 'index_name'")
+    indices = self.list_indices()
+    if index_name is not None:
+        found = [i for i in indices if i.name == index_name]
+        if not found:
+            raise ValueError(f"Invalid input, No index named '{index_name}'")
+    else:
+        found = [i for i in indices if i.columns == [column] and i.index_type == "FTS"]
+        if not found:
+            raise ValueError(
+                f"Invalid input, Column '{column}' does not have a full text search index"
+            )
+    index = found[0]
+    if index.index_type != "FTS":
+        raise ValueError(f"Invalid input, Index '{index.name}' is not a full text search index")
+    d = dict(index.index_details or {})
+    config = FTS(
+        with_position=d.get("with_position", False),
+        base_tokenizer=d.get("base_tokenizer", "simple"),
+        language=d.get("language", "English"),
+        max_token_length=d.get("max_token_length", 40),
+        lower_case=d.get("lower_case", True),
+        stem=d.get("stem", True),
+        remove_stop_words=d.get("remove_stop_words", True),
+        ascii_folding=d.get("ascii_folding", True),
+        ngram_min_length=d.get("min_ngram_length", 3),
+        ngram_max_length=d.get("max_ngram_length", 3),
+        prefix_only=d.get("prefix_only", False),
+        custom_stop_words=d.get("custom_stop_words"),
+    )
+    pairs = _native.tokenize(query, **analysis_kwargs(config))
+    return [FtsToken(text, position) for text, position in pairs]
 
 
 def drop_index(self, name: str) -> None:

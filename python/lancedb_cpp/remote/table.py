@@ -762,6 +762,7 @@ class RemoteTable(Table):
         index_stats,
         list_indices,
         prewarm_index,
+        tokenize,
         wait_for_index,
     )
 
