@@ -819,3 +819,15 @@ def test_tokenize_with_the_listed_index_options(server):
         table.tokenize("x", column="id")
     with pytest.raises(ValueError, match="exactly one"):
         table.tokenize("x")
+
+
+def test_proxy_from_the_environment(server, monkeypatch):
+    """Requests go through HTTP_PROXY as reqwest sends them (the mock server is the proxy)."""
+    server.route("GET", "/v1/namespace/$/table/list", (200, {}, {"tables": ["via-proxy"]}))
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    monkeypatch.setenv("http_proxy", server.url)
+    db = lancedb_cpp.connect("db://mydb", api_key="k", host_override="http://db.invalid")
+    assert db.list_tables().tables == ["via-proxy"]
+    assert server.requests[0].headers["host"] == "db.invalid"

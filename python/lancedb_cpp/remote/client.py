@@ -286,7 +286,9 @@ class RestClient:
         session = getattr(local, "session", None)
         if session is None or getattr(local, "pid", None) != os.getpid():
             session = _requests().Session()
-            session.trust_env = False  # LanceDB's client reads no proxy/netrc settings
+            # No .netrc credentials or CA bundle variables (LanceDB's client reads neither);
+            # proxies come from the environment as reqwest takes them (see _send_once).
+            session.trust_env = False
             local.session = session
             local.pid = os.getpid()
         return session
@@ -352,15 +354,17 @@ class RestClient:
             all_headers.setdefault("Content-Type", "application/json")
         elif body is not None:
             kwargs["data"] = body
+        url = self.url(path)
         try:
             return self._session().request(
                 method,
-                self.url(path),
+                url,
                 params=query or None,
                 headers=all_headers,
                 timeout=self._timeout(),
                 verify=self._verify,
                 cert=self._cert,
+                proxies=requests.utils.get_environ_proxies(url),
                 **kwargs,
             )
         except requests.exceptions.ConnectionError as e:
