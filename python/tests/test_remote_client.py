@@ -831,3 +831,15 @@ def test_proxy_from_the_environment(server, monkeypatch):
     db = lancedb_cpp.connect("db://mydb", api_key="k", host_override="http://db.invalid")
     assert db.list_tables().tables == ["via-proxy"]
     assert server.requests[0].headers["host"] == "db.invalid"
+
+
+def test_namespace_client_is_a_rest_namespace_on_the_same_host(server):
+    pytest.importorskip("lance_namespace")
+    server.route("GET", "/v1/namespace/%24/list", (200, {}, {"namespaces": ["a"]}))
+    ns = connect(server).namespace_client()
+    assert type(ns).__name__ == "RestNamespace"
+    from lance_namespace import ListNamespacesRequest
+
+    assert list(ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces) == ["a"]
+    headers = server.requests[0].headers
+    assert headers["x-api-key"] == "secret" and headers["x-lancedb-database"] == "mydb"

@@ -569,10 +569,26 @@ class RemoteDBConnection(DBConnection):
         raise NotImplementedError("materialized views are supported only on local databases")
 
     def namespace_client(self):
-        raise NotImplementedError(
-            "namespace_client() (a Lance REST namespace) is not supported by lancedb_cpp's "
-            "remote connections yet"
-        )
+        """A Lance REST namespace client (pylance's ``RestNamespace``) on the same host, with
+        the connection's headers and TLS files, as LanceDB returns."""
+        import lance_namespace
+
+        client = self._client
+        if client.header_provider is not None:
+            raise NotImplementedError(
+                "namespace_client() with a header_provider is not supported by lancedb_cpp yet"
+            )
+        properties = {"uri": client.host, "delimiter": client.id_delimiter}
+        for key, value in client.headers.items():
+            if key.lower() != "user-agent":
+                properties[f"header.{key.lower()}"] = value
+        tls = self.client_config.tls_config
+        if tls is not None:
+            for key in ("cert_file", "key_file", "ssl_ca_cert"):
+                if getattr(tls, key):
+                    properties[f"tls.{key}"] = getattr(tls, key)
+            properties["tls.assert_hostname"] = "true" if tls.assert_hostname else "false"
+        return lance_namespace.connect("rest", properties)
 
     # Namespaces -----------------------------------------------------------------------------
 
