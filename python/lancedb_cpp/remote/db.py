@@ -549,6 +549,16 @@ class RemoteDBConnection(DBConnection):
 
     job = open_job
 
+    def namespace_exists(self, namespace_id: List[str]) -> bool:
+        raise NotImplementedError(
+            "Namespace operations are not supported for this connection type"
+        )  # LanceDB's RemoteDBConnection has no such check either
+
+    def table_exists(self, table_id: List[str]) -> bool:
+        raise NotImplementedError(
+            "Namespace operations are not supported for this connection type"
+        )
+
     # Local-only features ----------------------------------------------------------------------
 
     def create_materialized_view(
