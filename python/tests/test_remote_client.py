@@ -843,3 +843,18 @@ def test_namespace_client_is_a_rest_namespace_on_the_same_host(server):
     assert list(ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces) == ["a"]
     headers = server.requests[0].headers
     assert headers["x-api-key"] == "secret" and headers["x-lancedb-database"] == "mydb"
+
+
+def test_refresh_column_async_is_a_backfill_job(server):
+    server.route("POST", "/v1/table/t/backfill_column", (200, {}, {"job_id": "b1"}))
+    server.route("POST", "/v1/jobs/describe", (200, {}, {"job_state": "succeeded"}))
+    server.route("POST", "/v1/table/t/count_rows/", (200, {}, 2))
+    table = open_t(server)
+    job = table.refresh_column_async("doubled")
+    assert job.id == "b1"
+    assert server.sent("/v1/table/t/backfill_column")[0].json() == {"column": "doubled"}
+    job.wait()
+    table.count_rows()
+    assert "x-lancedb-min-timestamp" in server.sent("/v1/table/t/count_rows/")[0].headers
+    with pytest.raises(NotImplementedError, match="refresh_column_async"):
+        table.refresh_column("doubled")

@@ -715,7 +715,61 @@ class RemoteTable(Table):
             "migrate_v2_manifest_paths() is not supported on the LanceDB Cloud"
         )
 
+    def refresh_column_async(self, column: str):
+        """Ask the server to backfill computed column `column`; its job (``backfill_column``).
+        A successful wait makes later reads at least as fresh as the fill."""
+        from .job import RemoteJob
+
+        data = self._post_json("backfill_column", json_body=self._with_branch({"column": column}))
+        job_id = data.get("job_id") if isinstance(data, dict) else None
+        if not job_id:
+            raise http_error("", "backfill_column response did not contain a job_id")
+        table = self
+
+        class BackfillJob(RemoteJob):
+            def wait(self, timeout: Optional[timedelta] = None) -> Any:
+                result = super().wait(timeout)
+                if table._version_pin is None:
+                    with table._lock:
+                        table._checkout_baseline = time.time_ns()
+                return result
+
+        return BackfillJob(self._conn, job_id)
+
+    def refresh_column(self, column: str):
+        raise NotImplementedError(
+            "refresh_column() is not supported on remote tables: use refresh_column_async() "
+            "and wait for its job"
+        )
+
+    def optimize_indices(self, *, progress: Any = None) -> None:
+        raise NotImplementedError(
+            "optimize_indices() is not supported on LanceDB Cloud: indices are optimized "
+            "automatically"
+        )
+
+    def merge(self, *args: Any, **kwargs: Any):
+        raise NotImplementedError("merge() is not supported on remote tables")
+
     # LSM write path -------------------------------------------------------------------------
+
+    def set_lsm_write_spec(self, spec: Any) -> None:
+        raise NotImplementedError(
+            "set_lsm_write_spec() on remote tables is not supported by lancedb_cpp yet"
+        )
+
+    def unset_lsm_write_spec(self) -> None:
+        raise NotImplementedError(
+            "unset_lsm_write_spec() on remote tables is not supported by lancedb_cpp yet"
+        )
+
+    def get_lsm_write_spec(self) -> Any:
+        raise NotImplementedError(
+            "get_lsm_write_spec() on remote tables is not supported by lancedb_cpp yet"
+        )
+
+    def close_lsm_writers(self) -> None:
+        """A no-op, as on LanceDB Cloud (there are no local shard writers)."""
 
     def flush_lsm(self) -> None:
         """Seal the active memtables (the server answers 202)."""
