@@ -627,7 +627,9 @@ def test_clone_table(server):
     table = connect(server).clone_table("copy", "s3://bucket/t.lance", source_version=4)
     assert table.name == "copy" and table._server_version == (0, 3, 0)
     assert server.requests[0].json() == {
-        "source_location": "s3://bucket/t.lance", "source_version": 4, "is_shallow": True
+        "source_location": "s3://bucket/t.lance",
+        "source_version": 4,
+        "is_shallow": True,
     }
     server.route("POST", "/v1/table/copy/clone", (201, {}, b"odd"))
     with pytest.raises(HttpError, match="Failed to clone table: odd"):

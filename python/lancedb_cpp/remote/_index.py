@@ -36,9 +36,7 @@ _MAX_WAIT = timedelta(hours=2)
 
 
 def _deprecated(name: str, details: str) -> None:
-    warnings.warn(
-        f"{name} is deprecated as of 0.25.0. {details}", DeprecationWarning, stacklevel=3
-    )
+    warnings.warn(f"{name} is deprecated as of 0.25.0. {details}", DeprecationWarning, stacklevel=3)
 
 
 def _fts_params(config: Any) -> Dict[str, Any]:
@@ -57,9 +55,9 @@ def _fts_params(config: Any) -> Dict[str, Any]:
         "lower_case": bool(config.lower_case),
         "stem": bool(config.stem),
         "remove_stop_words": bool(config.remove_stop_words),
-        "custom_stop_words": None
-        if config.custom_stop_words is None
-        else list(config.custom_stop_words),
+        "custom_stop_words": (
+            None if config.custom_stop_words is None else list(config.custom_stop_words)
+        ),
         "ascii_folding": bool(config.ascii_folding),
         "min_ngram_length": int(config.ngram_min_length),
         "max_ngram_length": int(config.ngram_max_length),
@@ -112,10 +110,13 @@ def _index_body(table: Any, column: str, config: Any, name: Optional[str]) -> Di
         if is_vector:
             body["metric_type"] = "l2"
             body["index_type"] = "IVF_PQ"
-        elif pa.types.is_integer(dtype) or pa.types.is_floating(dtype) or pa.types.is_string(
-            dtype
-        ) or pa.types.is_large_string(dtype) or pa.types.is_boolean(dtype) or pa.types.is_temporal(
-            dtype
+        elif (
+            pa.types.is_integer(dtype)
+            or pa.types.is_floating(dtype)
+            or pa.types.is_string(dtype)
+            or pa.types.is_large_string(dtype)
+            or pa.types.is_boolean(dtype)
+            or pa.types.is_temporal(dtype)
         ):
             body["index_type"] = "BTREE"
         else:
@@ -156,8 +157,15 @@ def _field(schema: Any, column: str) -> Any:
     return field
 
 
-def _submit(table: Any, column: str, config: Any, *, name: Optional[str], train: bool,
-            wait_timeout: Optional[timedelta]) -> Optional[str]:
+def _submit(
+    table: Any,
+    column: str,
+    config: Any,
+    *,
+    name: Optional[str],
+    train: bool,
+    wait_timeout: Optional[timedelta],
+) -> Optional[str]:
     table._check_mutable()
     if not train:
         logging.warning(
@@ -459,7 +467,8 @@ def drop_index(self, name: str) -> None:
 def prewarm_index(self, name: str) -> None:
     """Ask the server to load index `name` into its caches."""
     request_id, response = self._client.send(
-        "POST", self._path(f"index/{quote(name, safe='')}/prewarm/"),
+        "POST",
+        self._path(f"index/{quote(name, safe='')}/prewarm/"),
         headers=self._read_headers() or None,
     )
     if response.status_code == 404:

@@ -88,8 +88,6 @@ def schema_from_json(spec: Dict[str, Any]) -> pa.Schema:
     return pa.schema(fields, metadata=spec.get("metadata") or None)
 
 
-
-
 def data_type_to_json(dtype: pa.DataType) -> Dict[str, Any]:
     """The JSON data type of an Arrow type (alter_columns' ``data_type``)."""
     if isinstance(dtype, pa.ExtensionType):

@@ -473,10 +473,19 @@ def _is_read_error(e: BaseException) -> bool:
     """Whether a ConnectionError happened after the connection was made (the server closed
     it while the response was read)."""
     text = repr(e)
-    return any(
-        marker in text
-        for marker in ("RemoteDisconnected", "IncompleteRead", "ProtocolError", "Read timed out")
-    ) and "NewConnectionError" not in text and "Connection refused" not in text
+    return (
+        any(
+            marker in text
+            for marker in (
+                "RemoteDisconnected",
+                "IncompleteRead",
+                "ProtocolError",
+                "Read timed out",
+            )
+        )
+        and "NewConnectionError" not in text
+        and "Connection refused" not in text
+    )
 
 
 def _transport_text(e: Any) -> str:

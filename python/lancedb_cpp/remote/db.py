@@ -66,24 +66,28 @@ def _client_config_to_dict(config: ClientConfig) -> Dict[str, Any]:
             "backoff_jitter": retry.backoff_jitter,
             "statuses": retry.statuses,
         },
-        "timeout_config": None
-        if timeouts is None
-        else {
-            "timeout": _seconds(timeouts.timeout),
-            "connect_timeout": _seconds(timeouts.connect_timeout),
-            "read_timeout": _seconds(timeouts.read_timeout),
-            "pool_idle_timeout": _seconds(timeouts.pool_idle_timeout),
-        },
+        "timeout_config": (
+            None
+            if timeouts is None
+            else {
+                "timeout": _seconds(timeouts.timeout),
+                "connect_timeout": _seconds(timeouts.connect_timeout),
+                "read_timeout": _seconds(timeouts.read_timeout),
+                "pool_idle_timeout": _seconds(timeouts.pool_idle_timeout),
+            }
+        ),
         "extra_headers": config.extra_headers,
         "id_delimiter": config.id_delimiter,
-        "tls_config": None
-        if tls is None
-        else {
-            "cert_file": tls.cert_file,
-            "key_file": tls.key_file,
-            "ssl_ca_cert": tls.ssl_ca_cert,
-            "assert_hostname": tls.assert_hostname,
-        },
+        "tls_config": (
+            None
+            if tls is None
+            else {
+                "cert_file": tls.cert_file,
+                "key_file": tls.key_file,
+                "ssl_ca_cert": tls.ssl_ca_cert,
+                "assert_hostname": tls.assert_hostname,
+            }
+        ),
         "header_provider": None,
         "user_id": config.user_id,
     }
@@ -264,8 +268,9 @@ class RemoteDBConnection(DBConnection):
         """One page of table names, with the token of the next page."""
         path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/table/list"
         body = self._list_page(path, namespace_path, page_token, limit)
-        return ListTablesResponse(tables=list(body.get("tables", [])),
-                                  page_token=body.get("page_token"))
+        return ListTablesResponse(
+            tables=list(body.get("tables", [])), page_token=body.get("page_token")
+        )
 
     def open_table(
         self,
@@ -379,8 +384,9 @@ class RemoteDBConnection(DBConnection):
         self._remember(namespace_path, name, version)
         return self._table(name, namespace_path, version)
 
-    def drop_table(self, name: str, namespace_path: Optional[List[str]] = None,
-                   ignore_missing: bool = False):
+    def drop_table(
+        self, name: str, namespace_path: Optional[List[str]] = None, ignore_missing: bool = False
+    ):
         """Drop table `name`."""
         client = self._client
         path = client.table_path(self._identifier(name, namespace_path), "drop/")
@@ -515,12 +521,14 @@ class RemoteDBConnection(DBConnection):
             creation_ms=int(body.get("creation_ms") or 0),
             _spec_json=None if body.get("spec") is None else json.dumps(body["spec"]),
             _result_json=None if body.get("result") is None else json.dumps(body["result"]),
-            failure=None
-            if failure is None
-            else JobFailureInfo(
-                phase=failure.get("phase"),
-                message=failure.get("message"),
-                retryable=failure.get("retryable"),
+            failure=(
+                None
+                if failure is None
+                else JobFailureInfo(
+                    phase=failure.get("phase"),
+                    message=failure.get("message"),
+                    retryable=failure.get("retryable"),
+                )
             ),
         )
 
@@ -555,9 +563,7 @@ class RemoteDBConnection(DBConnection):
         )  # LanceDB's RemoteDBConnection has no such check either
 
     def table_exists(self, table_id: List[str]) -> bool:
-        raise NotImplementedError(
-            "Namespace operations are not supported for this connection type"
-        )
+        raise NotImplementedError("Namespace operations are not supported for this connection type")
 
     # Local-only features ----------------------------------------------------------------------
 
@@ -602,8 +608,12 @@ class RemoteDBConnection(DBConnection):
 
     # Namespaces -----------------------------------------------------------------------------
 
-    def list_namespaces(self, namespace_path: Optional[List[str]] = None,
-                        page_token: Optional[str] = None, limit: Optional[int] = None):
+    def list_namespaces(
+        self,
+        namespace_path: Optional[List[str]] = None,
+        page_token: Optional[str] = None,
+        limit: Optional[int] = None,
+    ):
         """Child namespaces of `namespace_path` (LanceDB's ListNamespacesResponse)."""
         from lance_namespace import ListNamespacesResponse
 
@@ -615,11 +625,16 @@ class RemoteDBConnection(DBConnection):
         path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/list"
         request_id, response = self._client.send("GET", path, params=params, retry=False)
         body = _json(request_id, self._client.check(request_id, response), "namespace list")
-        return ListNamespacesResponse(namespaces=set(body.get("namespaces", [])),
-                                      page_token=body.get("page_token"))
+        return ListNamespacesResponse(
+            namespaces=set(body.get("namespaces", [])), page_token=body.get("page_token")
+        )
 
-    def create_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
-                         properties: Optional[Dict[str, str]] = None):
+    def create_namespace(
+        self,
+        namespace_path: List[str],
+        mode: Optional[str] = None,
+        properties: Optional[Dict[str, str]] = None,
+    ):
         """Create a namespace."""
         from lance_namespace import CreateNamespaceResponse
 
@@ -633,8 +648,9 @@ class RemoteDBConnection(DBConnection):
         body = _json(request_id, self._client.check(request_id, response), "namespace create")
         return CreateNamespaceResponse(properties=body.get("properties"))
 
-    def drop_namespace(self, namespace_path: List[str], mode: Optional[str] = None,
-                       behavior: Optional[str] = None):
+    def drop_namespace(
+        self, namespace_path: List[str], mode: Optional[str] = None, behavior: Optional[str] = None
+    ):
         """Drop a namespace."""
         from lance_namespace import DropNamespaceResponse
 
@@ -646,8 +662,9 @@ class RemoteDBConnection(DBConnection):
         path = f"/v1/namespace/{self._namespace_identifier(namespace_path)}/drop"
         request_id, response = self._client.send("POST", path, json=body, retry=False)
         body = _json(request_id, self._client.check(request_id, response), "namespace drop")
-        return DropNamespaceResponse(properties=body.get("properties"),
-                                     transaction_id=body.get("transaction_id"))
+        return DropNamespaceResponse(
+            properties=body.get("properties"), transaction_id=body.get("transaction_id")
+        )
 
     def describe_namespace(self, namespace_path: List[str]):
         """The properties of a namespace."""
@@ -754,7 +771,7 @@ def deserialize_conn(data: str, *, for_worker: bool = False) -> DBConnection:
         if for_worker:
             prefix = "_lancedb_worker_"
             for key in [k for k in properties if k.startswith(prefix)]:
-                properties[key[len(prefix):]] = properties.pop(key)
+                properties[key[len(prefix) :]] = properties.pop(key)
         return connect_namespace(
             namespace_client_impl=parsed["namespace_client_impl"],
             namespace_client_properties=properties,

@@ -52,7 +52,7 @@ class RemoteJob:
         return client.check(request_id, response).json()
 
     def status(self) -> str:
-        """"running", "finished", "failed" or "cancelled"."""
+        """ "running", "finished", "failed" or "cancelled"."""
         if self._id is None:
             return "finished"
         description = self._describe()

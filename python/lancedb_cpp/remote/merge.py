@@ -74,9 +74,12 @@ class RemoteMergeInsertBuilder(LanceMergeInsertBuilder):
         if timeout is not None:
             seconds = timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout
             headers[REQUEST_TIMEOUT_HEADER] = str(int(float(seconds) * 1000))
-        answer = table._write(
-            "merge_insert/", ipc_stream(data), params + table._branch_params(), headers
-        ) or {}
+        answer = (
+            table._write(
+                "merge_insert/", ipc_stream(data), params + table._branch_params(), headers
+            )
+            or {}
+        )
         result = MergeResult(
             version=int(answer.get("version", 0)),
             num_updated_rows=int(answer.get("num_updated_rows", 0)),

@@ -674,8 +674,9 @@ class RemoteTable(Table):
 
     # Maintenance LanceDB does not offer remotely ----------------------------------------------
 
-    def optimize(self, *, cleanup_older_than: Optional[timedelta] = None,
-                 delete_unverified: bool = False) -> None:
+    def optimize(
+        self, *, cleanup_older_than: Optional[timedelta] = None, delete_unverified: bool = False
+    ) -> None:
         """A no-op (with a warning), as on LanceDB Cloud: indices are optimized
         automatically."""
         warnings.warn(
@@ -706,9 +707,7 @@ class RemoteTable(Table):
         )
 
     def uses_v2_manifest_paths(self) -> bool:
-        raise NotImplementedError(
-            "uses_v2_manifest_paths() is not supported on the LanceDB Cloud"
-        )
+        raise NotImplementedError("uses_v2_manifest_paths() is not supported on the LanceDB Cloud")
 
     def migrate_v2_manifest_paths(self) -> None:
         raise NotImplementedError(
@@ -969,8 +968,13 @@ class RemoteBranches:
             for name, b in (data.get("branches") or {}).items()
         }
 
-    def create(self, name: str, version: Optional[Union[int, str]] = None,
-               *, source_branch: Optional[str] = None) -> RemoteTable:
+    def create(
+        self,
+        name: str,
+        version: Optional[Union[int, str]] = None,
+        *,
+        source_branch: Optional[str] = None,
+    ) -> RemoteTable:
         """Create branch `name` from the current branch's latest version (or `version`, a
         version number or a tag) and return a handle scoped to it."""
         table = self._table
