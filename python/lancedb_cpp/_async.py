@@ -746,8 +746,8 @@ class AsyncTable(_Closable):
             table, vector_column_name
         ):
             query_type = "hybrid"
-        inner = table.search(query, vector_column_name, query_type, ordering_field_name,
-                             fts_columns)
+        inner = table.search(query, vector_column_name, query_type,  # keywords: as query.py
+                             ordering_field_name=ordering_field_name, fts_columns=fts_columns)
         return wrap_sync_query(inner, self)
 
     def vector_search(self, query_vector: Any) -> AsyncVectorQuery:

@@ -860,3 +860,20 @@ def test_refresh_column_async_is_a_backfill_job(server):
     assert "x-lancedb-min-timestamp" in server.sent("/v1/table/t/count_rows/")[0].headers
     with pytest.raises(NotImplementedError, match="refresh_column_async"):
         table.refresh_column("doubled")
+
+
+def test_async_full_text_search_keeps_its_columns(server):
+    server.describe(schema=VECTOR_SCHEMA)
+    server.answer_query(pa.table({"id": [1], "_score": pa.array([1.0], pa.float32())}))
+
+    async def run():
+        db = await lancedb_cpp.connect_async(
+            "db://mydb", api_key="secret", host_override=server.url
+        )
+        table = await db.open_table("t")
+        return await (await table.search("hi", query_type="fts", fts_columns="text")).to_arrow()
+
+    asyncio.run(run())
+    body = server.sent("/v1/table/t/query/")[0].json()
+    assert body["full_text_query"] == {"columns": ["text"], "query": "hi"}
+    assert "fast_search" not in body

@@ -406,13 +406,16 @@ class RemoteTable(Table):
         query_type: str = "auto",
         fts_columns: Optional[Union[str, List[str]]] = None,
         fast_search: bool = False,
+        *,
+        ordering_field_name: Optional[str] = None,
     ):
-        """Start a query (see ``Table.search``; LanceDB's RemoteTable takes no
-        `ordering_field_name`); it runs on the server."""
+        """Start a query (see ``Table.search``; LanceDB's RemoteTable has `fts_columns` where
+        a local table has `ordering_field_name`, which it takes as a keyword only); it runs on
+        the server."""
         from .query import as_remote
 
         builder = as_remote(
-            super().search(query, vector_column_name, query_type, None, fts_columns)
+            super().search(query, vector_column_name, query_type, ordering_field_name, fts_columns)
         )
         if fast_search and hasattr(builder, "fast_search"):
             builder.fast_search()
