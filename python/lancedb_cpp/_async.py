@@ -64,6 +64,13 @@ async def connect_async(
     """
     from . import connect
 
+    if oauth_config is not None and os.fspath(uri).startswith("db://"):  # remote/oauth.py
+        from .remote.db import connect_remote
+
+        conn = await _to_thread(connect_remote, os.fspath(uri), api_key, region, host_override,
+                                sql_host_override, read_consistency_interval, None,
+                                client_config, storage_options, oauth_config=oauth_config)
+        return conn._async_class(conn)
     reject_unsupported("connect_async", oauth_config=(oauth_config, None))
     conn = await _to_thread(
         connect,

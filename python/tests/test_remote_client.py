@@ -877,3 +877,39 @@ def test_async_full_text_search_keeps_its_columns(server):
     body = server.sent("/v1/table/t/query/")[0].json()
     assert body["full_text_query"] == {"columns": ["text"], "query": "hi"}
     assert "fast_search" not in body
+
+
+def test_oauth_client_credentials(server):
+    from urllib.parse import parse_qs
+
+    from lancedb_cpp.remote import OAuthConfig
+
+    discovery = {"token_endpoint": f"{server.url}/token"}
+    server.route("GET", "/issuer/.well-known/openid-configuration", (200, {}, discovery))
+    server.route("POST", "/token", (200, {}, {"access_token": "tok-1", "expires_in": 3600}))
+    server.route("GET", "/v1/table/", (200, {}, {"tables": ["t"]}))
+    config = OAuthConfig(issuer_url=f"{server.url}/issuer", client_id="app",
+                         client_secret="shh", scopes=["api://x/.default", "other"])  # fmt: skip
+
+    async def run():
+        db = await lancedb_cpp.connect_async("db://mydb", host_override=server.url,
+                                             oauth_config=config)  # fmt: skip
+        return await db.table_names(), await db.table_names()
+
+    assert asyncio.run(run()) == (["t"], ["t"])
+    paths = [r.path for r in server.requests]
+    assert paths == ["/issuer/.well-known/openid-configuration", "/token", "/v1/table/",
+                     "/v1/table/"]  # fmt: skip
+    form = parse_qs(server.requests[1].body.decode())
+    assert form == {"grant_type": ["client_credentials"], "client_id": ["app"],
+                    "client_secret": ["shh"], "scope": ["api://x/.default other"]}  # fmt: skip
+    for request in server.requests[2:]:
+        assert request.headers["authorization"] == "Bearer tok-1"
+        assert "x-api-key" not in request.headers
+        assert request.headers["x-lancedb-credential-type"] == "oidc"
+    with pytest.raises(ValueError, match="cannot both be set"):
+        asyncio.run(lancedb_cpp.connect_async("db://mydb", api_key="k", oauth_config=config))
+    insecure = OAuthConfig(issuer_url="http://example.com", client_id="a", client_secret="s",
+                           scopes=["x"])  # fmt: skip
+    with pytest.raises(ValueError, match="must use https"):
+        asyncio.run(lancedb_cpp.connect_async("db://mydb", oauth_config=insecure))

@@ -717,12 +717,33 @@ def connect_remote(
     request_thread_pool: Any,
     client_config: Any,
     storage_options: Optional[Dict[str, str]],
+    oauth_config: Any = None,
     **kwargs: Any,
 ) -> RemoteDBConnection:
     """``lancedb_cpp.connect("db://...")``: the API key from `api_key` or LANCEDB_API_KEY;
-    `kwargs` are LanceDB's deprecated ``connection_timeout`` / ``read_timeout``."""
+    `kwargs` are LanceDB's deprecated ``connection_timeout`` / ``read_timeout``. With
+    `oauth_config` (``connect_async``), an OAuth header provider (remote/oauth.py) instead of an
+    API key."""
     import os
 
+    if oauth_config is not None:
+        if api_key is not None:
+            raise ValueError(
+                "Invalid input, api_key and oauth_config cannot both be set when connecting to "
+                "LanceDb Cloud"
+            )
+        from .oauth import OAuthHeaderProvider
+
+        if isinstance(client_config, dict):
+            client_config = ClientConfig(**client_config)
+        client_config = client_config if client_config is not None else ClientConfig()
+        if client_config.header_provider is not None:
+            raise ValueError(
+                "Invalid input, oauth_config and client_config.header_provider cannot both be "
+                "set when connecting to LanceDb Cloud"
+            )
+        client_config.header_provider = OAuthHeaderProvider(oauth_config)
+        api_key = ""
     if api_key is None:
         api_key = os.environ.get("LANCEDB_API_KEY")
     if api_key is None:
