@@ -174,8 +174,10 @@ def connect(
     Parameters
     ----------
     uri: str or Path
-        A local directory (created on first write), ``memory://name``, or
-        ``s3://bucket/prefix`` (AWS S3 or an S3-compatible store; docs/object-storage.md).
+        A local directory (created on first write), ``memory://name``,
+        ``s3://bucket/prefix`` (AWS S3 or an S3-compatible store; docs/object-storage.md), or
+        ``db://name`` for a remote database (with `api_key`, `region`, `host_override`,
+        `client_config`; see docs/remote.md).
     read_consistency_interval: timedelta, optional
         None (default): a table handle sees other writers' versions only after
         ``checkout_latest()``; ``timedelta(0)``: before every read; otherwise at most that
@@ -188,8 +190,8 @@ def connect(
         ``allow_http``, ``timeout``, ...; an unknown one raises ValueError). Other keys raise
         NotImplementedError.
 
-    The other parameters of ``lancedb.connect`` (LanceDB Cloud, sessions, namespaces) are not
-    supported: anything but their defaults raises NotImplementedError. Unknown keyword
+    The other parameters of ``lancedb.connect`` (sessions, namespaces) are not supported for
+    local databases: anything but their defaults raises NotImplementedError. Unknown keyword
     arguments raise ValueError, as in LanceDB.
 
     Returns

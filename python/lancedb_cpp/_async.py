@@ -59,8 +59,8 @@ async def connect_async(
     """Connect to a LanceDB database, as ``connect`` does, for use with ``await``.
 
     Takes the parameters of ``lancedb.connect_async``; those ``connect`` does not support
-    (LanceDB Cloud, sessions, namespaces, OAuth) raise NotImplementedError unless left at their
-    defaults.
+    (sessions, namespaces; OAuth for local databases) raise NotImplementedError unless left at
+    their defaults. ``db://`` URIs are remote databases (``oauth_config`` too: docs/remote.md).
     """
     from . import connect
 
