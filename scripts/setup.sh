@@ -11,6 +11,7 @@ APT_PACKAGES=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler
   libbenchmark-dev nlohmann-json3-dev clang-format clang-14 libclang-rt-14-dev
   libre2-dev libutf8proc-dev libicu-dev curl xz-utils libcurl4-openssl-dev libexpat1-dev)
 PY_PACKAGES=(pytest pytest-xdist pyarrow numpy pandas polars duckdb scikit-build-core nanobind
+  requests  # lancedb_cpp's remote client (db:// connections)
   "pylance==12.0.0" "lancedb==0.39.0" "moto[server]==5.2.1"
   # the providers' clients under the hosted embedding functions and rerankers (their tests)
   "openai==3.63.0" "voyageai==0.5.0" "cohere==7.3.1" "google-genai==3.6.1" "ollama==0.6.3")

@@ -174,8 +174,10 @@ def connect(
     Parameters
     ----------
     uri: str or Path
-        A local directory (created on first write), ``memory://name``, or
-        ``s3://bucket/prefix`` (AWS S3 or an S3-compatible store; docs/object-storage.md).
+        A local directory (created on first write), ``memory://name``,
+        ``s3://bucket/prefix`` (AWS S3 or an S3-compatible store; docs/object-storage.md), or
+        ``db://name`` for a remote database (with `api_key`, `region`, `host_override`,
+        `client_config`; see docs/remote.md).
     read_consistency_interval: timedelta, optional
         None (default): a table handle sees other writers' versions only after
         ``checkout_latest()``; ``timedelta(0)``: before every read; otherwise at most that
@@ -188,8 +190,8 @@ def connect(
         ``allow_http``, ``timeout``, ...; an unknown one raises ValueError). Other keys raise
         NotImplementedError.
 
-    The other parameters of ``lancedb.connect`` (LanceDB Cloud, sessions, namespaces) are not
-    supported: anything but their defaults raises NotImplementedError. Unknown keyword
+    The other parameters of ``lancedb.connect`` (sessions, namespaces) are not supported for
+    local databases: anything but their defaults raises NotImplementedError. Unknown keyword
     arguments raise ValueError, as in LanceDB.
 
     Returns
@@ -197,8 +199,12 @@ def connect(
     DBConnection
     """
     uri = os.fspath(uri)
-    if uri.startswith("db://"):
-        raise NotImplementedError("LanceDB Cloud (db://) connections are not supported")
+    if uri.startswith("db://"):  # a remote database: lancedb_cpp/remote/db.py
+        from .remote.db import connect_remote
+
+        return connect_remote(uri, api_key, region, host_override, sql_host_override,
+                              read_consistency_interval, request_thread_pool, client_config,
+                              storage_options, **kwargs)  # fmt: skip
     reject_unsupported(
         "connect",
         api_key=(api_key, None),
@@ -229,4 +235,8 @@ def __getattr__(name: str):
         from .schema import resolve_blob_type
 
         return resolve_blob_type()
+    if name == "deserialize_conn":  # lancedb.deserialize_conn (remote/db.py)
+        from .remote.db import deserialize_conn
+
+        return deserialize_conn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -59,11 +59,18 @@ async def connect_async(
     """Connect to a LanceDB database, as ``connect`` does, for use with ``await``.
 
     Takes the parameters of ``lancedb.connect_async``; those ``connect`` does not support
-    (LanceDB Cloud, sessions, namespaces, OAuth) raise NotImplementedError unless left at their
-    defaults.
+    (sessions, namespaces; OAuth for local databases) raise NotImplementedError unless left at
+    their defaults. ``db://`` URIs are remote databases (``oauth_config`` too: docs/remote.md).
     """
     from . import connect
 
+    if oauth_config is not None and os.fspath(uri).startswith("db://"):  # remote/oauth.py
+        from .remote.db import connect_remote
+
+        conn = await _to_thread(connect_remote, os.fspath(uri), api_key, region, host_override,
+                                sql_host_override, read_consistency_interval, None,
+                                client_config, storage_options, oauth_config=oauth_config)
+        return conn._async_class(conn)
     reject_unsupported("connect_async", oauth_config=(oauth_config, None))
     conn = await _to_thread(
         connect,
@@ -79,7 +86,8 @@ async def connect_async(
         manifest_enabled=manifest_enabled,
         namespace_client_properties=namespace_client_properties,
     )
-    return AsyncConnection(conn)
+    # A remote connection has an async class of its own (lancedb_cpp/remote/db.py).
+    return getattr(conn, "_async_class", AsyncConnection)(conn)
 
 
 class _Closable:
@@ -745,8 +753,8 @@ class AsyncTable(_Closable):
             table, vector_column_name
         ):
             query_type = "hybrid"
-        inner = table.search(query, vector_column_name, query_type, ordering_field_name,
-                             fts_columns)
+        inner = table.search(query, vector_column_name, query_type,  # keywords: as query.py
+                             ordering_field_name=ordering_field_name, fts_columns=fts_columns)
         return wrap_sync_query(inner, self)
 
     def vector_search(self, query_vector: Any) -> AsyncVectorQuery:

@@ -136,7 +136,8 @@ class AsyncQueryBase:
     """Options and outputs shared by every async query."""
 
     def __init__(self, inner: LanceQueryBuilder, table: Optional["AsyncTable"] = None):
-        self._inner = inner
+        # A remote table's builders run on its server (lancedb_cpp/remote/query.py).
+        self._inner = getattr(inner._table, "_remote_builder", lambda b: b)(inner)
         self._async_table = table
 
     # Options --------------------------------------------------------------------------------

@@ -191,9 +191,10 @@ class LanceQueryBuilder:
     ) -> "LanceQueryBuilder":
         """The builder ``table.search(query, vector_column_name, query_type, ...)`` returns;
         `fast_search` makes a vector or full-text search skip the unindexed rows."""
-        builder = table.search(
-            query, vector_column_name, query_type, ordering_field_name, fts_columns
-        )
+        builder = table.search(  # keywords: a RemoteTable's search has LanceDB's remote order
+            query, vector_column_name, query_type, ordering_field_name=ordering_field_name,
+            fts_columns=fts_columns,
+        )  # fmt: skip
         if fast_search and hasattr(builder, "fast_search"):
             builder.fast_search()
         return builder

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
-"""Configuration of LanceDB's remote client (``lancedb.remote``). The classes hold values as
-LanceDB's do; connecting to a remote database (``db://``) is not supported by lancedb_cpp yet,
-so ``connect`` rejects them with NotImplementedError."""
+"""LanceDB's remote client (``lancedb.remote``): the configuration of connections to a remote
+database (``connect("db://name", api_key=..., client_config=...)``), as LanceDB's dataclasses,
+dicts coerced to them as LanceDB does. The connection (db.py), its tables (table.py) and the
+HTTP client (client.py) speak LanceDB's REST protocol; see docs/remote.md."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from datetime import timedelta
 from enum import Enum
 from typing import List, Optional
 
-from .._not_yet import REMOTE, unsupported_class
 from .header import HeaderProvider
 
 __all__ = [
@@ -25,6 +25,22 @@ __all__ = [
 ]
 
 
+def _to_timedelta(value) -> Optional[timedelta]:
+    if value is None or isinstance(value, timedelta):
+        return value
+    if isinstance(value, (int, float)):
+        return timedelta(seconds=value)
+    raise ValueError(
+        f"Invalid value for timeout: {value}, must be a timedelta or number of seconds"
+    )
+
+
+def _version() -> str:
+    from .. import _native
+
+    return _native.__version__
+
+
 @dataclass
 class TimeoutConfig:
     """Timeouts of remote requests."""
@@ -33,6 +49,13 @@ class TimeoutConfig:
     connect_timeout: Optional[timedelta] = None
     read_timeout: Optional[timedelta] = None
     pool_idle_timeout: Optional[timedelta] = None
+
+    def __post_init__(self):
+        # Numbers are seconds (as in LanceDB).
+        self.timeout = _to_timedelta(self.timeout)
+        self.connect_timeout = _to_timedelta(self.connect_timeout)
+        self.read_timeout = _to_timedelta(self.read_timeout)
+        self.pool_idle_timeout = _to_timedelta(self.pool_idle_timeout)
 
 
 @dataclass
@@ -61,7 +84,7 @@ class TlsConfig:
 class ClientConfig:
     """Settings of the remote client."""
 
-    user_agent: str = "LanceDB-Python-Client/0.39.0"
+    user_agent: str = field(default_factory=lambda: f"LanceDB-Python-Client/{_version()}")
     retry_config: RetryConfig = field(default_factory=RetryConfig)
     timeout_config: Optional[TimeoutConfig] = field(default_factory=TimeoutConfig)
     extra_headers: Optional[dict] = None
@@ -69,6 +92,14 @@ class ClientConfig:
     tls_config: Optional[TlsConfig] = None
     header_provider: Optional[HeaderProvider] = None
     user_id: Optional[str] = None
+
+    def __post_init__(self):
+        if isinstance(self.retry_config, dict):
+            self.retry_config = RetryConfig(**self.retry_config)
+        if isinstance(self.timeout_config, dict):
+            self.timeout_config = TimeoutConfig(**self.timeout_config)
+        if isinstance(self.tls_config, dict):
+            self.tls_config = TlsConfig(**self.tls_config)
 
 
 class OAuthFlowType(str, Enum):
@@ -89,5 +120,11 @@ class OAuthConfig:
     refresh_buffer_secs: Optional[int] = None
 
 
-# Connections to remote databases (``db://``) are not built yet: constructing one raises.
-RemoteDBConnection = unsupported_class("RemoteDBConnection", REMOTE, __name__)
+
+def __getattr__(name: str):
+    # The connection class loads on first use (its module imports lancedb_cpp's table code).
+    if name == "RemoteDBConnection":
+        from .db import RemoteDBConnection
+
+        return RemoteDBConnection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,8 +2,8 @@
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """``lancedb.remote.errors``: the errors of LanceDB's remote client, which code written against
 LanceDB catches (``except HttpError``). They carry the server's request id and HTTP status and
-survive pickling with them (for errors raised in worker processes). lancedb_cpp's remote
-client is not built yet, so nothing here raises them yet."""
+survive pickling with them (for errors raised in worker processes). The remote client
+(client.py) raises them with LanceDB's messages."""
 
 from typing import Optional
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: The lancedb-cpp Authors
 """Header providers of LanceDB's remote client (``lancedb.remote.header``): objects that
-supply extra HTTP headers before each request to a remote database. They are plain Python
-and work as LanceDB's; the remote client that would call them (``db://`` connections) is not
-part of lancedb_cpp yet (``lancedb_cpp.remote``).
+supply extra HTTP headers before each request (each attempt) to a remote database
+(``ClientConfig(header_provider=...)``); their headers override the static ones. They are
+plain Python and work as LanceDB's.
 
 Thread-safety: ``StaticHeaderProvider`` is immutable; ``OAuthProvider`` is internally
 synchronized (one token fetch at a time, however many threads ask for headers).
