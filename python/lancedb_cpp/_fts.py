@@ -281,6 +281,14 @@ class LanceHybridQueryBuilder(LanceQueryBuilder):
         self._phrase_query = phrase_query
         return self
 
+    @staticmethod
+    def _normalize_scores(scores: pa.Array, invert: bool = False) -> pa.Array:
+        """The min-max normalization hybrid fusion applies to distances and scores (LanceDB's
+        static helper of the same name)."""
+        from . import _hybrid
+
+        return _hybrid.normalize_scores(scores, invert)
+
     def rerank(self, reranker: Any = None, normalize: str = "score") -> "LanceHybridQueryBuilder":
         """Fuse with `reranker` (default RRFReranker()); `normalize` "score" min-max normalizes
         the distances and scores first, "rank" replaces them by their ranks first."""

@@ -738,6 +738,17 @@ class Table(IndexMixin):
         order (a repeated offset gives its row again); `with_row_id` adds ``_rowid``."""
         return LanceTakeQueryBuilder(self, offsets=offsets).with_row_id(with_row_id)
 
+    def __getitems__(self, offsets: List[int]) -> pa.Table:
+        """The rows at `offsets`, in the order given (the batch fetch of PyTorch's Dataset
+        protocol, as LanceDB's)."""
+        offsets = list(offsets)
+        order = sorted(range(len(offsets)), key=lambda i: offsets[i])
+        rows = self.take_offsets(offsets).to_arrow()  # in table (offset) order
+        inverse = [0] * len(order)
+        for rank, i in enumerate(order):
+            inverse[i] = rank
+        return rows.take(pa.array(inverse, pa.int64())).combine_chunks()
+
     def take_row_ids(
         self, row_ids: Iterable[int], *, with_row_id: bool = False
     ) -> LanceTakeQueryBuilder:

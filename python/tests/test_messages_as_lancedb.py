@@ -207,3 +207,25 @@ def test_four_bit_pq_sub_vectors_as_lancedb(tmp_path, dim, num_sub_vectors):
     else:
         assert got == want
     assert (want[0][0] == "ok") == (dim != 40 and num_sub_vectors in (None, 4))
+
+
+def test_getitems_and_normalize_scores_as_lancedb(tmp_path):
+    import random
+
+    import pyarrow.compute as pc
+
+    random.seed(3)
+    offsets = [5, 2, 117, 2] + random.sample(range(200), 10)
+    got_want = []
+    for mod in (lancedb_cpp, lancedb):
+        t = mod.connect(tmp_path / mod.__name__).create_table("t", pa.table({"idx": range(100)}))
+        t.add(pa.table({"idx": range(100, 200)}))
+        got_want.append(t.__getitems__(offsets))
+    assert got_want[0] == got_want[1] == pa.table({"idx": offsets})
+    for scores in ([0.1, 0.4], [2.0, 10.0, 20.0], [0.0, 0.0, 0.0], [3.0, 3.0], []):
+        for invert in (False, True):
+            arr = pa.array(scores, pa.float64())
+            ours = lancedb_cpp.table.LanceHybridQueryBuilder._normalize_scores(arr, invert)
+            theirs = lancedb.table.LanceHybridQueryBuilder._normalize_scores(arr, invert)
+            assert pc.all(pc.equal(ours, theirs)).as_py() in (True, None)
+            assert ours.to_pylist() == theirs.to_pylist()
