@@ -119,6 +119,13 @@ class _Closable:
         return inner
 
 
+def _infer_vector_column(table: Any, query: Any) -> str:
+    """The vector column a vector search of `query` without a column name uses."""
+    from .util import infer_vector_column_name
+
+    return infer_vector_column_name(table.schema, "vector", query, None)
+
+
 def _text_is_hybrid(table: Table, vector_column: Optional[str]) -> bool:
     """Whether LanceDB's async ``search("text")`` would be hybrid on `table`: the (named, or
     the only) embedding function's source column has an FTS index."""
@@ -753,6 +760,18 @@ class AsyncTable(_Closable):
             table, vector_column_name
         ):
             query_type = "hybrid"
+        if query_type == "vector" and isinstance(query, str) and (
+            table._embedding_config(vector_column_name) is None
+        ):
+            # LanceDB's async search words this error (and its note) its own way.
+            column = vector_column_name or _infer_vector_column(table, query)
+            error = ValueError(f"Column '{column}' has no registered embedding function.")
+            configs = table.embedding_functions
+            error.add_note(
+                f"Embedding functions are registered for columns: {list(configs)}"
+                if configs else "No embedding functions are registered for any columns."
+            )  # fmt: skip
+            raise error
         inner = table.search(query, vector_column_name, query_type,  # keywords: as query.py
                              ordering_field_name=ordering_field_name, fts_columns=fts_columns)
         return wrap_sync_query(inner, self)

@@ -229,3 +229,29 @@ def test_getitems_and_normalize_scores_as_lancedb(tmp_path):
             theirs = lancedb.table.LanceHybridQueryBuilder._normalize_scores(arr, invert)
             assert pc.all(pc.equal(ours, theirs)).as_py() in (True, None)
             assert ours.to_pylist() == theirs.to_pylist()
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_text_vector_query_without_embedding_function_as_lancedb(tmp_path, kind):
+    import traceback
+
+    def run(mod):
+        path = tmp_path / mod.__name__
+        mod.connect(path).create_table("t", pa.table({"vector": [[1.0, 2.0]], "text": ["a"]}))
+
+        async def search_async():
+            t = await (await mod.connect_async(path)).open_table("t")
+            await t.search("0.1", query_type="vector")
+
+        try:
+            if kind == "sync":
+                mod.connect(path).open_table("t").search("0.1", query_type="vector").to_list()
+            else:
+                asyncio.run(search_async())
+            return ("ok",)
+        except Exception as e:  # noqa: BLE001
+            return "".join(traceback.format_exception_only(type(e), e)).strip()
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert want.startswith("ValueError")
