@@ -88,8 +88,9 @@ def async_query_object(inner: LanceQueryBuilder) -> Query:
             full_text_query=FullTextSearchQuery(
                 query=inner._phrase_semantics(), columns=inner._fts_columns
             ),
-            postfilter=not inner._prefilter,
-            limit=10 if inner._limit_arg is None else inner._limit_arg,
+            # As LanceDB's async full-text query object: postfilter and limit only when set.
+            postfilter=None if inner._prefilter else True,
+            limit=inner._limit_arg,
             fast_search=inner._fast_search_arg,
         )
     return Query(**fields)

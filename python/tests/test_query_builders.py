@@ -504,10 +504,15 @@ def test_to_query_object_async_matches_lancedb(tables):
         for make in ASYNC_CASES:
             o, t = dumps(make(ours, ColumnOrdering), make(theirs, lq.ColumnOrdering))
             same_dump(o, t)
-        # LanceDB 0.39 panics describing async full-text queries; ours describes them.
+        # LanceDB 0.39 panics describing async text queries; ours describes them as it
+        # describes its structured full-text queries: postfilter and limit only when set.
         fts = ours.query().nearest_to_text("apple", columns="txt").limit(3).to_query_object()
         assert fts.full_text_query == q.FullTextSearchQuery(query="apple", columns=["txt"])
-        assert fts.limit == 3 and fts.postfilter is False
+        assert fts.limit == 3 and fts.postfilter is None
+        match = q.MatchQuery("apple", "txt")
+        for t, mq in ((ours, match), (theirs, lq.MatchQuery("apple", "txt"))):
+            described = (await t.search(mq)).to_query_object()
+            assert described.postfilter is None and described.limit is None
         hybrid = ours.query().nearest_to([0.0, 0.0]).nearest_to_text("apple")
         with pytest.raises(NotImplementedError, match="hybrid"):
             hybrid.to_query_object()
