@@ -255,3 +255,37 @@ def test_text_vector_query_without_embedding_function_as_lancedb(tmp_path, kind)
     got, want = run(lancedb_cpp), run(lancedb)
     assert got == want
     assert want.startswith("ValueError")
+
+
+def test_label_list_item_types_as_lancedb(tmp_path):
+    """Which list columns take a LABEL_LIST index: the same as LanceDB's (and Lance's words)."""
+    import datetime
+
+    item = pa.struct([pa.field("tag", pa.string())])
+    cols = {
+        "i64": pa.array([[1]], pa.list_(pa.int64())), "u8": pa.array([[1]], pa.list_(pa.uint8())),
+        "s": pa.array([["a"]], pa.list_(pa.string())),
+        "ls": pa.array([["a"]], pa.list_(pa.large_string())),
+        "b": pa.array([[True]], pa.list_(pa.bool_())),
+        "bin": pa.array([[b"a"]], pa.list_(pa.binary())),
+        "ll": pa.array([[1]], pa.large_list(pa.int64())),
+        "f32": pa.array([[1.0]], pa.list_(pa.float32())),
+        "d": pa.array([[datetime.date(2020, 1, 1)]], pa.list_(pa.date32())),
+        "st": pa.array([[{"tag": "a"}]], pa.list_(item)), "n": pa.array([1], pa.int64()),
+    }  # fmt: skip
+
+    def run(mod):
+        t = mod.connect(tmp_path / mod.__name__).create_table("t", pa.table(cols))
+        out = {}
+        for c in cols:
+            try:
+                t.create_index(c, config=mod.index.LabelList())
+                out[c] = "ok"
+            except ValueError as e:
+                assert f"A LabelList index cannot be created on the field `{c}`" in str(e)
+                out[c] = "refused"
+        return out
+
+    got, want = run(lancedb_cpp), run(lancedb)
+    assert got == want
+    assert want["f32"] == "refused" and want["i64"] == "ok"

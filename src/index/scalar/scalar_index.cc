@@ -161,14 +161,27 @@ Status CheckIndexableType(ScalarIndexType index_type, const std::string& column,
         column + "' of type " + type.ToString() + ": " + why);
   };
   if (index_type == ScalarIndexType::kLabelList) {
+    // Lance's words: "A LabelList index cannot be created on the field `c` which has data
+    // type ...", then why.
+    auto refuse = [&](const std::string& why) {
+      return Status::InvalidArgument("A LabelList index cannot be created on the field `" +
+                                     column + "` which has data type " + type.ToString() + " (" +
+                                     why + ")");
+    };
     if (!type.is_list_like() || type.id() == array::TypeId::kFixedSizeList) {
-      return reject("a LABEL_LIST index needs a list column");
+      return refuse("a LABEL_LIST index needs a list column");
     }
     const auto& item = *type.value_type();
-    if (item.is_nested()) return reject("the list items must not be nested");
-    if (item.is_dictionary()) return reject("Lance cannot index dictionary-encoded values");
-    auto kind = expr::KindOf(item);
-    if (!kind.ok()) return reject("its item type is not supported");
+    if (item.is_nested()) return refuse("the list items must not be nested");
+    if (item.is_dictionary()) return refuse("Lance cannot index dictionary-encoded values");
+    // As Lance: labels are integers, booleans, strings or binary values (not floats or
+    // temporal values).
+    const auto id = item.id();
+    const bool label = id == array::TypeId::kBool ||
+                       (id >= array::TypeId::kInt8 && id <= array::TypeId::kUInt64) ||
+                       id == array::TypeId::kString || id == array::TypeId::kLargeString ||
+                       id == array::TypeId::kBinary || id == array::TypeId::kLargeBinary;
+    if (!label) return refuse("labels must be integers, booleans, strings or binary values");
     return Status::OK();
   }
   if (type.is_nested()) return reject("the column must not be nested (list, struct)");
