@@ -47,28 +47,39 @@ class JobNotFoundError(ValueError):
     """No job has the requested id."""
 
 
-class NamespaceNotFoundError(RuntimeError):
+def _namespace_base(name: str) -> tuple:
+    """lance_namespace's exception of `name` (what LanceDB raises for namespace errors), as an
+    extra base class when lance_namespace is installed, so that ``except`` clauses written for
+    LanceDB catch ours; nothing otherwise."""
+    try:
+        from lance_namespace import errors
+    except ImportError:
+        return ()
+    base = getattr(errors, name, None)
+    return (base,) if isinstance(base, type) and issubclass(base, Exception) else ()
+
+
+class NamespaceNotFoundError(RuntimeError, *_namespace_base("NamespaceNotFoundError")):
     """No namespace has the given path (LanceDB raises a RuntimeError, or lance_namespace's
     error of this name)."""
 
-    code = 1
 
-
-class NamespaceAlreadyExistsError(RuntimeError):
+class NamespaceAlreadyExistsError(RuntimeError, *_namespace_base("NamespaceAlreadyExistsError")):
     """A namespace with the given path already exists."""
 
-    code = 2
 
-
-class NamespaceNotEmptyError(RuntimeError):
+class NamespaceNotEmptyError(RuntimeError, *_namespace_base("NamespaceNotEmptyError")):
     """The namespace holds tables or namespaces: drop them first, or drop it with
     ``behavior="cascade"``."""
 
-    code = 3
 
-
-class TableNotFoundError(ValueError):
+class TableNotFoundError(ValueError, *_namespace_base("TableNotFoundError")):
     """No table of the namespace has the given name (a ValueError, as LanceDB's
     "Table ... was not found")."""
 
-    code = 4
+
+# lance_namespace's error codes where it is installed; its numbering otherwise.
+for _cls, _code in ((NamespaceNotFoundError, 1), (NamespaceAlreadyExistsError, 2),
+                    (NamespaceNotEmptyError, 3), (TableNotFoundError, 4)):  # fmt: skip
+    if not hasattr(_cls, "code"):
+        _cls.code = _code

@@ -289,3 +289,21 @@ def test_label_list_item_types_as_lancedb(tmp_path):
     got, want = run(lancedb_cpp), run(lancedb)
     assert got == want
     assert want["f32"] == "refused" and want["i64"] == "ok"
+
+
+def test_namespace_errors_are_lance_namespaces_as_lancedb(tmp_path):
+    """LanceDB raises lance_namespace's errors for namespace operations: except clauses
+    written against them catch ours (which keep their built-in bases too)."""
+    from lance_namespace.errors import NamespaceNotEmptyError, TableNotFoundError
+
+    for mod in (lancedb_cpp, lancedb):
+        db = mod.connect(tmp_path / mod.__name__)
+        db.create_namespace(["child"])
+        db.create_table("tbl", schema=pa.schema([pa.field("id", pa.int64())]),
+                        namespace_path=["child"])  # fmt: skip
+        with pytest.raises(TableNotFoundError, match=r"child\$missing"):
+            db.open_table("missing", namespace_path=["child"])
+        with pytest.raises(NamespaceNotEmptyError):
+            db.drop_namespace(["child"])
+    with pytest.raises(ValueError):
+        lancedb_cpp.connect(tmp_path / "lancedb_cpp").open_table("missing", namespace_path=["child"])
