@@ -10,7 +10,8 @@
 
 namespace lancedb {
 
-/// Give free heap memory back to the operating system (malloc_trim on glibc; no-op elsewhere).
+/// Give free heap memory back to the operating system (malloc_trim on glibc; no-op elsewhere
+/// and under sanitizers, whose allocators are their own).
 void ReleaseFreeMemory();
 
 }  // namespace lancedb
