@@ -20,7 +20,7 @@ import lancedb_cpp
 from lancedb_cpp.remote import ClientConfig
 from lancedb_cpp.remote.errors import HttpError, RetryError
 
-pytest.importorskip("requests")
+import requests  # noqa: F401,E402  (the remote client's HTTP library: a dependency)
 
 ID_SCHEMA = {"fields": [{"name": "id", "type": {"type": "int64"}, "nullable": False}]}
 VECTOR_SCHEMA = {
@@ -731,7 +731,7 @@ def _scenario(lib):
 
 
 def test_requests_match_lancedb():
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     import warnings
 
     with warnings.catch_warnings():
@@ -792,7 +792,7 @@ def _errors(lib):
 
 
 def test_errors_match_lancedb():
-    lancedb = pytest.importorskip("lancedb")
+    import lancedb
     import warnings
 
     with warnings.catch_warnings():
@@ -836,7 +836,7 @@ def test_proxy_from_the_environment(server, monkeypatch):
 
 
 def test_namespace_client_is_a_rest_namespace_on_the_same_host(server):
-    pytest.importorskip("lance_namespace")
+    import lance_namespace  # noqa: F401
     server.route("GET", "/v1/namespace/%24/list", (200, {}, {"namespaces": ["a"]}))
     ns = connect(server).namespace_client()
     assert type(ns).__name__ == "RestNamespace"

@@ -19,8 +19,8 @@ import pytest
 import lancedb_cpp
 from s3_server import s3, s3_server  # noqa: F401 (fixtures)
 
-lance = pytest.importorskip("lance")
-lancedb = pytest.importorskip("lancedb")
+import lance  # noqa: E402
+import lancedb  # noqa: E402
 
 
 def rows(start, n):

@@ -17,7 +17,7 @@ import lancedb_cpp
 from s3_proxy import FaultProxy
 from s3_server import ACCESS_KEY, REGION, SECRET_KEY, s3, s3_server  # noqa: F401
 
-botocore = pytest.importorskip("botocore")
+import botocore  # noqa: E402
 from botocore.auth import S3SigV4Auth  # noqa: E402
 from botocore.awsrequest import AWSRequest  # noqa: E402
 from botocore.credentials import Credentials  # noqa: E402

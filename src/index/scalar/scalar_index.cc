@@ -164,9 +164,8 @@ Status CheckIndexableType(ScalarIndexType index_type, const std::string& column,
     // Lance's words: "A LabelList index cannot be created on the field `c` which has data
     // type ...", then why.
     auto refuse = [&](const std::string& why) {
-      return Status::InvalidArgument("A LabelList index cannot be created on the field `" +
-                                     column + "` which has data type " + type.ToString() + " (" +
-                                     why + ")");
+      return Status::InvalidArgument("A LabelList index cannot be created on the field `" + column +
+                                     "` which has data type " + type.ToString() + " (" + why + ")");
     };
     if (!type.is_list_like() || type.id() == array::TypeId::kFixedSizeList) {
       return refuse("a LABEL_LIST index needs a list column");
