@@ -369,6 +369,12 @@ def test_add_sends_rows_of_the_table_schema(server):
     server.route("POST", "/v1/table/t/count_rows/", (200, {}, 1))
     table.count_rows()
     assert server.sent("/v1/table/t/count_rows/")[0].headers["x-lancedb-min-version"] == "3"
+    # write_parallelism is checked as LanceDB checks it; a refused one sends nothing.
+    with pytest.raises(ValueError, match="write_parallelism must be greater than 0"):
+        table.add([{"id": 9}], write_parallelism=0)
+    assert len(server.sent("/v1/table/t/insert/")) == 2
+    table.add([{"id": 9}], write_parallelism=2)
+    assert len(server.sent("/v1/table/t/insert/")) == 3
 
 
 def test_delete_and_update(server):

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, Iterable, List, Optional
 from urllib.parse import quote
 
+from .._index import _LEGACY_CREATE_INDEX
+from .._unsupported import warn_deprecated
 from ..index import (
     FTS,
     BTree,
@@ -36,7 +38,7 @@ _MAX_WAIT = timedelta(hours=2)
 
 
 def _deprecated(name: str, details: str) -> None:
-    warnings.warn(f"{name} is deprecated as of 0.25.0. {details}", DeprecationWarning, stacklevel=3)
+    warn_deprecated(name, "0.25.0", details, stacklevel=4)
 
 
 def _fts_params(config: Any) -> Dict[str, Any]:
@@ -207,16 +209,7 @@ def create_index(
         or str(metric).lower() in _KNOWN_METRICS
     )
     if legacy:
-        warnings.warn(
-            "The create_index() API with metric/num_partitions parameters is deprecated and "
-            "will be removed in a future version. Please migrate to the new unified API:\n"
-            "  # Old (deprecated):\n"
-            "  table.create_index('l2', vector_column_name='my_vector')\n"
-            "  # New (recommended):\n"
-            "  table.create_index('my_vector', config=IvfPq(distance_type='l2'))",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warnings.warn(_LEGACY_CREATE_INDEX, DeprecationWarning, stacklevel=2)
         column = vector_column_name
         if replace is not None:
             logging.warning(

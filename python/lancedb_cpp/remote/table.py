@@ -487,9 +487,12 @@ class RemoteTable(Table):
         allow_external_blob_outside_bases: bool = False,
     ) -> AddResult:
         """Add rows (sent as one Arrow IPC stream to ``insert/``); `mode` "append" or
-        "overwrite"."""
+        "overwrite". `write_parallelism` is checked as for local tables (the rows go in one
+        request)."""
         from .. import _data
+        from ..table import _check_write_parallelism
 
+        _check_write_parallelism(write_parallelism)
         if mode not in ("append", "overwrite"):
             raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         self._check_mutable()
